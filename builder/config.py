@@ -1,0 +1,175 @@
+"""The site configuration (`content/site.toml`): typed options that validate themselves.
+
+After MkDocs' config options: each key is declared once with its type, default and check,
+so a typo in the file is an error naming the key, and every other module reads a frozen
+`SiteConfig` instead of a loose dict. An empty file is valid: every option has a default.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import InputError
+
+ESTIMATOR_MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
+RELATIONSHIPS = ("first_party", "third_party", "collaborative")
+POPULATED_RULES = ("strict", "presence")
+DEFAULT_AGENTIC_PATTERN = (
+    r"agent|swe-?bench|tau-?bench|gaia|webarena|mind2web|osworld|appworld|browsecomp"
+    r"|terminal-?bench|corebench|usaco|scicode"
+)
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    title: str = "reasonboard"
+    description: str = "ReasonScores with confidence intervals and Evaluation Card signals"
+    base_url: str = ""
+    organization: str = ""
+    relationship: str = "third_party"
+    tasks: tuple[str, ...] = ()
+    mode: str = "C_P"
+    bootstrap: int = 5000
+    seed: int = 42
+    pairwise_top: int = 50
+    populated_rule: str = "strict"
+    agentic_pattern: str = DEFAULT_AGENTIC_PATTERN
+    page_size: int = 100
+    model_aliases: dict[str, str] = field(default_factory=dict)
+    benchmark_aliases: dict[str, str] = field(default_factory=dict)
+    evaluations: dict[str, str] = field(default_factory=dict)
+
+    def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
+        """The same config with the task set made explicit (default: every task found)."""
+        return _replace(self, tasks=tasks)
+
+
+def _replace(config: SiteConfig, **changes: Any) -> SiteConfig:
+    from dataclasses import replace
+
+    return replace(config, **changes)
+
+
+# -- option checks -------------------------------------------------------------------
+
+Check = Callable[[Any], Any]
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("must be a string")
+    return value
+
+
+def _choice(*choices: str) -> Check:
+    def check(value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return value
+
+    return check
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("must be a positive integer")
+    return value
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("must be an integer")
+    return value
+
+
+def _string_list(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError("must be a list of non-empty strings")
+    if len(set(value)) != len(value):
+        raise ValueError("lists a task twice")
+    return tuple(value)
+
+
+def _string_map(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ValueError("must be a table of strings")
+    return dict(sorted(value.items()))
+
+
+def _regex(value: Any) -> str:
+    try:
+        re.compile(_string(value))
+    except re.error as exc:
+        raise ValueError(f"is not a valid regular expression ({exc})") from None
+    return value
+
+
+OPTIONS: dict[str, Check] = {
+    "title": _string,
+    "description": _string,
+    "base_url": _string,
+    "organization": _string,
+    "relationship": _choice(*RELATIONSHIPS),
+    "tasks": _string_list,
+    "mode": _choice(*ESTIMATOR_MODES),
+    "bootstrap": _positive_int,
+    "seed": _int,
+    "pairwise_top": _positive_int,
+    "populated_rule": _choice(*POPULATED_RULES),
+    "agentic_pattern": _regex,
+    "page_size": _positive_int,
+}
+#: `[aliases]` holds two tables, `models` and `benchmarks`; `[evaluations]` picks one
+#: evaluation per model name ("model" = "template/sampler") when a publisher wants one row.
+TABLES = {
+    "aliases.models": "model_aliases",
+    "aliases.benchmarks": "benchmark_aliases",
+    "evaluations": "evaluations",
+}
+
+
+def parse_config(raw: dict[str, Any], path: str | Path = "<config>") -> SiteConfig:
+    """Validate a parsed TOML document; the first problem raises `InputError` naming the key."""
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "aliases":
+            if not isinstance(value, dict):
+                raise InputError(path, "key 'aliases' must be a table", row=None)
+            for sub, table in value.items():
+                name = TABLES.get(f"aliases.{sub}")
+                if name is None:
+                    raise InputError(path, f"unknown key 'aliases.{sub}' (known: models, benchmarks)")
+                values[name] = _checked(path, f"aliases.{sub}", _string_map, table)
+        elif key in TABLES:
+            values[TABLES[key]] = _checked(path, key, _string_map, value)
+        elif key in OPTIONS:
+            values[key] = _checked(path, key, OPTIONS[key], value)
+        else:
+            known = ", ".join(sorted([*OPTIONS, "aliases", *[k for k in TABLES if "." not in k]]))
+            raise InputError(path, f"unknown key '{key}' (known keys: {known})")
+    return SiteConfig(**values)
+
+
+def _checked(path: str | Path, key: str, check: Check, value: Any) -> Any:
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise InputError(path, f"key '{key}' {exc}") from None
+
+
+def load_config(path: str | Path | None) -> SiteConfig:
+    """Read `site.toml`; a missing default file means all defaults, a bad one is an error."""
+    if path is None:
+        return SiteConfig()
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, "config file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, f"invalid TOML: {exc}") from None
+    return parse_config(raw, path)

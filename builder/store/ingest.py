@@ -1,0 +1,355 @@
+"""Loading `points/*.csv|jsonl|parquet` and `evals.json` into the PointsDB, with validation.
+
+Every file is first staged as text columns with its row numbers, then checked in SQL
+against STATISTICS.md "valid counters" and PRODUCT.md "Inputs". The first problem raises
+`InputError` naming the file, the row and the problem, before anything reaches the
+`points` table. Identity = (model, template, sampler, base_task, canonical params); when
+two rows share it, the later file (by sorted path) and then the later row wins, and the
+build reports that once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import InputError
+from .pointsdb import PointsDB
+
+REQUIRED = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
+OPTIONAL = ("tiers", "groups")
+POINT_SUFFIXES = (".csv", ".jsonl", ".parquet")
+EVAL_KEYS = {
+    "model", "template", "sampler", "label", "groups", "hf_id", "organization",
+    "relationship", "generation_args", "harness", "simulated",
+}
+RELATIONSHIPS = ("first_party", "third_party", "collaborative")
+
+# Checks run on the staged text columns, in order; the first failing row is reported.
+# Each is (SQL condition that is TRUE for a bad row, problem text).
+ROW_CHECKS = [
+    *[(f"{c} IS NULL OR trim({c}) = ''", f"'{c}' is empty") for c in ("model", "template", "sampler", "base_task")],
+    ("params IS NULL OR NOT json_valid(params)", "'params' is not valid JSON"),
+    ("json_type(params::JSON) <> 'OBJECT'", "'params' must be a JSON object"),
+    *[
+        (f"TRY_CAST({c} AS BIGINT) IS NULL OR TRY_CAST({c} AS DOUBLE) <> TRY_CAST({c} AS BIGINT)",
+         f"'{c}' must be a whole number")
+        for c in ("total", "correct", "truncated")
+    ],
+    *[(f"TRY_CAST({c} AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST({c} AS DOUBLE))", f"'{c}' must be a number")
+      for c in ("guess", "tokens")],
+    ("total::BIGINT < 1", "total must be at least 1 (n >= 1)"),
+    ("truncated::BIGINT < 0 OR truncated::BIGINT > total::BIGINT", "truncated must be between 0 and total (0 <= n_t <= n)"),
+    ("correct::BIGINT < 0 OR correct::BIGINT > total::BIGINT - truncated::BIGINT",
+     "correct must be between 0 and total - truncated (0 <= n_e <= n_u)"),
+    ("guess::DOUBLE < 0 OR guess::DOUBLE > total::BIGINT - truncated::BIGINT + 1e-9",
+     "guess must be between 0 and total - truncated (0 <= g <= n_u)"),
+    ("tokens::DOUBLE < 0", "tokens must not be negative (tok >= 0)"),
+]
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    points: int = 0
+    duplicates: int = 0
+    duplicate_example: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def discover_point_files(data_dir: Path) -> list[Path]:
+    """Points files under `data_dir/points`, sorted by relative path (later wins)."""
+    root = data_dir / "points"
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in POINT_SUFFIXES)
+
+
+def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestReport:
+    """Stage, validate and insert every points file; all-or-nothing."""
+    con = db.con
+    report = IngestReport(files=len(files))
+    con.execute("DROP TABLE IF EXISTS staged")
+    con.execute(
+        """
+        CREATE TEMP TABLE staged (
+            file_idx INTEGER, source VARCHAR, source_row BIGINT,
+            model VARCHAR, template VARCHAR, sampler VARCHAR, base_task VARCHAR, params VARCHAR,
+            total VARCHAR, correct VARCHAR, truncated VARCHAR, guess VARCHAR, tokens VARCHAR,
+            tiers VARCHAR[], groups VARCHAR[])
+        """
+    )
+    for idx, path in enumerate(files):
+        rel = _relative(path, data_dir)
+        _stage_file(con, idx, path, rel)
+        _validate_staged(con, idx, path)
+    _canonicalise_params(con)
+    dup = con.execute(
+        """
+        SELECT count(*) - count(DISTINCT (model, template, sampler, base_task, params)) FROM staged
+        """
+    ).fetchone()[0]
+    if dup:
+        first = con.execute(
+            """
+            SELECT source, source_row, model, base_task, params FROM (
+                SELECT *, row_number() OVER (PARTITION BY model, template, sampler, base_task, params
+                                             ORDER BY file_idx DESC, source_row DESC) AS rn
+                FROM staged) WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
+            """
+        ).fetchone()
+        report.duplicates = int(dup)
+        report.duplicate_example = f"{first[0]}, row {first[1]} ({first[2]}, {first[3]}, {first[4]})"
+        report.warnings.append(
+            f"{dup} point(s) repeat an identity already given; the later file/row wins "
+            f"(first overridden: {report.duplicate_example})"
+        )
+    con.execute("DELETE FROM points")
+    con.execute(
+        """
+        INSERT INTO points
+        SELECT model, template, sampler, base_task, params,
+               total::BIGINT, correct::BIGINT, truncated::BIGINT, guess::DOUBLE, tokens::DOUBLE,
+               tiers, groups, source, source_row
+        FROM staged
+        QUALIFY row_number() OVER (PARTITION BY model, template, sampler, base_task, params
+                                   ORDER BY file_idx DESC, source_row DESC) = 1
+        ORDER BY model, template, sampler, base_task, params
+        """
+    )
+    report.points = con.execute("SELECT count(*) FROM points").fetchone()[0]
+    con.execute("DROP TABLE staged")
+    return report
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _stage_file(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".csv":
+            _stage_csv(con, idx, path, rel)
+        elif suffix == ".jsonl":
+            _stage_jsonl(con, idx, path, rel)
+        else:
+            _stage_parquet(con, idx, path, rel)
+    except duckdb.Error as exc:
+        raise InputError(path, f"cannot read {suffix[1:]} file: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _check_columns(path: Path, columns: list[str]) -> None:
+    unknown = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
+    if unknown:
+        raise InputError(path, f"unknown column '{unknown[0]}' (expected {', '.join(REQUIRED + OPTIONAL)})", row="header")
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise InputError(path, f"missing column '{missing[0]}'", row="header")
+
+
+def _list_expr(column: str, present: bool, kind: str) -> str:
+    """A `;`-separated text (CSV) or a JSON list (JSONL) as VARCHAR[]; empty when absent."""
+    if not present:
+        return "[]::VARCHAR[]"
+    if kind == "csv":
+        return f"list_filter(list_transform(string_split(coalesce({column}, ''), ';'), lambda x: trim(x)), lambda x: x <> '')"
+    return column
+
+
+def _stage_csv(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
+    reader = "read_csv(?, all_varchar = true, header = true, auto_detect = true, delim = ',', quote = '\"', escape = '\"', null_padding = false)"
+    header = [d[0] for d in con.execute(f"SELECT * FROM {reader} LIMIT 0", [str(path)]).description]
+    _check_columns(path, header)
+    tiers = _list_expr("tiers", "tiers" in header, "csv")
+    groups = _list_expr("groups", "groups" in header, "csv")
+    con.execute(
+        f"""
+        INSERT INTO staged
+        SELECT ?, ?, row_number() OVER (), model, template, sampler, base_task, params,
+               total, correct, truncated, guess, tokens, {tiers}, {groups}
+        FROM {reader}
+        """,
+        [idx, rel, str(path)],
+    )
+
+
+def _stage_jsonl(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
+    # Parsed in Python: a bad line must be reported by its line number, which DuckDB's
+    # JSON reader does not give. The rows then go to DuckDB in one columnar insert.
+    rows: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"invalid JSON ({exc.msg})", row=line_no) from None
+            if not isinstance(obj, dict):
+                raise InputError(path, "each line must be a JSON object", row=line_no)
+            _check_columns_row(path, line_no, obj)
+            rows.append(_jsonl_row(path, line_no, obj))
+    _insert_rows(con, idx, rel, rows)
+
+
+def _check_columns_row(path: Path, row: int, obj: dict[str, Any]) -> None:
+    try:
+        _check_columns(path, list(obj))
+    except InputError as exc:
+        raise InputError(path, exc.problem, row=row) from None
+
+
+def _jsonl_row(path: Path, line_no: int, obj: dict[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {"source_row": line_no}
+    for key in REQUIRED:
+        value = obj.get(key)
+        if key == "params" and not isinstance(value, str) and value is not None:
+            value = json.dumps(value)
+        row[key] = None if value is None else (value if isinstance(value, str) else json.dumps(value))
+    for key in OPTIONAL:
+        value = obj.get(key, [])
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(";") if v.strip()]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputError(path, f"'{key}' must be a list of strings", row=line_no)
+        row[key] = value
+    return row
+
+
+def _insert_rows(con: duckdb.DuckDBPyConnection, idx: int, rel: str, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    columns = ["source_row", *REQUIRED, *OPTIONAL]
+    types = {"source_row": "BIGINT[]", "tiers": "VARCHAR[][]", "groups": "VARCHAR[][]"}
+    unnests = ", ".join(f"unnest(?::{types.get(c, 'VARCHAR[]')})" for c in columns)
+    con.execute(
+        f"INSERT INTO staged SELECT ?, ?, {unnests}",
+        [idx, rel, *[[r[c] for r in rows] for c in columns]],
+    )
+
+
+def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
+    described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
+    types = {name: typ for name, typ, *_ in described}
+    _check_columns(path, list(types))
+
+    def text(c: str) -> str:
+        if c == "params" and types[c] != "VARCHAR":
+            return "to_json(params)::VARCHAR"
+        return f"{c}::VARCHAR"
+
+    def as_list(c: str) -> str:
+        if c not in types:
+            return "[]::VARCHAR[]"
+        if types[c].endswith("[]"):
+            return f"coalesce({c}::VARCHAR[], [])"
+        return _list_expr(c, True, "csv")
+
+    con.execute(
+        f"""
+        INSERT INTO staged
+        SELECT ?, ?, row_number() OVER (), {', '.join(text(c) for c in REQUIRED)},
+               {as_list('tiers')}, {as_list('groups')}
+        FROM read_parquet(?)
+        """,
+        [idx, rel, str(path)],
+    )
+
+
+def _validate_staged(con: duckdb.DuckDBPyConnection, idx: int, path: Path) -> None:
+    """Report the first row of file `idx` that breaks a rule, in rule order."""
+    for condition, problem in ROW_CHECKS:
+        bad = con.execute(
+            f"SELECT source_row FROM staged WHERE file_idx = ? AND ({condition}) ORDER BY source_row LIMIT 1",
+            [idx],
+        ).fetchone()
+        if bad:
+            raise InputError(path, problem, row=bad[0])
+
+
+def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:
+    """Rewrite `params` as canonical JSON (sorted keys, compact) so identity is textual.
+
+    There are few distinct difficulty coordinates, so this is done once per distinct
+    text in Python (json.dumps with sort_keys) and joined back in SQL.
+    """
+    distinct = [r[0] for r in con.execute("SELECT DISTINCT params FROM staged").fetchall()]
+    mapping = [json.dumps(json.loads(p), sort_keys=True, separators=(",", ":"), ensure_ascii=False) for p in distinct]
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE canonical AS SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS canon",
+        [distinct, mapping],
+    )
+    con.execute("UPDATE staged SET params = canonical.canon FROM canonical WHERE staged.params = canonical.raw")
+    con.execute("DROP TABLE canonical")
+
+
+# -- evals.json --------------------------------------------------------------------------
+
+
+def read_evals(path: Path) -> list[dict[str, Any]]:
+    """Parse and check `evals.json`: a list of objects, one per (model, template, sampler)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    if isinstance(raw, dict) and isinstance(raw.get("evaluations"), list):
+        raw = raw["evaluations"]
+    if not isinstance(raw, list):
+        raise InputError(path, "must be a JSON list of evaluation objects")
+    seen: set[tuple[str, str, str]] = set()
+    entries = []
+    for i, entry in enumerate(raw, start=1):
+        if not isinstance(entry, dict):
+            raise InputError(path, "entry must be an object", row=i)
+        unknown = sorted(set(entry) - EVAL_KEYS)
+        if unknown:
+            raise InputError(path, f"unknown key '{unknown[0]}' (known: {', '.join(sorted(EVAL_KEYS))})", row=i)
+        for key in ("model", "template", "sampler"):
+            if not isinstance(entry.get(key), str) or not entry[key].strip():
+                raise InputError(path, f"'{key}' must be a non-empty string", row=i)
+        ident = (entry["model"], entry["template"], entry["sampler"])
+        if ident in seen:
+            raise InputError(path, f"evaluation {'/'.join(ident)} is listed twice", row=i)
+        seen.add(ident)
+        rel = entry.get("relationship")
+        if rel is not None and rel not in RELATIONSHIPS:
+            raise InputError(path, f"'relationship' must be one of {', '.join(RELATIONSHIPS)}", row=i)
+        gen = entry.get("generation_args", {})
+        if not isinstance(gen, dict):
+            raise InputError(path, "'generation_args' must be an object", row=i)
+        groups = entry.get("groups", [])
+        if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+            raise InputError(path, "'groups' must be a list of strings", row=i)
+        for key in ("label", "hf_id", "organization", "harness"):
+            if entry.get(key) is not None and not isinstance(entry[key], str):
+                raise InputError(path, f"'{key}' must be a string", row=i)
+        if not isinstance(entry.get("simulated", False), bool):
+            raise InputError(path, "'simulated' must be true or false", row=i)
+        entries.append({**entry, "generation_args": gen, "groups": groups})
+    return entries
+
+
+def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
+    db.con.execute("DELETE FROM evaluations")
+    for e in sorted(entries, key=lambda e: (e["model"], e["template"], e["sampler"])):
+        db.con.execute(
+            "INSERT INTO evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                e["model"], e["template"], e["sampler"], e.get("label"), e["groups"], e.get("hf_id"),
+                e.get("organization"), e.get("relationship"),
+                json.dumps(e["generation_args"], sort_keys=True, separators=(",", ":")),
+                e.get("harness"), bool(e.get("simulated", False)),
+            ],
+        )

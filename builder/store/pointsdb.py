@@ -1,0 +1,207 @@
+"""The PointsDB: a DuckDB database of evaluation points, evaluations and reported results.
+
+The statistics never loop over points in Python: they ask `aggregate()` for summed
+counters and estimates, and DuckDB does the work with the macros of `sql/macros.sql`
+(STATISTICS.md sections 1-3). Column names in queries come from fixed whitelists and
+every value is a bound parameter, so no data is ever formatted into SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import duckdb
+import numpy as np
+
+SQL_DIR = Path(__file__).parent / "sql"
+MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
+IDENTITY = ("model", "template", "sampler", "base_task", "params")
+EVALUATION = ("model", "template", "sampler")
+#: Columns `aggregate()` may group or filter by. `tier` and `group` unnest the lists;
+#: `param:<name>` groups by one difficulty coordinate.
+GROUPABLE = {
+    "model": "model",
+    "template": "template",
+    "sampler": "sampler",
+    "base_task": "base_task",
+    "params": "params",
+    "tier": "tier",
+    "group": "grp",
+}
+FILTERABLE = ("model", "template", "sampler", "base_task", "params", "tiers", "groups")
+COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points")
+
+
+def load_sql(name: str) -> str:
+    return (SQL_DIR / name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """Columns of an `aggregate()` result, as numpy arrays keyed by name."""
+
+    columns: dict[str, np.ndarray]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.columns[name]
+
+    def __len__(self) -> int:
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+    def rows(self) -> list[dict[str, Any]]:
+        names = list(self.columns)
+        return [dict(zip(names, values)) for values in zip(*(self.columns[n].tolist() for n in names))]
+
+
+class PointsDB:
+    """A connection to a PointsDB file (or an in-memory one) with its macros installed."""
+
+    def __init__(self, path: str | Path | None = None, read_only: bool = False):
+        self.path = Path(path) if path else None
+        self.con = duckdb.connect(str(path) if path else ":memory:", read_only=read_only)
+        if not read_only:
+            self.con.execute(load_sql("schema.sql"))
+        # Macros are temporary so that a read-only database still gets them.
+        self.con.execute(load_sql("macros.sql").replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO"))
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "PointsDB":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- metadata ----------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+
+    # -- queries -----------------------------------------------------------------------
+
+    def tasks(self) -> list[str]:
+        """Every base_task in the database, sorted by name (the default task set)."""
+        return [r[0] for r in self.con.execute("SELECT DISTINCT base_task FROM points ORDER BY 1").fetchall()]
+
+    def evaluations(self) -> list[dict[str, Any]]:
+        """One dict per evaluation that has points, joined with its evals.json entry."""
+        cur = self.con.execute(
+            """
+            SELECT p.model, p.template, p.sampler, e.label, coalesce(e.groups, []) AS groups,
+                   e.hf_id, e.organization, e.relationship,
+                   coalesce(e.generation_args, '{}') AS generation_args, e.harness,
+                   coalesce(e.simulated, false) AS simulated
+            FROM (SELECT DISTINCT model, template, sampler FROM points) p
+            LEFT JOIN evaluations e USING (model, template, sampler)
+            ORDER BY p.model, p.template, p.sampler
+            """
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def param_names(self) -> dict[str, list[str]]:
+        """The difficulty coordinates of each task: the keys of its `params` objects."""
+        rows = self.con.execute(
+            """
+            SELECT base_task, list(DISTINCT k ORDER BY k)
+            FROM (SELECT DISTINCT base_task, unnest(json_keys(params::JSON)) AS k FROM points)
+            GROUP BY base_task ORDER BY base_task
+            """
+        ).fetchall()
+        return {task: keys for task, keys in rows}
+
+    def aggregate(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        group_by: Sequence[str] = ("model", "template", "sampler", "base_task"),
+        mode: str | Iterable[str] = "C_P",
+    ) -> Aggregate:
+        """Sum the counters of the matching points per group and apply estimators.
+
+        `filters` maps a column to a value or a list of accepted values (`tiers` and
+        `groups` match when a point carries any of the listed labels). `group_by` takes
+        columns of `GROUPABLE` and `param:<name>`. `mode` is one mode or several; the
+        result has `n, n_t, n_e, g, tok, points` and, per mode, `<mode>_est`, `<mode>_low`,
+        `<mode>_high` (plus unprefixed `est, low, high` when one mode is asked for).
+        Groups come back sorted by the group keys, so results are deterministic.
+        """
+        modes = [mode] if isinstance(mode, str) else list(mode)
+        for m in modes:
+            if m not in (*MODES, "V1"):
+                raise ValueError(f"unknown estimator mode {m!r}")
+        where, params = self._where(filters or {})
+        select_keys: list[str] = []
+        unnest: list[str] = []
+        key_names: list[str] = []
+        for key in group_by:
+            if key.startswith("param:"):
+                alias = f"param_{len(key_names)}"
+                select_keys.append(f"json_extract_string(params, ?) AS {alias}")
+                key_names.append(alias)
+            elif key in GROUPABLE:
+                if key == "tier":
+                    unnest.append("unnest(CASE WHEN len(tiers) = 0 THEN [NULL] ELSE tiers END) AS tier")
+                elif key == "group":
+                    unnest.append("unnest(CASE WHEN len(groups) = 0 THEN [NULL] ELSE groups END) AS grp")
+                select_keys.append(GROUPABLE[key])
+                key_names.append(GROUPABLE[key])
+            else:
+                raise ValueError(f"cannot group by {key!r}")
+        # Parameters for json paths appear in the SELECT list, before the WHERE clause.
+        path_params = [f"$.{k.split(':', 1)[1]}" for k in group_by if k.startswith("param:")]
+        source = "points"
+        if unnest:
+            source = f"(SELECT *, {', '.join(unnest)} FROM points)"
+        estimates = []
+        mode_params: list[Any] = []
+        for m in modes:
+            estimates.append(f"estimate(?, n, n_t, n_e, g) AS {m.lower()}")
+            mode_params.append(m)
+        keys_sql = ", ".join(select_keys)
+        inner = f"""
+            SELECT {keys_sql}{',' if keys_sql else ''}
+                   sum(total)::DOUBLE AS n, sum(truncated)::DOUBLE AS n_t,
+                   sum(correct)::DOUBLE AS n_e, sum(guess)::DOUBLE AS g,
+                   sum(tokens)::DOUBLE AS tok, count(*)::BIGINT AS points
+            FROM {source} {where}
+            {'GROUP BY ALL' if keys_sql else ''}
+        """
+        order = ", ".join(f"{k} NULLS FIRST" for k in key_names)
+        sql = f"""
+            SELECT * EXCLUDE ({', '.join(m.lower() for m in modes)}),
+                   {', '.join(f"{m.lower()}.est AS {m}_est, {m.lower()}.low AS {m}_low, {m.lower()}.high AS {m}_high" for m in modes)}
+            FROM (SELECT *, {', '.join(estimates)} FROM ({inner}))
+            {'ORDER BY ' + order if order else ''}
+        """
+        cur = self.con.execute(sql, [*mode_params, *path_params, *params])
+        names = [d[0] for d in cur.description]
+        data = cur.fetchnumpy()
+        columns = {name: np.asarray(data[name]) for name in names}
+        if len(modes) == 1:
+            m = modes[0]
+            for part in ("est", "low", "high"):
+                columns[part] = columns[f"{m}_{part}"]
+        return Aggregate(columns)
+
+    @staticmethod
+    def _where(filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        for key in sorted(filters):
+            value = filters[key]
+            if key not in FILTERABLE:
+                raise ValueError(f"cannot filter by {key!r}")
+            values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+            if key in ("tiers", "groups"):
+                clauses.append(f"list_has_any({key}, ?::VARCHAR[])")
+            else:
+                clauses.append(f"{key} IN (SELECT unnest(?::VARCHAR[]))")
+            params.append([str(v) for v in values])
+        return ("WHERE " + " AND ".join(clauses) if clauses else ""), params

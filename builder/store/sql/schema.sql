@@ -1,0 +1,41 @@
+-- The PointsDB: evaluation points keyed by their 5-D identity, and the evaluations they
+-- belong to. Reported results and benchmark cards live in tables of their own
+-- (see results.sql).
+
+CREATE TABLE IF NOT EXISTS points (
+    model      VARCHAR NOT NULL,
+    template   VARCHAR NOT NULL,
+    sampler    VARCHAR NOT NULL,
+    base_task  VARCHAR NOT NULL,
+    params     VARCHAR NOT NULL,   -- canonical JSON object (sorted keys, no spaces)
+    total      BIGINT  NOT NULL,
+    correct    BIGINT  NOT NULL,
+    truncated  BIGINT  NOT NULL,
+    guess      DOUBLE  NOT NULL,
+    tokens     DOUBLE  NOT NULL,
+    tiers      VARCHAR[] NOT NULL,
+    groups     VARCHAR[] NOT NULL,
+    source     VARCHAR NOT NULL,   -- file the point came from, relative to the data dir
+    source_row BIGINT  NOT NULL,
+    PRIMARY KEY (model, template, sampler, base_task, params)
+);
+
+CREATE TABLE IF NOT EXISTS evaluations (
+    model           VARCHAR NOT NULL,
+    template        VARCHAR NOT NULL,
+    sampler         VARCHAR NOT NULL,
+    label           VARCHAR,
+    groups          VARCHAR[] NOT NULL,
+    hf_id           VARCHAR,
+    organization    VARCHAR,
+    relationship    VARCHAR,
+    generation_args VARCHAR NOT NULL,  -- canonical JSON object
+    harness         VARCHAR,
+    simulated       BOOLEAN NOT NULL,
+    PRIMARY KEY (model, template, sampler)
+);
+
+CREATE TABLE IF NOT EXISTS meta (
+    key   VARCHAR PRIMARY KEY,
+    value VARCHAR NOT NULL
+);
