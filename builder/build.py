@@ -1,0 +1,178 @@
+"""`reasonboard build`: sources → PointsDB → statistics and signals → page model → pages → writer.
+
+After MkDocs' build: one readable function that first gathers everything, then writes.
+Nothing is written to the output until every page and data file exists in memory; the
+writer then swaps the finished site into place, so a failed build leaves the previous
+site untouched (PRODUCT.md "Bad input, safety, nothing lost").
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import CONTENT_DIR, TEMPLATES_DIR
+from .config import SiteConfig, load_config
+from .outputs import data_files
+from .signals import OwnResult, Signals, compute_signals, load_reported
+from .site import render_site
+from .site.writer import write_site
+from .stats.bands import Bands, load_bands
+from .stats.leaderboard import compute_leaderboard
+from .store.cache import open_store
+
+Progress = Callable[[str], None] | None
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    data_dir: Path = Path("data")
+    out_dir: Path = Path("site")
+    db_path: Path | None = None
+    config_path: Path | None = None
+    content_dir: Path | None = None
+    cache_dir: Path = Path(".reasonboard-cache")
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class BuildResults:
+    """Everything the pages are made from: the page model reads this and nothing else."""
+
+    config: SiteConfig
+    leaderboard: dict[str, Any]
+    pairwise: dict[str, Any]
+    curves: dict[str, Any]
+    signals: Signals | None
+    evaluations: dict[str, dict[str, Any]]
+    bands: Bands
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class BuildSummary:
+    models: int = 0
+    ranked: int = 0
+    tasks: int = 0
+    benchmarks: int = 0
+    results: int = 0
+    pages: int = 0
+    files: int = 0
+    seconds: float = 0.0
+    reused_db: bool = False
+    out_dir: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def render(self) -> str:
+        lines = [
+            f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s",
+            f"  models {self.models} ({self.ranked} ranked), tasks {self.tasks}, "
+            f"benchmarks {self.benchmarks}, reported results {self.results}",
+            "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
+            f"  PointsDB: {'reused from cache' if self.reused_db else 'ingested'}",
+        ]
+        lines += [f"  warning: {w}" for w in self.warnings]
+        if self.skipped:
+            lines.append(f"  skipped {len(self.skipped)} malformed file(s) (--strict makes this an error):")
+            lines += [f"    {path}: {reason}" for path, reason in self.skipped[:20]]
+            if len(self.skipped) > 20:
+                lines.append(f"    ... and {len(self.skipped) - 20} more")
+        return "\n".join(lines)
+
+
+def resolve_content(options: BuildOptions) -> tuple[Path, Path | None]:
+    """The content directory and config file: explicit options, else ./content, else built-in."""
+    content = options.content_dir or (Path("content") if Path("content/site.toml").is_file() else CONTENT_DIR)
+    config_path = options.config_path
+    if config_path is None and (content / "site.toml").is_file():
+        config_path = content / "site.toml"
+    return content, config_path
+
+
+def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
+    say = progress or (lambda line: None)
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    clock = [started]
+
+    def phase(name: str) -> None:
+        now = time.perf_counter()
+        timings[name] = now - clock[0]
+        clock[0] = now
+        say(f"[{now - started:6.2f}s] {name} done")
+
+    content_dir, config_path = resolve_content(options)
+    config = load_config(config_path)
+    bands_path = content_dir / "bands.toml"
+    bands = load_bands(bands_path if bands_path.is_file() else CONTENT_DIR / "bands.toml")
+    phase("config")
+
+    db, store = open_store(
+        options.data_dir, options.cache_dir, options.db_path,
+        lambda db: load_reported(db, options.data_dir, config, options.strict).to_summary(),
+        salt=repr((config.model_aliases, config.benchmark_aliases)),
+    )
+    reported = store.reported
+    if options.strict and reported.get("problems"):
+        from .errors import InputError
+
+        path, reason = reported["problems"][0]
+        raise InputError(path, reason)
+    phase("store")
+
+    try:
+        board = compute_leaderboard(db, config, bands)
+        phase("statistics")
+        signals = compute_signals(db, config, own_results(board.leaderboard, board.evaluations, config))
+        phase("signals")
+    finally:
+        db.close()
+
+    results = BuildResults(
+        config=config.with_tasks(tuple(board.leaderboard["config"]["tasks"])),
+        leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
+        signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
+    )
+    files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
+    pages = render_site(results, content_dir, TEMPLATES_DIR)
+    clashes = sorted(set(files) & set(pages))
+    if clashes:
+        raise RuntimeError(f"two artifacts claim the same output path: {clashes[0]}")
+    files.update(pages)
+    phase("render")
+
+    write_site(files, options.out_dir)
+    phase("write")
+
+    models = board.leaderboard["models"]
+    summary = BuildSummary(
+        models=len(models), ranked=sum(1 for m in models if m["rank"] is not None),
+        tasks=len(board.leaderboard["config"]["tasks"]),
+        benchmarks=len(signals.benchmarks) if signals else 0,
+        results=len(signals.rows) if signals else 0,
+        pages=sum(1 for p in files if p.endswith(".html")), files=len(files),
+        seconds=time.perf_counter() - started, reused_db=store.reused, out_dir=str(options.out_dir),
+        timings=timings, warnings=list(store.warnings),
+        skipped=[tuple(p) for p in reported.get("problems", [])],
+    )
+    return summary
+
+
+def own_results(leaderboard: dict[str, Any], evaluations: dict[str, dict[str, Any]],
+                config: SiteConfig) -> list[OwnResult]:
+    """The leaderboard's own per-task results as result rows (EVALCARDS.md §1)."""
+    rows = []
+    for m in leaderboard["models"]:
+        e = evaluations[m["id"]]
+        for task, t in m["tasks"].items():
+            rows.append(OwnResult(
+                model=e.get("hf_id") or m["model"], evaluation_id=m["id"], task=task, score=t["estimate"],
+                organization=e.get("organization") or config.organization or None,
+                relationship=e.get("relationship") or config.relationship,
+                generation_args=e.get("generation_args") or {}, harness=e.get("harness"),
+            ))
+    return rows

@@ -1,0 +1,289 @@
+"""The leaderboard: every statistic of an evaluation, assembled from PointsDB aggregates.
+
+Three aggregate queries feed everything: per (evaluation, task) with all six estimators,
+per (evaluation, tier, task) with the v1 task score, and per (evaluation, task, difficulty
+level) for the difficulty curves. The rest is numpy on (models × tasks) arrays. The
+result is a plain document that is exactly `leaderboard.json` (PRODUCT.md "Outputs"),
+plus the pairwise document and the curves the task pages draw.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..config import SiteConfig
+from ..store.pointsdb import MODES, PointsDB
+from ..slugs import unique_slugs
+from .bands import Bands
+from .pairwise import pairwise
+from .reasonscore import reasonscore_v2
+from .significance import rank_order, significance
+from .tiers import score_per_token_v1, tier_reasonscore, tokens_per_trial
+
+SCHEMA = "reasonboard.leaderboard/1"
+PAIRWISE_SCHEMA = "reasonboard.pairwise/1"
+EVAL_KEYS = ("model", "template", "sampler")
+
+
+def evaluation_id(model: str, template: str, sampler: str) -> str:
+    """A readable, unique id for one evaluation (model, template, sampler)."""
+    return f"{model}|{template}|{sampler}"
+
+
+def r3(x: Any) -> float | None:
+    return None if x is None or not np.isfinite(x) else round(float(x), 3)
+
+
+def r6(x: Any) -> float | None:
+    return None if x is None or not np.isfinite(x) else round(float(x), 6)
+
+
+@dataclass(frozen=True)
+class Tables:
+    """An aggregate reshaped to (evaluations × tasks) arrays."""
+
+    present: np.ndarray
+    columns: dict[str, np.ndarray]
+
+
+def _grid(agg, row_index: dict[tuple, int], key_cols: tuple[str, ...], tasks: list[str],
+          names: list[str], shape_rows: int) -> Tables:
+    """Scatter aggregate rows into (rows, tasks) arrays by their evaluation and task keys."""
+    task_index = {t: j for j, t in enumerate(tasks)}
+    keys = zip(*(agg[c].tolist() for c in key_cols))
+    rows = np.fromiter((row_index.get(k, -1) for k in keys), dtype=int, count=len(agg))
+    cols = np.fromiter((task_index.get(t, -1) for t in agg["base_task"].tolist()), dtype=int, count=len(agg))
+    keep = (rows >= 0) & (cols >= 0)
+    present = np.zeros((shape_rows, len(tasks)), dtype=bool)
+    present[rows[keep], cols[keep]] = True
+    out = {}
+    for name in names:
+        grid = np.full((shape_rows, len(tasks)), np.nan)
+        grid[rows[keep], cols[keep]] = agg[name][keep]
+        out[name] = grid
+    return Tables(present, out)
+
+
+def select_evaluations(evaluations: list[dict[str, Any]], config: SiteConfig) -> list[dict[str, Any]]:
+    """Apply the config's `[evaluations]` choice (one "template/sampler" per model name)."""
+    chosen = config.evaluations
+    if not chosen:
+        return evaluations
+    return [e for e in evaluations
+            if e["model"] not in chosen or chosen[e["model"]] == f"{e['template']}/{e['sampler']}"]
+
+
+def labels_for(evaluations: list[dict[str, Any]]) -> list[str]:
+    """The evals.json label (or the model name), with template and sampler added when one
+    model name has several evaluations, so every row reads differently."""
+    per_model: dict[str, int] = {}
+    for e in evaluations:
+        per_model[e["model"]] = per_model.get(e["model"], 0) + 1
+    labels = []
+    for e in evaluations:
+        label = e.get("label") or e["model"]
+        if per_model[e["model"]] > 1:
+            label = f"{label} ({e['template']}, {e['sampler']})"
+        labels.append(label)
+    return labels
+
+
+@dataclass(frozen=True)
+class LeaderboardResult:
+    leaderboard: dict[str, Any]
+    pairwise: dict[str, Any]
+    curves: dict[str, Any]
+    evaluations: dict[str, dict[str, Any]]
+
+
+def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> LeaderboardResult:
+    tasks = sorted(config.tasks) if config.tasks else db.tasks()
+    evaluations = select_evaluations(db.evaluations(), config)
+    ids = [evaluation_id(e["model"], e["template"], e["sampler"]) for e in evaluations]
+    labels = labels_for(evaluations)
+    index = {(e["model"], e["template"], e["sampler"]): i for i, e in enumerate(evaluations)}
+    m = len(evaluations)
+
+    agg = db.aggregate(filters={"base_task": tasks} if tasks else None,
+                       group_by=(*EVAL_KEYS, "base_task"), mode=MODES)
+    value_names = ["n", "n_t", "n_e", "g", "tok"] + [f"{mode}_{p}" for mode in MODES for p in ("est", "low", "high")]
+    grid = _grid(agg, index, EVAL_KEYS, tasks, value_names, m)
+    present = grid.present
+    col = grid.columns
+    mode = config.mode
+
+    scores = reasonscore_v2(col[f"{mode}_low"], col[f"{mode}_high"], present,
+                            draws=config.bootstrap, seed=config.seed)
+    complete = present.all(axis=1) & (len(tasks) > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        truncation = np.nansum(col["n_t"], axis=1) / np.nansum(col["n"], axis=1)
+    avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["n"], nan=1.0), present)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score_per_token = np.where(avg_tokens > 0, scores.center / avg_tokens, np.nan)
+
+    # Ranks, rank ranges and ties among complete models only (§4: incomplete get no rank).
+    ranked = np.flatnonzero(complete)
+    order = ranked[rank_order(scores.center[ranked], [ids[i] for i in ranked])]
+    sig = significance(scores.ci_low[order], scores.ci_high[order])
+    rank = {int(i): r + 1 for r, i in enumerate(order)}
+    incomplete = np.flatnonzero(~complete)
+    incomplete = incomplete[rank_order(np.nan_to_num(scores.center[incomplete], nan=-1.0), [ids[i] for i in incomplete])]
+    row_order = [*order.tolist(), *incomplete.tolist()]
+    position = {i: p for p, i in enumerate(order.tolist())}
+
+    tiers = _tiers(db, tasks, index, m)
+    rs_bands = bands.keys("reasonscore", np.nan_to_num(scores.center, nan=0.0))
+
+    models = []
+    for i in row_order:
+        e = evaluations[i]
+        p = position.get(i)
+        task_docs = {}
+        for j, task in enumerate(tasks):
+            if not present[i, j]:
+                continue
+            task_docs[task] = {
+                "total": int(col["n"][i, j]), "truncated": int(col["n_t"][i, j]),
+                "correct": int(col["n_e"][i, j]), "guess": r6(col["g"][i, j]), "tokens": r6(col["tok"][i, j]),
+                "estimate": r6(col[f"{mode}_est"][i, j]), "low": r6(col[f"{mode}_low"][i, j]),
+                "high": r6(col[f"{mode}_high"][i, j]),
+                "modes": {md: [r6(col[f"{md}_est"][i, j]), r6(col[f"{md}_low"][i, j]), r6(col[f"{md}_high"][i, j])]
+                          for md in MODES},
+            }
+        tier_doc = tiers.get(i, {})
+        models.append({
+            "id": ids[i], "slug": None, "model": e["model"], "template": e["template"], "sampler": e["sampler"],
+            "label": labels[i], "complete": bool(complete[i]),
+            "missing_tasks": [t for j, t in enumerate(tasks) if not present[i, j]],
+            "rank": rank.get(i),
+            "rank_range": [int(sig.rank_best[p]), int(sig.rank_worst[p])] if p is not None else None,
+            "reasonscore": {"center": r3(scores.center[i]), "margin": r3(scores.margin[i]),
+                            "ci_low": r3(scores.ci_low[i]), "ci_high": r3(scores.ci_high[i])},
+            "band": rs_bands[i] if np.isfinite(scores.center[i]) else None,
+            "avg_tokens": r3(avg_tokens[i]), "score_per_token": r6(score_per_token[i]),
+            "truncation_rate": r6(truncation[i]),
+            "tied_with": [ids[order[k]] for k in sig.tied_with[p]] if p is not None else [],
+            "distinct_from_next": sig.distinct_from_next[p] if p is not None else None,
+            "tasks": task_docs,
+            "tiers": {t: {"reasonscore": r3(v["reasonscore"]), "avg_tokens": r3(v["avg_tokens"])}
+                      for t, v in sorted(tier_doc.items())},
+            "score_per_token_v1": r6(score_per_token_v1([v["reasonscore"] for _, v in sorted(tier_doc.items())],
+                                                        [v["avg_tokens"] for _, v in sorted(tier_doc.items())])),
+        })
+    assign_slugs(models)
+    leaderboard = {
+        "schema": SCHEMA,
+        "config": {"mode": mode, "bootstrap": config.bootstrap, "seed": config.seed, "tasks": tasks},
+        "models": models,
+        "tie_groups": [[ids[order[k]] for k in group] for group in sig.tie_groups],
+    }
+    top = order[: config.pairwise_top]
+    pw = _pairwise_doc(top, ids, col, present, mode, config.seed)
+    curves = _curves(db, tasks, index, ids)
+    eval_docs = {ids[i]: {
+        "label": labels[i], "hf_id": e.get("hf_id"), "organization": e.get("organization"),
+        "relationship": e.get("relationship"), "generation_args": json.loads(e.get("generation_args") or "{}"),
+        "harness": e.get("harness"), "simulated": bool(e.get("simulated")), "groups": list(e.get("groups") or []),
+        "model": e["model"], "template": e["template"], "sampler": e["sampler"],
+    } for i, e in enumerate(evaluations)}
+    return LeaderboardResult(leaderboard, pw, curves, eval_docs)
+
+
+def assign_slugs(models: list[dict[str, Any]]) -> None:
+    """Stable, unique, file-system-safe slugs for model pages: the model name, with template
+    and sampler added when one model name has several evaluations."""
+    per_model: dict[str, int] = {}
+    for d in models:
+        per_model[d["model"]] = per_model.get(d["model"], 0) + 1
+    names = [d["model"] if per_model[d["model"]] == 1 else f"{d['model']} {d['template']} {d['sampler']}"
+             for d in models]
+    for doc, slug in zip(models, unique_slugs(names, [d["id"] for d in models])):
+        doc["slug"] = slug
+
+
+def _tiers(db: PointsDB, tasks: list[str], index: dict[tuple, int], m: int) -> dict[int, dict[str, dict[str, float]]]:
+    """v1 tier ReasonScores and average tokens per evaluation (only for tiered points)."""
+    agg = db.aggregate(filters={"base_task": tasks} if tasks else None,
+                       group_by=(*EVAL_KEYS, "tier", "base_task"), mode="V1")
+    tier_values = agg["tier"]
+    names = sorted({t for t in tier_values.tolist() if t is not None})
+    out: dict[int, dict[str, dict[str, float]]] = {}
+    for tier in names:
+        mask = np.array([t == tier for t in tier_values.tolist()], dtype=bool)
+        sub = _Sub(agg, mask)
+        grid = _grid(sub, index, EVAL_KEYS, tasks, ["est", "n", "tok"], m)
+        rs = tier_reasonscore(grid.columns["est"], grid.present)
+        toks = tokens_per_trial(np.nan_to_num(grid.columns["tok"]), np.nan_to_num(grid.columns["n"], nan=1.0), grid.present)
+        for i in np.flatnonzero(grid.present.any(axis=1)).tolist():
+            out.setdefault(i, {})[tier] = {"reasonscore": float(rs[i]), "avg_tokens": float(toks[i])}
+    return out
+
+
+class _Sub:
+    """A row subset of an aggregate, indexable like one."""
+
+    def __init__(self, agg, mask: np.ndarray):
+        self._agg, self._mask = agg, mask
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._agg[name][self._mask]
+
+    def __len__(self) -> int:
+        return int(self._mask.sum())
+
+
+def _pairwise_doc(top: np.ndarray, ids: list[str], col: dict[str, np.ndarray], present: np.ndarray,
+                  mode: str, seed: int) -> dict[str, Any]:
+    top_ids = [ids[i] for i in top.tolist()]
+    if len(top) < 2:
+        return {"schema": PAIRWISE_SCHEMA, "models": top_ids, "win_rate": [], "tasks_shared": [],
+                "expected_wins": {}, "bradley_terry": []}
+    pw = pairwise(col[f"{mode}_est"][top], col[f"{mode}_low"][top], col[f"{mode}_high"][top], present[top], seed=seed)
+    bt_order = np.lexsort((np.array(top_ids, dtype=object), -pw.strength))
+    return {
+        "schema": PAIRWISE_SCHEMA,
+        "models": top_ids,
+        "win_rate": [[r6(x) for x in row] for row in pw.win_rate.tolist()],
+        "tasks_shared": pw.tasks_shared.tolist(),
+        "expected_wins": {top_ids[k]: r6(pw.expected_wins[k]) for k in range(len(top_ids))},
+        "bradley_terry": [{"id": top_ids[k], "strength": r6(pw.strength[k]), "rank": r + 1}
+                          for r, k in enumerate(bt_order.tolist())],
+    }
+
+
+def _curves(db: PointsDB, tasks: list[str], index: dict[tuple, int], ids: list[str]) -> dict[str, Any]:
+    """C_P per level of each difficulty coordinate: the task pages' difficulty curves."""
+    curves: dict[str, dict[str, list[dict[str, Any]]]] = {t: {} for t in tasks}
+    by_param: dict[str, list[str]] = {}
+    for task, names in db.param_names().items():
+        if task in curves:
+            for name in names:
+                by_param.setdefault(name, []).append(task)
+    for name, its_tasks in sorted(by_param.items()):
+        agg = db.aggregate(filters={"base_task": its_tasks},
+                           group_by=(*EVAL_KEYS, "base_task", f"param:{name}"), mode="C_P")
+        value_col = next(c for c in agg.columns if c.startswith("param_"))
+        for row in agg.rows():
+            i = index.get((row["model"], row["template"], row["sampler"]))
+            if i is None or row[value_col] is None:
+                continue
+            curves[row["base_task"]].setdefault(name, []).append({
+                "id": ids[i], "value": row[value_col], "estimate": r6(row["est"]),
+                "low": r6(row["low"]), "high": r6(row["high"]), "n": int(row["n"]),
+            })
+    for task in curves:
+        for name in curves[task]:
+            curves[task][name].sort(key=lambda d: (d["id"], _level_key(d["value"])))
+    return curves
+
+
+def _level_key(value: str) -> tuple:
+    """Sort difficulty levels numerically when they are numbers, else as text."""
+    try:
+        return (0, float(value), value)
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))
