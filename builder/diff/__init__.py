@@ -1,0 +1,10 @@
+"""The score-change report (`reasonboard diff`, PRODUCT.md "Score-change report").
+
+`compare` turns two built leaderboards (and their signal files) into a frozen
+`ScoreChangeReport`; `markdown` renders it for a pull-request comment; `command` is the CLI.
+"""
+
+from .compare import ScoreChangeReport, compare, compare_signals
+from .markdown import render_markdown
+
+__all__ = ["ScoreChangeReport", "compare", "compare_signals", "render_markdown"]

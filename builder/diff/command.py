@@ -1,0 +1,150 @@
+"""`reasonboard diff BASE HEAD`: the score-change report between two builds (PRODUCT.md, CLI).
+
+BASE and HEAD are built site directories (their `data/leaderboard.json` and
+`data/signals.json` are read) or the data files themselves: a `leaderboard.json` (its
+`signals.json` is looked for beside it) or a `signals.json` (likewise its `leaderboard.json`).
+A build without a signals file is compared on scores only and the report says so. A missing
+or malformed leaderboard, or a malformed signals file, is a one-line error naming the file
+and exit status 2, like every other bad input (PRODUCT.md, "Bad input").
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InputError
+from .compare import compare
+from .markdown import render_markdown
+
+LEADERBOARD_SCHEMA = "reasonboard.leaderboard/"
+SIGNALS_SCHEMA = "reasonboard.signals/"
+
+#: Exit status when `--fail-on-significant-drop` finds a drop (2 is reserved for bad input).
+DROP_EXIT = 1
+
+
+@dataclass(frozen=True)
+class LoadedBuild:
+    leaderboard: dict[str, Any]
+    signals: dict[str, Any] | None
+
+
+def load_build(path: Path) -> LoadedBuild:
+    """Find and read one side's leaderboard and (optional) signals files."""
+    leaderboard_path, signals_path = _locate(path)
+    leaderboard = _read_json(leaderboard_path)
+    _check_leaderboard(leaderboard, leaderboard_path)
+    signals = None
+    if signals_path.is_file():
+        signals = _read_json(signals_path)
+        _check_signals(signals, signals_path)
+    return LoadedBuild(leaderboard, signals)
+
+
+def _locate(path: Path) -> tuple[Path, Path]:
+    if path.is_dir():
+        data = path / "data" if (path / "data" / "leaderboard.json").is_file() else path
+        leaderboard = data / "leaderboard.json"
+        if not leaderboard.is_file():
+            raise InputError(path, "no data/leaderboard.json here; expected a built site directory "
+                                   "(run `reasonboard build`) or a leaderboard.json file")
+        return leaderboard, data / "signals.json"
+    if not path.exists():
+        raise InputError(path, "not found; expected a built site directory or a leaderboard.json file")
+    if path.name == "signals.json":
+        return path.with_name("leaderboard.json"), path
+    return path, path.with_name("signals.json")
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"cannot read the file ({exc})") from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"invalid JSON: {exc.msg}", row=exc.lineno) from None
+
+
+def _check_leaderboard(doc: Any, path: Path) -> None:
+    """The parts of the `leaderboard.json` contract (PRODUCT.md, "Outputs") the diff relies on."""
+    if not isinstance(doc, dict) or not str(doc.get("schema", "")).startswith(LEADERBOARD_SCHEMA):
+        raise InputError(path, f"not a reasonboard leaderboard (schema must start with '{LEADERBOARD_SCHEMA}')")
+    models = doc.get("models")
+    if not isinstance(models, list):
+        raise InputError(path, "'models' must be a list")
+    seen: set[str] = set()
+    for index, model in enumerate(models, start=1):
+        if not isinstance(model, dict) or not isinstance(model.get("id"), str):
+            raise InputError(path, "model entry without a string 'id'", row=index)
+        if model["id"] in seen:
+            raise InputError(path, f"model id '{model['id']}' appears twice", row=index)
+        seen.add(model["id"])
+        score = model.get("reasonscore")
+        if not isinstance(score, dict) or not all(
+                isinstance(score.get(k), (int, float)) and not isinstance(score.get(k), bool)
+                for k in ("center", "margin", "ci_low", "ci_high")):
+            raise InputError(path, f"model '{model['id']}' lacks numeric reasonscore center, margin, ci_low, ci_high",
+                             row=index)
+        for task, values in (model.get("tasks") or {}).items():
+            if not isinstance(values, dict) or not all(
+                    isinstance(values.get(k), (int, float)) for k in ("estimate", "low", "high")):
+                raise InputError(path, f"model '{model['id']}' task '{task}' lacks numeric estimate, low, high",
+                                 row=index)
+
+
+def _check_signals(doc: Any, path: Path) -> None:
+    """The parts of the `signals.json` contract (EVALCARDS.md section 8) the diff relies on."""
+    if not isinstance(doc, dict) or not str(doc.get("schema", "")).startswith(SIGNALS_SCHEMA):
+        raise InputError(path, f"not a reasonboard signals file (schema must start with '{SIGNALS_SCHEMA}')")
+    for key, required in (("triples", ("model", "benchmark", "metric")), ("benchmarks", ("benchmark",))):
+        entries = doc.get(key, [])
+        if not isinstance(entries, list):
+            raise InputError(path, f"'{key}' must be a list")
+        for index, entry in enumerate(entries, start=1):
+            if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in required):
+                raise InputError(path, f"'{key}' entry lacks {', '.join(required)}", row=index)
+
+
+@click.command()
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("head", type=click.Path(path_type=Path))
+@click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
+              show_default=True, help="Markdown for a job summary or PR comment, or the same content as JSON.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the report to this file instead of stdout.")
+@click.option("--fail-on-significant-drop", is_flag=True,
+              help="Exit with status 1 when any model's ReasonScore dropped significantly.")
+def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_on_significant_drop: bool) -> None:
+    """Report score changes between two builds (site directories or leaderboard.json files).
+
+    A change is significant when the old and new ReasonScore intervals do not overlap.
+    """
+    try:
+        old, new = load_build(base), load_build(head)
+    except InputError as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        sys.exit(2)
+    report = compare(old.leaderboard, new.leaderboard, old.signals, new.signals,
+                     base_name=str(base), head_name=str(head))
+    if output_format == "json":
+        rendered = json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    else:
+        rendered = render_markdown(report)
+    if output is None:
+        click.echo(rendered, nl=False)
+    else:
+        output.write_text(rendered, encoding="utf-8")
+    if fail_on_significant_drop and report.has_significant_drop:
+        drops = report.summary()["significant_drops"]
+        click.echo(f"{drops} model(s) dropped significantly", err=True)
+        sys.exit(DROP_EXIT)
