@@ -34,6 +34,14 @@ def evaluation_id(model: str, template: str, sampler: str) -> str:
     return f"{model}|{template}|{sampler}"
 
 
+def _rounded(values: np.ndarray, digits: int) -> list:
+    """An array rounded to `digits` as nested Python lists, NaN as None (JSON null)."""
+    values = np.asarray(values, dtype=float)
+    out = np.round(values, digits).astype(object)
+    out[~np.isfinite(values)] = None
+    return out.tolist()
+
+
 def r3(x: Any) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), 3)
 
@@ -138,41 +146,44 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
     tiers = _tiers(db, tasks, index, m)
     rs_bands = bands.keys("reasonscore", np.nan_to_num(scores.center, nan=0.0))
 
+    # Round whole arrays once; per-model documents then only index Python lists.
+    r = {name: _rounded(grid, 6) for name, grid in col.items()}
+    counts = {name: np.nan_to_num(col[name]).astype(np.int64).tolist() for name in ("n", "n_t", "n_e")}
+    score = {name: _rounded(getattr(scores, name), 3) for name in ("center", "margin", "ci_low", "ci_high")}
+    avg_tokens_r, spt_r, trunc_r = _rounded(avg_tokens, 3), _rounded(score_per_token, 6), _rounded(truncation, 6)
+    present_l = present.tolist()
     models = []
     for i in row_order:
         e = evaluations[i]
         p = position.get(i)
         task_docs = {}
         for j, task in enumerate(tasks):
-            if not present[i, j]:
+            if not present_l[i][j]:
                 continue
             task_docs[task] = {
-                "total": int(col["n"][i, j]), "truncated": int(col["n_t"][i, j]),
-                "correct": int(col["n_e"][i, j]), "guess": r6(col["g"][i, j]), "tokens": r6(col["tok"][i, j]),
-                "estimate": r6(col[f"{mode}_est"][i, j]), "low": r6(col[f"{mode}_low"][i, j]),
-                "high": r6(col[f"{mode}_high"][i, j]),
-                "modes": {md: [r6(col[f"{md}_est"][i, j]), r6(col[f"{md}_low"][i, j]), r6(col[f"{md}_high"][i, j])]
-                          for md in MODES},
+                "total": counts["n"][i][j], "truncated": counts["n_t"][i][j], "correct": counts["n_e"][i][j],
+                "guess": r["g"][i][j], "tokens": r["tok"][i][j],
+                "estimate": r[f"{mode}_est"][i][j], "low": r[f"{mode}_low"][i][j], "high": r[f"{mode}_high"][i][j],
+                "modes": {md: [r[f"{md}_est"][i][j], r[f"{md}_low"][i][j], r[f"{md}_high"][i][j]] for md in MODES},
             }
         tier_doc = tiers.get(i, {})
+        tier_names = sorted(tier_doc)
         models.append({
             "id": ids[i], "slug": None, "model": e["model"], "template": e["template"], "sampler": e["sampler"],
             "label": labels[i], "complete": bool(complete[i]),
-            "missing_tasks": [t for j, t in enumerate(tasks) if not present[i, j]],
+            "missing_tasks": [t for j, t in enumerate(tasks) if not present_l[i][j]],
             "rank": rank.get(i),
             "rank_range": [int(sig.rank_best[p]), int(sig.rank_worst[p])] if p is not None else None,
-            "reasonscore": {"center": r3(scores.center[i]), "margin": r3(scores.margin[i]),
-                            "ci_low": r3(scores.ci_low[i]), "ci_high": r3(scores.ci_high[i])},
+            "reasonscore": {name: score[name][i] for name in score},
             "band": rs_bands[i] if np.isfinite(scores.center[i]) else None,
-            "avg_tokens": r3(avg_tokens[i]), "score_per_token": r6(score_per_token[i]),
-            "truncation_rate": r6(truncation[i]),
+            "avg_tokens": avg_tokens_r[i], "score_per_token": spt_r[i], "truncation_rate": trunc_r[i],
             "tied_with": [ids[order[k]] for k in sig.tied_with[p]] if p is not None else [],
             "distinct_from_next": sig.distinct_from_next[p] if p is not None else None,
             "tasks": task_docs,
-            "tiers": {t: {"reasonscore": r3(v["reasonscore"]), "avg_tokens": r3(v["avg_tokens"])}
-                      for t, v in sorted(tier_doc.items())},
-            "score_per_token_v1": r6(score_per_token_v1([v["reasonscore"] for _, v in sorted(tier_doc.items())],
-                                                        [v["avg_tokens"] for _, v in sorted(tier_doc.items())])),
+            "tiers": {t: {"reasonscore": r3(tier_doc[t]["reasonscore"]), "avg_tokens": r3(tier_doc[t]["avg_tokens"])}
+                      for t in tier_names},
+            "score_per_token_v1": r6(score_per_token_v1([tier_doc[t]["reasonscore"] for t in tier_names],
+                                                        [tier_doc[t]["avg_tokens"] for t in tier_names])),
         })
     assign_slugs(models)
     leaderboard = {
@@ -258,26 +269,22 @@ def _pairwise_doc(top: np.ndarray, ids: list[str], col: dict[str, np.ndarray], p
 def _curves(db: PointsDB, tasks: list[str], index: dict[tuple, int], ids: list[str]) -> dict[str, Any]:
     """C_P per level of each difficulty coordinate: the task pages' difficulty curves."""
     curves: dict[str, dict[str, list[dict[str, Any]]]] = {t: {} for t in tasks}
-    by_param: dict[str, list[str]] = {}
-    for task, names in db.param_names().items():
-        if task in curves:
-            for name in names:
-                by_param.setdefault(name, []).append(task)
-    for name, its_tasks in sorted(by_param.items()):
-        agg = db.aggregate(filters={"base_task": its_tasks},
-                           group_by=(*EVAL_KEYS, "base_task", f"param:{name}"), mode="C_P")
-        value_col = next(c for c in agg.columns if c.startswith("param_"))
-        for row in agg.rows():
-            i = index.get((row["model"], row["template"], row["sampler"]))
-            if i is None or row[value_col] is None:
-                continue
-            curves[row["base_task"]].setdefault(name, []).append({
-                "id": ids[i], "value": row[value_col], "estimate": r6(row["est"]),
-                "low": r6(row["low"]), "high": r6(row["high"]), "n": int(row["n"]),
-            })
-    for task in curves:
-        for name in curves[task]:
-            curves[task][name].sort(key=lambda d: (d["id"], _level_key(d["value"])))
+    if not tasks:
+        return curves
+    agg = db.aggregate(filters={"base_task": tasks}, group_by=(*EVAL_KEYS, "base_task", "param_level"), mode="C_P")
+    est, low, high = (_rounded(agg[c], 6) for c in ("est", "low", "high"))
+    n = agg["n"].astype(np.int64).tolist()
+    keys = zip(agg["model"].tolist(), agg["template"].tolist(), agg["sampler"].tolist(), agg["base_task"].tolist(),
+               agg["param_name"].tolist(), agg["param_value"].tolist())
+    for k, (model, template, sampler, task, name, value) in enumerate(keys):
+        i = index.get((model, template, sampler))
+        if i is None or name is None or value is None:
+            continue
+        curves[task].setdefault(name, []).append(
+            {"id": ids[i], "value": value, "estimate": est[k], "low": low[k], "high": high[k], "n": n[k]})
+    for per_param in curves.values():
+        for points in per_param.values():
+            points.sort(key=lambda d: (d["id"], _level_key(d["value"])))
     return curves
 
 

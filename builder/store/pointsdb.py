@@ -20,7 +20,8 @@ MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 IDENTITY = ("model", "template", "sampler", "base_task", "params")
 EVALUATION = ("model", "template", "sampler")
 #: Columns `aggregate()` may group or filter by. `tier` and `group` unnest the lists;
-#: `param:<name>` groups by one difficulty coordinate.
+#: `param:<name>` groups by one difficulty coordinate; `param_level` by every coordinate at
+#: once (each point counts once per coordinate: columns `param_name`, `param_value`).
 GROUPABLE = {
     "model": "model",
     "template": "template",
@@ -29,6 +30,7 @@ GROUPABLE = {
     "params": "params",
     "tier": "tier",
     "group": "grp",
+    "param_level": "param_name, param_value",
 }
 FILTERABLE = ("model", "template", "sampler", "base_task", "params", "tiers", "groups")
 COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points")
@@ -139,6 +141,7 @@ class PointsDB:
         where, params = self._where(filters or {})
         select_keys: list[str] = []
         unnest: list[str] = []
+        source_extra: list[str] = []
         key_names: list[str] = []
         for key in group_by:
             if key.startswith("param:"):
@@ -150,8 +153,11 @@ class PointsDB:
                     unnest.append("unnest(CASE WHEN len(tiers) = 0 THEN [NULL] ELSE tiers END) AS tier")
                 elif key == "group":
                     unnest.append("unnest(CASE WHEN len(groups) = 0 THEN [NULL] ELSE groups END) AS grp")
+                elif key == "param_level":
+                    unnest.append("unnest(json_keys(params::JSON)) AS param_name")
+                    source_extra.append("json_extract_string(params, '$.\"' || param_name || '\"') AS param_value")
                 select_keys.append(GROUPABLE[key])
-                key_names.append(GROUPABLE[key])
+                key_names.extend(GROUPABLE[key].split(", "))
             else:
                 raise ValueError(f"cannot group by {key!r}")
         # Parameters for json paths appear in the SELECT list, before the WHERE clause.
@@ -159,6 +165,8 @@ class PointsDB:
         source = "points"
         if unnest:
             source = f"(SELECT *, {', '.join(unnest)} FROM points)"
+        if source_extra:
+            source = f"(SELECT *, {', '.join(source_extra)} FROM {source})"
         estimates = []
         mode_params: list[Any] = []
         for m in modes:
