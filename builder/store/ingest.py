@@ -88,26 +88,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
         _stage_file(con, idx, path, rel)
         _validate_staged(con, idx, path)
     _canonicalise_params(con)
-    dup = con.execute(
-        """
-        SELECT count(*) - count(DISTINCT (model, template, sampler, base_task, params)) FROM staged
-        """
-    ).fetchone()[0]
-    if dup:
-        first = con.execute(
-            """
-            SELECT source, source_row, model, base_task, params FROM (
-                SELECT *, row_number() OVER (PARTITION BY model, template, sampler, base_task, params
-                                             ORDER BY file_idx DESC, source_row DESC) AS rn
-                FROM staged) WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
-            """
-        ).fetchone()
-        report.duplicates = int(dup)
-        report.duplicate_example = f"{first[0]}, row {first[1]} ({first[2]}, {first[3]}, {first[4]})"
-        report.warnings.append(
-            f"{dup} point(s) repeat an identity already given; the later file/row wins "
-            f"(first overridden: {report.duplicate_example})"
-        )
+    staged = con.execute("SELECT count(*) FROM staged").fetchone()[0]
     con.execute("DELETE FROM points")
     con.execute(
         """
@@ -122,6 +103,21 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
         """
     )
     report.points = con.execute("SELECT count(*) FROM points").fetchone()[0]
+    report.duplicates = staged - report.points
+    if report.duplicates:
+        first = con.execute(
+            """
+            SELECT source, source_row, model, base_task, params FROM (
+                SELECT *, row_number() OVER (PARTITION BY model, template, sampler, base_task, params
+                                             ORDER BY file_idx DESC, source_row DESC) AS rn
+                FROM staged) WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
+            """
+        ).fetchone()
+        report.duplicate_example = f"{first[0]}, row {first[1]} ({first[2]}, {first[3]}, {first[4]})"
+        report.warnings.append(
+            f"{report.duplicates} point(s) repeat an identity already given; the later file/row wins "
+            f"(first overridden: {report.duplicate_example})"
+        )
     con.execute("DROP TABLE staged")
     return report
 
@@ -269,14 +265,22 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: st
 
 
 def _validate_staged(con: duckdb.DuckDBPyConnection, idx: int, path: Path) -> None:
-    """Report the first row of file `idx` that breaks a rule, in rule order."""
-    for condition, problem in ROW_CHECKS:
-        bad = con.execute(
-            f"SELECT source_row FROM staged WHERE file_idx = ? AND ({condition}) ORDER BY source_row LIMIT 1",
-            [idx],
-        ).fetchone()
-        if bad:
-            raise InputError(path, problem, row=bad[0])
+    """Report the first row of file `idx` that breaks a rule (rules checked in order).
+
+    One scan: a CASE names each row's first broken rule; only the earliest such row is
+    fetched. Later rules may assume earlier ones hold, since CASE stops at the first match.
+    """
+    cases = " ".join(f"WHEN {condition} THEN {i}" for i, (condition, _) in enumerate(ROW_CHECKS))
+    bad = con.execute(
+        f"""
+        SELECT source_row, rule FROM (
+            SELECT source_row, CASE {cases} END AS rule FROM staged WHERE file_idx = ?)
+        WHERE rule IS NOT NULL ORDER BY source_row LIMIT 1
+        """,
+        [idx],
+    ).fetchone()
+    if bad:
+        raise InputError(path, ROW_CHECKS[bad[1]][1], row=bad[0])
 
 
 def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:

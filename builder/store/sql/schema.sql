@@ -16,8 +16,9 @@ CREATE TABLE IF NOT EXISTS points (
     tiers      VARCHAR[] NOT NULL,
     groups     VARCHAR[] NOT NULL,
     source     VARCHAR NOT NULL,   -- file the point came from, relative to the data dir
-    source_row BIGINT  NOT NULL,
-    PRIMARY KEY (model, template, sampler, base_task, params)
+    source_row BIGINT  NOT NULL
+    -- Identity (model, template, sampler, base_task, params) is unique by construction:
+    -- ingest keeps one row per identity. No index: it would only slow bulk loads.
 );
 
 CREATE TABLE IF NOT EXISTS evaluations (
