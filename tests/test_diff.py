@@ -292,7 +292,7 @@ def _section(text: str, title: str) -> str:
 def test_markdown_keeps_significant_and_within_apart(pair):
     text = render_markdown(compare(*pair, base_name="main", head_name="pr"))
     assert text.startswith("## Score changes: main → pr\n")
-    assert "**3 changed** · **2 significant** (1 `++` gains, 1 `!!` drops) · 1 within the intervals (`~`)" in text
+    assert "**3 changed** · **2 significant** (1 `++` gain, 1 `!!` drop) · 1 within the intervals (`~`)" in text
     assert "1 added · 1 removed · 1 unchanged" in text
     significant = _section(text, "Significant changes")
     within = _section(text, "Changed within the intervals (`~`)")
@@ -325,7 +325,7 @@ def test_markdown_card_section(signal_pair):
 def test_markdown_no_changes():
     lb = leaderboard([model("a/zs/greedy", 600.0, 10.0)])
     text = render_markdown(compare(lb, copy.deepcopy(lb)))
-    assert "**No changes.** 1 models have the same score, rank and band." in text
+    assert "**No changes.** 1 model with the same score, rank and band." in text
 
 
 def test_markdown_escapes_data():

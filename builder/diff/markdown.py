@@ -125,6 +125,10 @@ def text(value: object) -> str:
     return out
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def score(center: float, margin: float) -> str:
     return f"{center:.1f} ± {margin:.1f}"
 
@@ -227,12 +231,12 @@ class _Renderer:
         lines = [f"## Score changes: {text(r.base_name)} → {text(r.head_name)}", ""]
         if not (r.changed or r.added or r.removed or r.tasks_added or r.tasks_removed or r.cards.count
                 or r.config_changes):
-            lines.append(f"**No changes.** {s['unchanged']} models have the same score, rank and band.")
+            lines.append(f"**No changes.** {plural(s['unchanged'], 'model')} with the same score, rank and band.")
             return lines + self._card_note()
         parts = [
             f"**{s['changed']} changed**",
-            f"**{significant} significant** ({s['significant_gains']} `++` gains, "
-            f"{s['significant_drops']} `!!` drops)",
+            f"**{significant} significant** ({plural(s['significant_gains'], '`++` gain')}, "
+            f"{plural(s['significant_drops'], '`!!` drop')})",
             f"{s['within_intervals']} within the intervals (`~`)",
         ]
         if s["score_unchanged"]:
