@@ -1,0 +1,143 @@
+"""Shared test helpers: writing small points files and plain reference statistics.
+
+The reference functions here are deliberately written from STATISTICS.md in plain Python
+(`math`, loops, no numpy, no DuckDB) so that the code under test is always compared with
+an independent computation, never with itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+Z95 = 1.959963984540054
+Z975 = 2.241402727604947
+
+COLUMNS = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
+
+
+# -- points files ----------------------------------------------------------------------
+
+
+def point(model: str = "m", base_task: str = "t", params: Any = None, total: int = 10, correct: int = 5,
+          truncated: int = 0, guess: float = 0.0, tokens: float = 100.0, template: str = "tpl",
+          sampler: str = "smp", **extra: Any) -> dict[str, Any]:
+    """One points row as a dict (params as a dict, tiers/groups as lists when given)."""
+    row = {"model": model, "template": template, "sampler": sampler, "base_task": base_task,
+           "params": {"x": 1} if params is None else params, "total": total, "correct": correct,
+           "truncated": truncated, "guess": guess, "tokens": tokens}
+    row.update(extra)
+    return row
+
+
+def _csv_cell(key: str, value: Any) -> str:
+    if key == "params" and not isinstance(value, str):
+        return json.dumps(value)
+    if key in ("tiers", "groups") and isinstance(value, (list, tuple)):
+        return ";".join(value)
+    return "" if value is None else str(value)
+
+
+def write_csv(path: Path, rows: Iterable[dict[str, Any]], columns: Iterable[str] | None = None) -> Path:
+    """Write rows as a points CSV (header from `columns`, default: the first row's keys)."""
+    rows = list(rows)
+    columns = list(columns) if columns is not None else list(rows[0])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_csv_cell(c, row.get(c)) for c in columns])
+    return path
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def write_parquet(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
+    """Write rows to Parquet with DuckDB's COPY (params as JSON text, lists as VARCHAR[])."""
+    import duckdb
+
+    rows = list(rows)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    cols = list(rows[0])
+    types = {"total": "BIGINT", "correct": "BIGINT", "truncated": "BIGINT", "guess": "DOUBLE",
+             "tokens": "DOUBLE", "tiers": "VARCHAR[]", "groups": "VARCHAR[]"}
+    values = []
+    for c in cols:
+        column = [r[c] for r in rows]
+        if c == "params":
+            column = [v if isinstance(v, str) else json.dumps(v) for v in column]
+        values.append(column)
+    select = ", ".join(f"unnest(?::{types.get(c, 'VARCHAR')}[]) AS {c}" for c in cols)
+    con.execute(f"CREATE TABLE t AS SELECT {select}", values)
+    con.execute(f"COPY t TO '{path.as_posix()}' (FORMAT parquet)")
+    con.close()
+    return path
+
+
+def ingest_rows(tmp_path: Path, rows: list[dict[str, Any]], name: str = "a.csv", evals: list | None = None):
+    """A fresh in-memory PointsDB holding `rows` (written to `tmp_path/points/<name>`)."""
+    from builder.store.ingest import discover_point_files, ingest_evals, ingest_points, read_evals
+    from builder.store.pointsdb import PointsDB
+
+    write_csv(tmp_path / "points" / name, rows)
+    db = PointsDB()
+    ingest_points(db, discover_point_files(tmp_path), tmp_path)
+    if evals is not None:
+        (tmp_path / "evals.json").write_text(json.dumps(evals), encoding="utf-8")
+        ingest_evals(db, read_evals(tmp_path / "evals.json"))
+    return db
+
+
+# -- reference statistics (STATISTICS.md, written out plainly) ----------------------------
+
+
+def ref_wilson(s: float, t: float, z: float) -> tuple[float, float, float]:
+    """(center, low, high) of the Wilson interval, section 1, term by term."""
+    if t <= 0:
+        return 0.5, 0.0, 1.0
+    s = min(max(s, 0.0), t)
+    p = s / t
+    d = 1.0 + z * z / t
+    center = (p + z * z / (2.0 * t)) / d
+    margin = z * math.sqrt(p * (1.0 - p) / t + z * z / (4.0 * t * t)) / d
+    return center, center - margin, center + margin
+
+
+def ref_estimate(mode: str, n: float, n_t: float, n_e: float, g: float) -> tuple[float, float, float]:
+    """(estimate, low, high) of one of the six estimators of section 2, or V1 of section 5."""
+    n_u = n - n_t
+    if mode == "E_I":
+        return ref_wilson(n_e, n_u, Z95)
+    if mode == "E_P":
+        return ref_wilson(n_e, n, Z95)
+    if mode == "E_O":
+        return ref_wilson(n_e + n_t, n, Z95)
+    if mode == "C_I":
+        return ref_wilson(n_e - g, n_u - g, Z95)
+    if mode == "C_P":
+        a = ref_wilson(n_e - g, n_u - g, Z975)
+        u = ref_wilson(n_u, n, Z975)
+        return a[0] * u[0], a[1] * u[1], a[2] * u[2]
+    if mode == "C_O":
+        q = ref_wilson(n_u - n_e, n_u - g, Z975)
+        u = ref_wilson(n_u, n, Z975)
+        return 1 - q[0] * u[0], 1 - q[2] * u[2], 1 - q[1] * u[1]
+    if mode == "V1":
+        c, lo, hi = ref_wilson(n_e - g, n - g, Z95)
+        ratio = n_t / n
+        return max(hi - ratio, 0.01), max(lo - ratio, 0.01), max(hi - ratio, 0.01)
+    raise ValueError(mode)
+
+
+def ref_geomean(values: Iterable[float]) -> float:
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values))
