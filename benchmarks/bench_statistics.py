@@ -5,7 +5,8 @@
 Writes `reasonboard demo --models N` into a temporary directory, ingests it into an
 in-memory PointsDB, then times each statistics phase separately: the aggregate query, the
 bootstrap ReasonScore, significance (rank ranges, tie lists, tie groups) and pairwise win
-rates with Bradley–Terry for the top 50. Target: the three statistics together under 5 s
+rates with Bradley–Terry for the top 50, and every ranked model's win rates against its
+four nearest neighbours. Target: the three statistics together under 5 s
 on a 2-core machine.
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 from builder.demo import write_demo
 from builder.store.ingest import discover_point_files, ingest_evals, ingest_points, read_evals
 from builder.store.pointsdb import MODES, PointsDB
-from builder.stats.pairwise import pairwise
+from builder.stats.pairwise import neighbour_win_rates, pairwise
 from builder.stats.reasonscore import reasonscore_v2
 from builder.stats.significance import rank_order, significance
 
@@ -76,6 +77,10 @@ def main() -> None:
         top = order[: args.top]
         pw = pairwise(grids["C_P_est"][top], grids["C_P_low"][top], grids["C_P_high"][top], present[top])
         timings[f"pairwise (top {args.top})"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        neighbour_win_rates(grids["C_P_est"][order], grids["C_P_low"][order], grids["C_P_high"][order], present[order])
+        timings["neighbour win rates"] = time.perf_counter() - t
 
         for name, seconds in timings.items():
             print(f"{name:22s} {seconds:7.3f} s")

@@ -19,7 +19,7 @@ from ..config import SiteConfig
 from ..store.pointsdb import MODES, PointsDB
 from ..slugs import unique_slugs
 from .bands import Bands
-from .pairwise import pairwise
+from .pairwise import neighbour_win_rates, pairwise
 from .reasonscore import reasonscore_v2
 from .significance import rank_order, significance
 from .tiers import score_per_token_v1, tier_reasonscore, tokens_per_trial
@@ -192,8 +192,7 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
         "models": models,
         "tie_groups": [[ids[order[k]] for k in group] for group in sig.tie_groups],
     }
-    top = order[: config.pairwise_top]
-    pw = _pairwise_doc(top, ids, col, present, mode, config.seed)
+    pw = _pairwise_doc(order, config.pairwise_top, ids, col, present, mode)
     curves = _curves(db, tasks, index, ids)
     eval_docs = {ids[i]: {
         "label": labels[i], "hf_id": e.get("hf_id"), "organization": e.get("organization"),
@@ -247,23 +246,34 @@ class _Sub:
         return int(self._mask.sum())
 
 
-def _pairwise_doc(top: np.ndarray, ids: list[str], col: dict[str, np.ndarray], present: np.ndarray,
-                  mode: str, seed: int) -> dict[str, Any]:
-    top_ids = [ids[i] for i in top.tolist()]
-    if len(top) < 2:
-        return {"schema": PAIRWISE_SCHEMA, "models": top_ids, "win_rate": [], "tasks_shared": [],
-                "expected_wins": {}, "bradley_terry": []}
-    pw = pairwise(col[f"{mode}_est"][top], col[f"{mode}_low"][top], col[f"{mode}_high"][top], present[top], seed=seed)
+def _pairwise_doc(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.ndarray],
+                  present: np.ndarray, mode: str) -> dict[str, Any]:
+    """`pairwise.json`: the win-rate matrix and Bradley–Terry ranking of the top models, and
+    every ranked model's win rates against its two neighbours on either side (§8)."""
+    est, low, high = (col[f"{mode}_{p}"][order] for p in ("est", "low", "high"))
+    ranked_present = present[order]
+    ranked_ids = [ids[i] for i in order.tolist()]
+    neighbours: dict[str, list[dict[str, Any]]] = {i: [] for i in ranked_ids}
+    if len(order) >= 2:
+        pairs, rates, shared = neighbour_win_rates(est, low, high, ranked_present)
+        for (a, b), rate, n in sorted(zip(pairs.tolist(), rates.tolist(), shared.tolist())):
+            neighbours[ranked_ids[a]].append({"id": ranked_ids[b], "win_rate": r6(rate), "tasks_shared": int(n)})
+    top = slice(0, min(top_n, len(order)))
+    top_ids = ranked_ids[top]
+    doc: dict[str, Any] = {"schema": PAIRWISE_SCHEMA, "models": top_ids, "win_rate": [], "tasks_shared": [],
+                           "expected_wins": {}, "bradley_terry": [], "neighbours": neighbours}
+    if len(top_ids) < 2:
+        return doc
+    pw = pairwise(est[top], low[top], high[top], ranked_present[top])
     bt_order = np.lexsort((np.array(top_ids, dtype=object), -pw.strength))
-    return {
-        "schema": PAIRWISE_SCHEMA,
-        "models": top_ids,
+    doc.update({
         "win_rate": [[r6(x) for x in row] for row in pw.win_rate.tolist()],
         "tasks_shared": pw.tasks_shared.tolist(),
         "expected_wins": {top_ids[k]: r6(pw.expected_wins[k]) for k in range(len(top_ids))},
         "bradley_terry": [{"id": top_ids[k], "strength": r6(pw.strength[k]), "rank": r + 1}
                           for r, k in enumerate(bt_order.tolist())],
-    }
+    })
+    return doc
 
 
 def _curves(db: PointsDB, tasks: list[str], index: dict[tuple, int], ids: list[str]) -> dict[str, Any]:
