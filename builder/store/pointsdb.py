@@ -163,8 +163,10 @@ class PointsDB:
         # Parameters for json paths appear in the SELECT list, before the WHERE clause.
         path_params = [f"$.{k.split(':', 1)[1]}" for k in group_by if k.startswith("param:")]
         source = "points"
-        if unnest:
-            source = f"(SELECT *, {', '.join(unnest)} FROM points)"
+        # One unnest per subquery: unnests in one SELECT would pair list elements up
+        # (zip) instead of crossing them, so `("tier", "group")` would lose combinations.
+        for expr in unnest:
+            source = f"(SELECT *, {expr} FROM {source})"
         if source_extra:
             source = f"(SELECT *, {', '.join(source_extra)} FROM {source})"
         estimates = []
