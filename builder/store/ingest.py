@@ -10,6 +10,7 @@ build reports that once.
 
 from __future__ import annotations
 
+import csv
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,10 @@ ROW_CHECKS = [
     ("params IS NULL OR NOT json_valid(params)", "'params' is not valid JSON"),
     ("json_type(params::JSON) <> 'OBJECT'", "'params' must be a JSON object"),
     *[
-        (f"TRY_CAST({c} AS BIGINT) IS NULL OR TRY_CAST({c} AS DOUBLE) <> TRY_CAST({c} AS BIGINT)",
+        # Both casts must succeed: '0x10' or '0b1' cast to BIGINT but not to DOUBLE, and
+        # a NULL comparison would let them through.
+        (f"TRY_CAST({c} AS BIGINT) IS NULL OR TRY_CAST({c} AS DOUBLE) IS NULL"
+         f" OR TRY_CAST({c} AS DOUBLE) <> TRY_CAST({c} AS BIGINT)",
          f"'{c}' must be a whole number")
         for c in ("total", "correct", "truncated")
     ],
@@ -83,10 +87,22 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
             tiers VARCHAR[], groups VARCHAR[])
         """
     )
+    rels = [_relative(p, data_dir) for p in files]
+    csv_groups: dict[tuple[str, ...], list[int]] = {}
     for idx, path in enumerate(files):
-        rel = _relative(path, data_dir)
-        _stage_file(con, idx, path, rel)
-        _validate_staged(con, idx, path)
+        if path.suffix.lower() == ".csv":
+            csv_groups.setdefault(_csv_header(path), []).append(idx)
+        else:
+            _stage_file(con, idx, path, rels[idx])
+    # CSV files with the same header are read by one scan: thousands of per-model files
+    # cost about as much as one file of the same size.
+    for header, group in csv_groups.items():
+        try:
+            _stage_csv_group(con, header, [files[i] for i in group], group, [rels[i] for i in group])
+        except duckdb.Error as exc:
+            raise InputError(files[group[0]] if len(group) == 1 else files[group[0]].parent,
+                             f"cannot read csv file(s): {_first_line(exc)}") from None
+    _validate_staged(con, files)
     _canonicalise_params(con)
     staged = con.execute("SELECT count(*) FROM staged").fetchone()[0]
     con.execute("DELETE FROM points")
@@ -132,9 +148,7 @@ def _relative(path: Path, root: Path) -> str:
 def _stage_file(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
     suffix = path.suffix.lower()
     try:
-        if suffix == ".csv":
-            _stage_csv(con, idx, path, rel)
-        elif suffix == ".jsonl":
+        if suffix == ".jsonl":
             _stage_jsonl(con, idx, path, rel)
         else:
             _stage_parquet(con, idx, path, rel)
@@ -164,21 +178,48 @@ def _list_expr(column: str, present: bool, kind: str) -> str:
     return column
 
 
-def _stage_csv(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
-    reader = "read_csv(?, all_varchar = true, header = true, auto_detect = true, delim = ',', quote = '\"', escape = '\"', null_padding = false)"
-    header = [d[0] for d in con.execute(f"SELECT * FROM {reader} LIMIT 0", [str(path)]).description]
+def _csv_header(path: Path) -> tuple[str, ...]:
+    """The header row of a CSV file, checked against the known columns."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as fh:
+            header = next(csv.reader(fh), [])
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(path, f"cannot read csv file: {exc}") from None
+    header = [h.strip() for h in header]
     _check_columns(path, header)
+    return tuple(header)
+
+
+def _stage_csv_group(con: duckdb.DuckDBPyConnection, header: tuple[str, ...], paths: list[Path],
+                     indices: list[int], rels: list[str]) -> None:
+    """Stage CSV files sharing one header with a single scan.
+
+    Rows keep their file and line order (DuckDB preserves insertion order), so a row's
+    number in its file is its global position minus the file's first position.
+    """
+    names = {str(p): (i, rel) for p, i, rel in zip(paths, indices, rels)}
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE csv_files AS "
+        "SELECT unnest(?::VARCHAR[]) AS filename, unnest(?::INTEGER[]) AS file_idx, unnest(?::VARCHAR[]) AS source",
+        [list(names), [v[0] for v in names.values()], [v[1] for v in names.values()]],
+    )
+    columns = ", ".join(f"'{c}': 'VARCHAR'" for c in header)
     tiers = _list_expr("tiers", "tiers" in header, "csv")
     groups = _list_expr("groups", "groups" in header, "csv")
     con.execute(
         f"""
         INSERT INTO staged
-        SELECT ?, ?, row_number() OVER (), model, template, sampler, base_task, params,
-               total, correct, truncated, guess, tokens, {tiers}, {groups}
-        FROM {reader}
+        SELECT f.file_idx, f.source, r.rn - min(r.rn) OVER (PARTITION BY r.filename) + 1,
+               model, template, sampler, base_task, params, total, correct, truncated, guess, tokens,
+               {tiers}, {groups}
+        FROM (SELECT *, row_number() OVER () AS rn
+              FROM read_csv(?, header = true, auto_detect = false, columns = {{{columns}}},
+                            delim = ',', quote = '"', escape = '"', filename = true)) r
+        JOIN csv_files f USING (filename)
         """,
-        [idx, rel, str(path)],
+        [[str(p) for p in paths]],
     )
+    con.execute("DROP TABLE csv_files")
 
 
 def _stage_jsonl(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
@@ -264,8 +305,8 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: st
     )
 
 
-def _validate_staged(con: duckdb.DuckDBPyConnection, idx: int, path: Path) -> None:
-    """Report the first row of file `idx` that breaks a rule (rules checked in order).
+def _validate_staged(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
+    """Report the first row (by file, then row) that breaks a rule, rules checked in order.
 
     One scan: a CASE names each row's first broken rule; only the earliest such row is
     fetched. Later rules may assume earlier ones hold, since CASE stops at the first match.
@@ -273,14 +314,13 @@ def _validate_staged(con: duckdb.DuckDBPyConnection, idx: int, path: Path) -> No
     cases = " ".join(f"WHEN {condition} THEN {i}" for i, (condition, _) in enumerate(ROW_CHECKS))
     bad = con.execute(
         f"""
-        SELECT source_row, rule FROM (
-            SELECT source_row, CASE {cases} END AS rule FROM staged WHERE file_idx = ?)
-        WHERE rule IS NOT NULL ORDER BY source_row LIMIT 1
-        """,
-        [idx],
+        SELECT file_idx, source_row, rule FROM (
+            SELECT file_idx, source_row, CASE {cases} END AS rule FROM staged)
+        WHERE rule IS NOT NULL ORDER BY file_idx, source_row LIMIT 1
+        """
     ).fetchone()
     if bad:
-        raise InputError(path, ROW_CHECKS[bad[1]][1], row=bad[0])
+        raise InputError(files[bad[0]], ROW_CHECKS[bad[2]][1], row=bad[1])
 
 
 def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:
