@@ -1,0 +1,203 @@
+"""Computing every signal from the PointsDB: the SQL does the grouping, Python assembles.
+
+Order of work (EVALCARDS.md sections 4-7): the leaderboard's own rows join the reported
+ones; cards are matched to benchmarks; per-row reproducibility and agentic status; per-
+triple reproducibility, provenance and comparability; the differing setup fields of the
+compared triples; per-benchmark completeness; corpus rollups. Each step is one named
+statement in `store/sql/results.sql`; this module binds parameters and turns the result
+rows into the frozen dataclasses of `model.py`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterable
+
+from ..config import SiteConfig
+from ..store.pointsdb import PointsDB
+from ..store.results import ResultsStore
+from .comparability import (
+    SETUP_FIELDS, THETA, Comparability, ComparabilityRollup, Divergence, DivergenceCounts, PartyScore,
+    SetupDifference, sorted_values,
+)
+from .completeness import FIELDS, FieldScore, SubItem
+from .keys import Aliases
+from .load import OwnResult, own_row_columns
+from .model import BenchmarkSignals, CorpusSignals, ResultRow, Signals, TripleSignals
+from .populated import threshold as level_threshold
+from .provenance import RELATIONSHIPS, Provenance, ProvenanceRollup, Risk
+from .reproducibility import AGENTIC_ROUTES, FIELDS as REPRO_FIELDS, Reproducibility, ReproducibilityRollup, pattern_keys
+
+
+def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResult]) -> Signals:
+    """All signals of the reported rows already loaded (`load_reported`) plus `own_rows`.
+
+    The own rows go to a temporary table for this connection, so the stored PointsDB is
+    not changed and a read-only database works too.
+    """
+    store = ResultsStore(db)
+    aliases = Aliases.from_tables(config.model_aliases, config.benchmark_aliases)
+    level = level_threshold(config.populated_rule)
+
+    store.run("own_rows_table")
+    own, own_dropped = own_row_columns(own_rows, config, aliases, store.next_row_id())
+    store.insert("own_rows", own.arrays())
+    store.run("card_benchmarks")
+
+    keys = [r[0] for r in db.con.execute("SELECT DISTINCT benchmark_key FROM result_rows").fetchall()]
+    store.run("row_signals", {"threshold": level, "pattern_keys": pattern_keys(keys, config.agentic_pattern)})
+    store.run("triple_signals", {"theta": THETA})
+    store.run("completeness_catalogue")
+    db.con.executemany("INSERT INTO completeness_catalogue VALUES (?, ?, ?, ?, ?)",
+                       [(f.position, f.field, f.coverage, f.origin, f.items) for f in FIELDS])
+    store.run("benchmark_fields", {"threshold": level})
+
+    rows = _rows(store)
+    benchmarks = _benchmarks(store, level)
+    risks = {b.key: b.risk_categories for b in benchmarks}
+    triples = _triples(store, risks)
+    corpus = _corpus(store, len(rows), len(benchmarks))
+    dropped = int(store.scalar("dropped_count")) + own_dropped
+    return Signals(
+        populated_rule=config.populated_rule, threshold=THETA, dropped_rows=dropped,
+        rows=rows, triples=triples, benchmarks=benchmarks, corpus=corpus, aliases=aliases,
+    )
+
+
+# -- rows ----------------------------------------------------------------------------------
+
+
+def _rows(store: ResultsStore) -> tuple[ResultRow, ...]:
+    """One `ResultRow` per row; `row_details` returns its first 22 fields in order."""
+    routes = {flags: tuple(r for r, on in zip(AGENTIC_ROUTES, flags) if on)
+              for flags in itertools.product((False, True), repeat=3)}
+    return tuple(
+        ResultRow(*r[:22], routes[(r[22], r[23], r[24])], tuple(r[25]), tuple(r[26:]))
+        for r in store.fetch("row_details")
+    )
+
+
+# -- triples -------------------------------------------------------------------------------
+
+
+def _differences(store: ResultsStore) -> dict[tuple[str, str, str, str], tuple[SetupDifference, ...]]:
+    """{(scope, model, benchmark, metric): differing fields in `SETUP_FIELDS` order}."""
+    order = {f: i for i, f in enumerate(SETUP_FIELDS)}
+    found: dict[tuple[str, str, str, str], list[SetupDifference]] = {}
+    for scope, model, bench, metric, field, present, has_absent in store.fetch("differing_setups"):
+        found.setdefault((scope, model, bench, metric), []).append(
+            SetupDifference(field, sorted_values(list(present or ()), bool(has_absent))))
+    return {k: tuple(sorted(v, key=lambda d: order[d.field])) for k, v in found.items()}
+
+
+def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[TripleSignals, ...]:
+    """One `TripleSignals` per triple. Most triples have one report, so their N/A checks,
+    reproducibility and provenance repeat: equal values share one (immutable) object,
+    which keeps the full corpus (35,026 triples) fast to assemble."""
+    differences = _differences(store)
+    shared: dict[tuple, object] = {}
+
+    def once(kind: type, *args):
+        key = (kind, *args)
+        found = shared.get(key)
+        if found is None:
+            found = shared[key] = kind(*args)
+        return found
+
+    triples = []
+    for (model, bench, metric, model_id, benchmark_key, slice_key, reports, row_ids, agentic, missing,
+         first_party_only, multi_party, n_first, n_third, n_collab, n_unspec, basis, score_range,
+         variant_spread, variant_relative, variant_flag, n_parties, cross_spread, cross_relative,
+         cross_flag, party_names, party_scores, party_setups, party_spreads) in store.fetch("triple_details"):
+        key = (model, bench, metric)
+        scores = tuple(map(PartyScore, party_names, party_scores, party_setups, party_spreads))
+        parties = tuple(party_names)
+        one_report = "one report" if reports < 2 else None
+        if variant_flag is None:
+            variant = once(Divergence, "variant", None, None, None, THETA, basis, score_range,
+                           differences.get(("variant", *key), ()),
+                           one_report or "no party reports more than one setup")
+        else:
+            variant = Divergence("variant", variant_flag, variant_relative, variant_spread, THETA, basis,
+                                 score_range, differences.get(("variant", *key), ()), None)
+        if cross_flag is None:
+            cross = once(Divergence, "cross_party", None, None, None, THETA, basis, score_range,
+                         differences.get(("cross_party", *key), ()), one_report or "one party")
+        else:
+            cross = Divergence("cross_party", cross_flag, cross_relative, cross_spread, THETA, basis,
+                               score_range, differences.get(("cross_party", *key), ()), None)
+        counts = tuple((r, n) for r, n in zip(RELATIONSHIPS, (n_first, n_third, n_collab, n_unspec)) if n)
+        provenance = shared.get(("provenance", first_party_only, multi_party, counts, parties, benchmark_key))
+        if provenance is None:
+            provenance = Provenance(first_party_only, multi_party, dict(counts), parties, risks.get(benchmark_key, ()))
+            shared[("provenance", first_party_only, multi_party, counts, parties, benchmark_key)] = provenance
+        triples.append(TripleSignals(
+            model, model_id, bench, benchmark_key, slice_key, metric, reports, parties, tuple(row_ids),
+            once(Reproducibility, bool(missing), tuple(missing), agentic),
+            provenance,
+            Comparability(variant, cross, scores),
+        ))
+    return tuple(triples)
+
+
+# -- benchmarks ----------------------------------------------------------------------------
+
+
+def _benchmarks(store: ResultsStore, level: int) -> tuple[BenchmarkSignals, ...]:
+    specs = {f.field: f for f in FIELDS}
+    texts: dict[tuple[str, str], str | None] = {}
+    subs: dict[tuple[str, str], list[SubItem]] = {}
+    for bench, _position, field, sub_item, item_level, text in store.fetch("card_texts"):
+        if sub_item is None:
+            texts[(bench, field)] = text
+        else:
+            subs.setdefault((bench, field), []).append(SubItem(sub_item, item_level >= level, text))
+    fields: dict[str, list[FieldScore]] = {}
+    for bench, position, field, coverage, origin, items, populated, score in store.fetch("benchmark_field_scores"):
+        spec = specs[field]
+        fields.setdefault(bench, []).append(FieldScore(
+            position=position, field=field, label=spec.label, section=spec.section, coverage=coverage,
+            origin=origin, score=float(score), populated=int(populated), items=int(items),
+            text=texts.get((bench, field)), sub_items=tuple(subs.get((bench, field), ())),
+        ))
+    risks: dict[str, list[Risk]] = {}
+    for bench, _position, category, description, url in store.fetch("card_risk_list"):
+        risks.setdefault(bench, []).append(Risk(category, description, url))
+    completeness = dict(store.fetch("benchmark_completeness"))
+    out = []
+    for bench, card_id, card_path, card_name, agentic, reported_name, n_rows, n_triples in store.fetch("benchmark_overview"):
+        out.append(BenchmarkSignals(
+            key=bench, name=card_name or reported_name or bench, has_card=card_id is not None,
+            card_path=card_path, completeness=float(completeness[bench]), fields=tuple(fields[bench]),
+            risks=tuple(risks.get(bench, ())), rows=int(n_rows), triples=int(n_triples), agentic=bool(agentic),
+        ))
+    return tuple(out)
+
+
+# -- corpus --------------------------------------------------------------------------------
+
+
+def _corpus(store: ResultsStore, n_rows: int, n_benchmarks: int) -> CorpusSignals:
+    (triples, gap_rate, m_temperature, m_max_tokens, m_harness, m_plan, m_limits, agentic_triples,
+     first_party_only, multi_party, compared, variant_flagged, variant_within, cross_flagged, cross_within,
+     flagged, within) = store.fetch("corpus_triples")[0]
+    missingness = dict(zip(REPRO_FIELDS, (m_temperature, m_max_tokens, m_harness, m_plan, m_limits)))
+    relationships = dict(store.fetch("corpus_relationships"))
+    population = {field: rate for _position, field, rate in store.fetch("corpus_field_population")}
+    if not population:
+        population = {f.field: None for f in FIELDS}
+    return CorpusSignals(
+        triples=triples, rows=n_rows, benchmarks=n_benchmarks,
+        reproducibility=ReproducibilityRollup(gap_rate=gap_rate, field_missingness=missingness,
+                                              agentic_triples=agentic_triples),
+        completeness_median=store.scalar("corpus_completeness"),
+        field_population=population,
+        provenance=ProvenanceRollup(triples=triples, first_party_only=first_party_only, multi_party=multi_party,
+                                    rows_by_relationship={r: relationships.get(r, 0) for r in RELATIONSHIPS}),
+        comparability=ComparabilityRollup(
+            compared=compared,
+            variant=DivergenceCounts(variant_flagged, variant_within, compared - variant_flagged - variant_within),
+            cross_party=DivergenceCounts(cross_flagged, cross_within, compared - cross_flagged - cross_within),
+            combined=DivergenceCounts(flagged, within, compared - flagged - within),
+        ),
+    )

@@ -1,0 +1,351 @@
+"""Turning reported results, cards and the leaderboard's own results into PointsDB rows.
+
+EVALCARDS.md sections 1-3: one row per `evaluation_results[]` entry (rows whose score is
+null or not a finite number are counted as dropped and left out), with its keys, its
+population levels (so either populated rule can be applied later without a reload) and
+its canonical setup. Cards are stored with the keys they answer to, their 25 card items
+and their risks. The leaderboard's own per-task results become rows of the same shape at
+every build (`own_row_columns`), so the publisher's numbers carry the same signals as
+everyone else's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from ..config import SiteConfig
+from ..errors import InputError
+from ..sources.cards import CardRecord, read_cards
+from ..sources.eee import EEERecord, EEEResult, read_eee
+from ..store.pointsdb import PointsDB
+from ..store.results import ResultsStore
+from .comparability import GENERATION_FIELDS, agent_scaffold, canonical
+from .completeness import card_is_agentic, card_items, card_risks
+from .keys import DEFAULT_METRIC, Aliases, benchmark_path, key, org_key
+from .populated import level
+from .provenance import rho
+
+#: The metric of the leaderboard's own rows: the task's C_P estimate on [0, 1] (section 1).
+OWN_METRIC = "p_correct"
+#: The source type of the leaderboard's own rows: the publisher ran them.
+OWN_SOURCE_TYPE = "evaluation_run"
+LEVEL_COLUMNS = (
+    "lvl_temperature", "lvl_max_tokens", "lvl_harness", "lvl_eval_plan", "lvl_eval_limits",
+    "lvl_agentic_eval_config", "lvl_source_type", "lvl_organization", "lvl_relationship",
+)
+
+
+@dataclass(frozen=True)
+class OwnResult:
+    """One (evaluation, task) result of the leaderboard itself, as a reported result row."""
+
+    #: The evaluation's hf_id if given, else its model name (keyed like `model_info.id`).
+    model: str
+    evaluation_id: str
+    task: str
+    #: The task's C_P estimate on [0, 1]; None or NaN rows are dropped like any other.
+    score: float | None
+    #: Falls back to the site config's `organization`.
+    organization: str | None = None
+    #: Falls back to the site config's `relationship`.
+    relationship: str | None = None
+    generation_args: Mapping[str, Any] = field(default_factory=dict)
+    harness: str | None = None
+
+
+@dataclass(frozen=True)
+class ReportedLoad:
+    """What `load_reported` read: counts for the build summary, and every skipped file."""
+
+    records: int = 0
+    results: int = 0
+    cards: int = 0
+    dropped: int = 0
+    #: (path relative to the data directory, reason) per unusable file, EEE files first.
+    problems: tuple[tuple[str, str], ...] = ()
+
+    def to_summary(self) -> dict:
+        """A JSON-able summary (kept with the PointsDB cache)."""
+        return {"records": self.records, "results": self.results, "cards": self.cards,
+                "dropped": self.dropped, "problems": [list(p) for p in self.problems]}
+
+
+#: Columns that are the same for every result of one record (computed once per record).
+RECORD_COLUMNS = (
+    "own", "source_path", "evaluation_id", "schema_version", "model_id", "model_key",
+    "organization", "org_key", "relationship_reported", "relationship", "source_type",
+    "lvl_source_type", "lvl_organization", "lvl_relationship", "lvl_harness", "harness", "harness_version",
+)
+#: Columns of one result entry.
+RESULT_COLUMNS = (
+    "result_index", "benchmark_name", "evaluation_name", "benchmark_key", "slice_key", "benchmark_path",
+    "metric_name", "metric_key", "metric_unit", "min_score", "max_score", "score",
+    "lvl_temperature", "lvl_max_tokens", "lvl_eval_plan", "lvl_eval_limits", "lvl_agentic_eval_config",
+    *GENERATION_FIELDS, "agent_scaffold",
+)
+_TYPED = {"row_id": np.int64, "own": bool, "score": np.float64, **{c: np.uint8 for c in LEVEL_COLUMNS}}
+
+
+class RowColumns:
+    """Result rows collected as tuples (row id, result part, record part), turned into
+    typed columns for one bulk insert."""
+
+    NAMES = ("row_id", *RESULT_COLUMNS, *RECORD_COLUMNS)
+
+    def __init__(self, first_row_id: int = 0) -> None:
+        self.first_row_id = first_row_id
+        self.rows: list[tuple] = []
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def add(self, record_part: tuple, result_part: tuple) -> None:
+        self.rows.append((self.first_row_id + len(self.rows), *result_part, *record_part))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        columns = list(zip(*self.rows)) if self.rows else [()] * len(self.NAMES)
+        out = {}
+        for name, values in zip(self.NAMES, columns):
+            if name in _TYPED:
+                out[name] = np.asarray(values, dtype=_TYPED[name])
+            else:
+                out[name] = np.empty(len(values), dtype=object)
+                out[name][:] = values
+        return out
+
+
+def record_part(*, own: bool, source_path: str | None, evaluation_id: str | None, schema_version: str | None,
+                model_id: str, aliases: Aliases, organization: Any, relationship: Any, source_type: Any,
+                harness: Any, harness_version: Any) -> tuple:
+    """The `RECORD_COLUMNS` values (section 2 keys, section 3 levels, section 6 rho)."""
+    return (
+        own, source_path, evaluation_id, schema_version, model_id, aliases.model(model_id),
+        organization.strip() if isinstance(organization, str) else None, org_key(organization),
+        relationship if isinstance(relationship, str) else None, rho(relationship),
+        source_type if isinstance(source_type, str) else None,
+        level(source_type), level(organization), level(relationship), level(harness),
+        canonical(harness), canonical(harness_version),
+    )
+
+
+def result_part(*, index: int | None, benchmark_name: str, evaluation_name: str | None, bench: str,
+                slice_key: str | None, metric_name: str | None, unit: Any, min_score: float | None,
+                max_score: float | None, score: float, args: Mapping[str, Any], scaffold: Any) -> tuple:
+    """The `RESULT_COLUMNS` values (keys, range inputs, levels and canonical setup)."""
+    return (
+        index, benchmark_name, evaluation_name, bench, slice_key, benchmark_path(bench, slice_key),
+        metric_name, key(metric_name) or DEFAULT_METRIC,
+        (unit.strip().casefold() or None) if isinstance(unit, str) else None,
+        min_score, max_score, float(score),
+        level(args.get("temperature")), level(args.get("max_tokens")), level(args.get("eval_plan")),
+        level(args.get("eval_limits")), level(args.get("agentic_eval_config")),
+        *(canonical(args.get(name)) for name in GENERATION_FIELDS), canonical(scaffold),
+    )
+
+
+def score_problem(score: Any) -> str | None:
+    """Why a score cannot be used (section 2: null or non-numeric), or None when it can."""
+    if score is None:
+        return "score is null or missing"
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return f"score is not a number ({json.dumps(score, default=str)[:40]})"
+    if not math.isfinite(score):
+        return "score is not a finite number"
+    return None
+
+
+# -- reported results (EEE) ----------------------------------------------------------------
+
+
+def load_reported(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool) -> ReportedLoad:
+    """Read `data_dir/eee/**/*.json` and `data_dir/cards/*.json` into the PointsDB.
+
+    Missing directories are simply empty. Unusable files are skipped and listed in
+    `problems`; with `strict` the first one raises `InputError` instead, before anything
+    is stored.
+    """
+    data_dir = Path(data_dir)
+    eee = read_eee(data_dir / "eee", base=data_dir)
+    cards = read_cards(data_dir / "cards", base=data_dir)
+    aliases = Aliases.from_tables(config.model_aliases, config.benchmark_aliases)
+    card_rows, card_problems = _card_tables(cards.cards, aliases)
+    problems = (*eee.problems, *cards.problems, *card_problems)
+    if strict and problems:
+        path, reason = problems[0]
+        raise InputError(path, reason)
+
+    rows = RowColumns()
+    dropped: list[tuple] = []
+    for record in eee.records:
+        add_record(rows, dropped, record, aliases)
+    names = ("source_path", "result_index", "model_id", "benchmark", "reason")
+    store = ResultsStore(db)
+    store.reset()
+    store.insert("reported_rows", rows.arrays())
+    store.insert("reported_dropped", dict(zip(names, zip(*dropped))) if dropped else {})
+    for table, columns in card_rows.items():
+        store.insert(table, columns)
+    return ReportedLoad(
+        records=len(eee.records), results=len(rows), cards=len(card_rows["cards"]["card_id"]),
+        dropped=len(dropped), problems=problems,
+    )
+
+
+def add_record(rows: RowColumns, dropped: list[tuple], record: EEERecord, aliases: Aliases) -> None:
+    """Add one record's usable results to `rows`; the others go to `dropped` with a reason
+    (source path, index, model id, benchmark, reason)."""
+    model_id = (record.model_id or record.model_name or "").strip()
+    shared = None
+    if model_id:
+        shared = record_part(
+            own=False, source_path=record.path, evaluation_id=record.evaluation_id,
+            schema_version=record.schema_version, model_id=model_id, aliases=aliases,
+            organization=record.organization, relationship=record.relationship, source_type=record.source_type,
+            harness=record.eval_library_name, harness_version=record.eval_library_version,
+        )
+    for result in record.results:
+        reason = score_problem(result.score)
+        raw_bench = key(result.dataset_name) or key(result.evaluation_name)
+        if reason is None and shared is None:
+            reason = "the record names no model (model_info.id)"
+        if reason is None and not raw_bench:
+            reason = "the result names no benchmark (dataset_name or evaluation_name)"
+        if reason is not None:
+            dropped.append((record.path, result.index, record.model_id,
+                            result.dataset_name or result.evaluation_name, reason))
+            continue
+        bench = aliases.benchmark(raw_bench)
+        eval_key = key(result.evaluation_name)
+        rows.add(shared, result_part(
+            index=result.index,
+            benchmark_name=(result.dataset_name if key(result.dataset_name) else result.evaluation_name).strip(),
+            evaluation_name=result.evaluation_name, bench=bench,
+            slice_key=eval_key if eval_key and eval_key not in (raw_bench, bench) else None,
+            metric_name=result.metric_id if key(result.metric_id) else result.metric_name,
+            unit=result.metric_unit, min_score=result.min_score, max_score=result.max_score,
+            score=result.score, args=result.generation_args,
+            scaffold=agent_scaffold(record.model_details, result.generation_details),
+        ))
+
+
+# -- cards ---------------------------------------------------------------------------------
+
+
+def card_keys(record: CardRecord, aliases: Aliases) -> tuple[list[str], str]:
+    """(every benchmark key the card answers to, its home key).
+
+    Section 2: the key of `benchmark_details.name`, the key of the file stem, and their
+    config aliases. The home key, used when no reported benchmark matches, is the stem's:
+    the Auto-BenchmarkCards pipeline names files after the benchmark's short name
+    ("IFEval"), while `name` may be long ("Instruction-Following Eval (IFEval)").
+    """
+    details = record.card.get("benchmark_details")
+    name = details.get("name") if isinstance(details, dict) else None
+    raw = [key(record.stem), key(name) if isinstance(name, str) else ""]
+    keys = [k for k in dict.fromkeys([*raw, *(aliases.benchmark(k) for k in raw if k)]) if k]
+    home = next((aliases.benchmark(k) for k in raw if k), "")
+    return keys, home
+
+
+def _card_tables(records: Iterable[CardRecord], aliases: Aliases) -> tuple[dict[str, dict[str, list]], list[tuple[str, str]]]:
+    """Column data for cards, card_keys, card_fields and card_risks, and card problems
+    (no usable key, or the same benchmark as an earlier card: the earlier file wins)."""
+    tables: dict[str, dict[str, list]] = {
+        "cards": {k: [] for k in ("card_id", "source_path", "name", "stem", "home_key", "agentic")},
+        "card_keys": {"card_id": [], "key": []},
+        "card_fields": {k: [] for k in ("card_id", "position", "field", "sub_item", "level", "text")},
+        "card_risks": {k: [] for k in ("card_id", "position", "category", "description", "url")},
+    }
+    problems: list[tuple[str, str]] = []
+    claimed: dict[str, str] = {}
+    for record in records:
+        keys, home = card_keys(record, aliases)
+        if not keys:
+            problems.append((record.path, "benchmark card names no benchmark (benchmark_details.name or file name)"))
+            continue
+        clash = next((k for k in keys if k in claimed), None)
+        if clash is not None:
+            problems.append((record.path, f"describes benchmark '{clash}' like {claimed[clash]}, which is used instead"))
+            continue
+        claimed.update({k: record.path for k in keys})
+        card_id = len(tables["cards"]["card_id"])
+        details = record.card.get("benchmark_details")
+        name = details.get("name") if isinstance(details, dict) else None
+        for column, value in (("card_id", card_id), ("source_path", record.path),
+                              ("name", name.strip() if isinstance(name, str) and name.strip() else None),
+                              ("stem", record.stem), ("home_key", home), ("agentic", card_is_agentic(record))):
+            tables["cards"][column].append(value)
+        for k in keys:
+            tables["card_keys"]["card_id"].append(card_id)
+            tables["card_keys"]["key"].append(k)
+        for item in card_items(record):
+            for column, value in (("card_id", card_id), ("position", item.position), ("field", item.field),
+                                  ("sub_item", item.sub_item), ("level", item.level), ("text", item.text)):
+                tables["card_fields"][column].append(value)
+        for risk in card_risks(record):
+            for column, value in (("card_id", card_id), ("position", risk.position), ("category", risk.category),
+                                  ("description", risk.description), ("url", risk.url)):
+                tables["card_risks"][column].append(value)
+    typed = {
+        "cards": {**tables["cards"], "card_id": np.asarray(tables["cards"]["card_id"], dtype=np.int32),
+                  "agentic": np.asarray(tables["cards"]["agentic"], dtype=bool)},
+        "card_keys": {**tables["card_keys"], "card_id": np.asarray(tables["card_keys"]["card_id"], dtype=np.int32)},
+        "card_fields": {**tables["card_fields"],
+                        "card_id": np.asarray(tables["card_fields"]["card_id"], dtype=np.int32),
+                        "position": np.asarray(tables["card_fields"]["position"], dtype=np.int32),
+                        "level": np.asarray(tables["card_fields"]["level"], dtype=np.uint8)},
+        "card_risks": {**tables["card_risks"],
+                       "card_id": np.asarray(tables["card_risks"]["card_id"], dtype=np.int32),
+                       "position": np.asarray(tables["card_risks"]["position"], dtype=np.int32)},
+    }
+    return typed, problems
+
+
+# -- the leaderboard's own results ---------------------------------------------------------
+
+
+def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: Aliases,
+                    first_row_id: int) -> tuple[RowColumns, int]:
+    """The own results as row columns (section 1), and how many were dropped (no finite
+    score, or a task name without letters or digits).
+
+    Rows are ordered by (evaluation, task) so row ids are stable across builds.
+    """
+    columns = RowColumns(first_row_id)
+    dropped = 0
+    for own in sorted(own_rows, key=lambda o: (o.evaluation_id, o.task)):
+        bench = aliases.benchmark(key(own.task))
+        model_id = (own.model or "").strip()
+        if score_problem(own.score) is not None or not bench or not model_id:
+            dropped += 1
+            continue
+        args = _generation_args(own.generation_args)
+        shared = record_part(
+            own=True, source_path=None, evaluation_id=own.evaluation_id, schema_version=None,
+            model_id=model_id, aliases=aliases,
+            organization=own.organization or config.organization or None,
+            relationship=own.relationship or config.relationship,
+            source_type=OWN_SOURCE_TYPE, harness=own.harness, harness_version=None,
+        )
+        columns.add(shared, result_part(
+            index=None, benchmark_name=own.task, evaluation_name=own.task, bench=bench, slice_key=None,
+            metric_name=OWN_METRIC, unit=None, min_score=0.0, max_score=1.0, score=own.score,
+            args=args, scaffold=args.get("agent_scaffold"),
+        ))
+    return columns, dropped
+
+
+def _generation_args(value: Any) -> Mapping[str, Any]:
+    """generation_args as a mapping; a JSON object given as text is accepted too."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return {}
+    return value if isinstance(value, Mapping) else {}

@@ -1,0 +1,296 @@
+"""The Evaluation Card signals as frozen dataclasses: the contract for pages and `signals.json`.
+
+Everything here is computed already; nothing does I/O or queries the database. The page
+authors read:
+
+* `Signals.rows` (`ResultRow`): every result row, reported or the leaderboard's own, with
+  its keys, score, party, source file, agentic status, missing reproducibility fields and
+  setup. Find them with `rows_for_model(model_key)`, `rows_for_benchmark(benchmark_key)`,
+  `rows_for_triple(...)`, `row(row_id)`.
+* `Signals.triples` (`TripleSignals`): per (model, benchmark path, metric): reproducibility,
+  provenance and comparability, the latter with both divergence checks, the parties' scores
+  and the differing setup fields. `triple(model, benchmark, metric)`, `triples_for_model`,
+  `triples_for_benchmark`, `triple_of(row)`.
+* `Signals.benchmarks` (`BenchmarkSignals`): per benchmark key: completeness C(b), the 28
+  `FieldScore`s with the card's text, fully missing fields, risks. `benchmark(key)`.
+* `Signals.corpus` (`CorpusSignals`): the rollups for the signals dashboard.
+
+N/A is None everywhere (a divergence check with nothing to compare, a rate over nothing),
+never False: "not checked: one party" must not read like "checked: within 5 %".
+`Signals.to_json()` is `site/data/signals.json` (EVALCARDS.md section 8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+from .comparability import SETUP_FIELDS, Comparability, ComparabilityRollup
+from .completeness import FieldScore
+from .keys import Aliases
+from .provenance import Provenance, ProvenanceRollup, Risk
+from .reproducibility import Reproducibility, ReproducibilityRollup, required_fields
+from .rounding import r6
+
+SCHEMA = "reasonboard.signals/1"
+
+Triple = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One result: an EEE `evaluation_results[]` entry or one of the leaderboard's own."""
+
+    row_id: int
+    #: True for the leaderboard's own (evaluation, task) results.
+    own: bool
+    #: The EEE file, relative to the data directory (None for own rows).
+    source_path: str | None
+    #: The record's evaluation_id, or the leaderboard evaluation id for own rows.
+    evaluation_id: str | None
+    #: The model id as reported (display); `model_key` is what rows are grouped by.
+    model_id: str
+    model_key: str
+    #: The benchmark as reported (dataset_name, else evaluation_name).
+    benchmark_name: str
+    benchmark_key: str
+    slice_key: str | None
+    #: "benchmark" or "benchmark/slice": the benchmark part of the triple.
+    benchmark_path: str
+    metric_name: str | None
+    metric_key: str
+    metric_unit: str | None
+    score: float
+    min_score: float | None
+    max_score: float | None
+    #: The organisation as reported, and its key (the party).
+    organization: str | None
+    org_key: str
+    #: rho: first_party, third_party, collaborative or unspecified; and the raw value.
+    relationship: str
+    relationship_reported: str | None
+    source_type: str | None
+    agentic: bool
+    #: Which routes made the row agentic: "card", "agentic_eval_config", "pattern".
+    agentic_routes: tuple[str, ...]
+    #: Required reproducibility fields that are not populated, in spec order.
+    missing: tuple[str, ...]
+    #: The setup (canonical text or None), one value per `SETUP_FIELDS` entry.
+    setup: tuple[str | None, ...]
+
+    @property
+    def triple(self) -> Triple:
+        return (self.model_key, self.benchmark_path, self.metric_key)
+
+    @property
+    def gap(self) -> bool:
+        return bool(self.missing)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return required_fields(self.agentic)
+
+    @property
+    def setup_fields(self) -> dict[str, str | None]:
+        """The setup as {field: value} in `SETUP_FIELDS` order (None = not reported)."""
+        return dict(zip(SETUP_FIELDS, self.setup))
+
+
+@dataclass(frozen=True)
+class TripleSignals:
+    """The signals of one (model, benchmark path, metric) triple over all its reports."""
+
+    model: str
+    #: A display id for the model (the reported id that sorts first).
+    model_id: str
+    #: The benchmark path (`benchmark` or `benchmark/slice`).
+    benchmark: str
+    benchmark_key: str
+    slice_key: str | None
+    metric: str
+    reports: int
+    #: The reporting organisation keys, sorted.
+    parties: tuple[str, ...]
+    row_ids: tuple[int, ...]
+    reproducibility: Reproducibility
+    provenance: Provenance
+    comparability: Comparability
+
+    @property
+    def key(self) -> Triple:
+        return (self.model, self.benchmark, self.metric)
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model, "benchmark": self.benchmark, "metric": self.metric,
+            "reports": self.reports, "parties": list(self.parties),
+            "reproducibility": self.reproducibility.to_json(),
+            "provenance": self.provenance.to_json(),
+            "comparability": self.comparability.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class BenchmarkSignals:
+    """The Evaluation Card of one benchmark key: completeness, fields, risks."""
+
+    key: str
+    #: The card's benchmark name, else the name the reports use, else the key.
+    name: str
+    has_card: bool
+    #: The card file, relative to the data directory.
+    card_path: str | None
+    #: C(b) = sum of s(f) over the 28 fields / 28, on [0, 1].
+    completeness: float
+    fields: tuple[FieldScore, ...]
+    risks: tuple[Risk, ...]
+    #: Result rows and triples of this benchmark (all slices).
+    rows: int
+    triples: int
+    #: The card lists an agentic task (route 1 of section 4).
+    agentic: bool = False
+
+    @property
+    def fully_missing(self) -> tuple[str, ...]:
+        """The fields with s(f) = 0, by dotted name."""
+        return tuple(f.field for f in self.fields if f.score <= 0.0)
+
+    @property
+    def risk_categories(self) -> tuple[str, ...]:
+        return tuple(r.category for r in self.risks if r.category)
+
+    def to_json(self) -> dict:
+        return {
+            "benchmark": self.key, "has_card": self.has_card, "completeness": r6(self.completeness),
+            "fully_missing": len(self.fully_missing), "fields": [f.to_json() for f in self.fields],
+            "risks": list(self.risk_categories),
+        }
+
+
+@dataclass(frozen=True)
+class CorpusSignals:
+    """Corpus rollups (the signals dashboard)."""
+
+    triples: int
+    rows: int
+    benchmarks: int
+    reproducibility: ReproducibilityRollup
+    #: Median C(b) over benchmarks (None without benchmarks).
+    completeness_median: float | None
+    #: p(f): mean s(f) over benchmarks, by field (None without benchmarks).
+    field_population: Mapping[str, float | None]
+    provenance: ProvenanceRollup
+    comparability: ComparabilityRollup
+
+    def to_json(self) -> dict:
+        return {
+            "triples": self.triples,
+            "reproducibility_gap_rate": r6(self.reproducibility.gap_rate),
+            "field_missingness": {f: r6(v) for f, v in self.reproducibility.field_missingness.items()},
+            "completeness_median": r6(self.completeness_median),
+            "field_population": {f: r6(v) for f, v in self.field_population.items()},
+            "provenance": self.provenance.to_json(),
+            "comparability": self.comparability.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Signals:
+    """All Evaluation Card signals of one build."""
+
+    populated_rule: str
+    threshold: float
+    #: Result entries left out for a null or non-numeric score (reported and own).
+    dropped_rows: int
+    rows: tuple[ResultRow, ...]
+    triples: tuple[TripleSignals, ...]
+    benchmarks: tuple[BenchmarkSignals, ...]
+    corpus: CorpusSignals
+    aliases: Aliases = field(default_factory=Aliases, compare=False, repr=False)
+
+    # -- lookups (indices built once, on first use) ---------------------------------------
+
+    @cached_property
+    def _rows_by_id(self) -> dict[int, ResultRow]:
+        return {r.row_id: r for r in self.rows}
+
+    @cached_property
+    def _rows_by_model(self) -> dict[str, tuple[ResultRow, ...]]:
+        return _group(self.rows, lambda r: r.model_key)
+
+    @cached_property
+    def _rows_by_benchmark(self) -> dict[str, tuple[ResultRow, ...]]:
+        return _group(self.rows, lambda r: r.benchmark_key)
+
+    @cached_property
+    def _triples_by_key(self) -> dict[Triple, TripleSignals]:
+        return {t.key: t for t in self.triples}
+
+    @cached_property
+    def _triples_by_model(self) -> dict[str, tuple[TripleSignals, ...]]:
+        return _group(self.triples, lambda t: t.model)
+
+    @cached_property
+    def _triples_by_benchmark(self) -> dict[str, tuple[TripleSignals, ...]]:
+        return _group(self.triples, lambda t: t.benchmark_key)
+
+    @cached_property
+    def _benchmarks_by_key(self) -> dict[str, BenchmarkSignals]:
+        return {b.key: b for b in self.benchmarks}
+
+    def row(self, row_id: int) -> ResultRow | None:
+        return self._rows_by_id.get(row_id)
+
+    def rows_for_model(self, model_key: str) -> tuple[ResultRow, ...]:
+        """Every row of a model key, in row order (see `model_key_for` to key a model id)."""
+        return self._rows_by_model.get(model_key, ())
+
+    def rows_for_benchmark(self, benchmark_key: str) -> tuple[ResultRow, ...]:
+        """Every row of a benchmark key (all its slices), in row order."""
+        return self._rows_by_benchmark.get(benchmark_key, ())
+
+    def rows_for_triple(self, model: str, benchmark: str, metric: str) -> tuple[ResultRow, ...]:
+        t = self.triple(model, benchmark, metric)
+        return tuple(self._rows_by_id[i] for i in t.row_ids) if t else ()
+
+    def triple(self, model: str, benchmark: str, metric: str) -> TripleSignals | None:
+        return self._triples_by_key.get((model, benchmark, metric))
+
+    def triple_of(self, row: ResultRow) -> TripleSignals:
+        return self._triples_by_key[row.triple]
+
+    def triples_for_model(self, model_key: str) -> tuple[TripleSignals, ...]:
+        return self._triples_by_model.get(model_key, ())
+
+    def triples_for_benchmark(self, benchmark_key: str) -> tuple[TripleSignals, ...]:
+        return self._triples_by_benchmark.get(benchmark_key, ())
+
+    def benchmark(self, key: str) -> BenchmarkSignals | None:
+        return self._benchmarks_by_key.get(key)
+
+    def model_key_for(self, model_id: str) -> str:
+        """The model key of a model id or hf_id, with this build's aliases."""
+        return self.aliases.model(model_id)
+
+    # -- signals.json ----------------------------------------------------------------------
+
+    def to_json(self) -> dict:
+        """`site/data/signals.json` (EVALCARDS.md section 8): floats rounded to 6 decimals
+        (each `to_json` rounds its own), triples by (model, benchmark, metric), benchmarks
+        by key; the writer sorts keys."""
+        return {
+            "schema": SCHEMA,
+            "populated_rule": self.populated_rule,
+            "dropped_rows": self.dropped_rows,
+            "triples": [t.to_json() for t in sorted(self.triples, key=lambda t: t.key)],
+            "benchmarks": [b.to_json() for b in sorted(self.benchmarks, key=lambda b: b.key)],
+            "corpus": self.corpus.to_json(),
+        }
+
+
+def _group(items, key_of) -> dict:
+    groups: dict[Any, list] = {}
+    for item in items:
+        groups.setdefault(key_of(item), []).append(item)
+    return {k: tuple(v) for k, v in groups.items()}
