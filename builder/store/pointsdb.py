@@ -63,6 +63,7 @@ class PointsDB:
     def __init__(self, path: str | Path | None = None, read_only: bool = False):
         self.path = Path(path) if path else None
         self.con = duckdb.connect(str(path) if path else ":memory:", read_only=read_only)
+        self.con.execute("SET enable_progress_bar = false")
         if not read_only:
             self.con.execute(load_sql("schema.sql"))
         # Macros are temporary so that a read-only database still gets them.
