@@ -1,0 +1,217 @@
+"""Where the build's PointsDB comes from: the fingerprinted cache, a fresh ingest, or `--db`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from builder.errors import InputError
+from builder.store.cache import open_store
+from builder.store.pointsdb import PointsDB
+from helpers_points import point, write_csv, write_jsonl
+
+EVALS = [{"model": "m1", "template": "tpl", "sampler": "smp", "label": "One"}]
+
+
+class Reported:
+    """A stand-in for the signals loader that counts its calls."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, db: PointsDB) -> dict:
+        self.calls += 1
+        return {"results": self.calls, "problems": []}
+
+
+@pytest.fixture
+def data(tmp_path) -> Path:
+    d = tmp_path / "data"
+    write_csv(d / "points" / "a.csv", [point(model="m1", params={"i": 1}, correct=3),
+                                       point(model="m1", params={"i": 1}, correct=4)])  # a duplicate
+    write_jsonl(d / "points" / "b.jsonl", [point(model="m2", params={"i": 2}, correct=5)])
+    (d / "evals.json").write_text(json.dumps(EVALS), encoding="utf-8")
+    return d
+
+
+def open_(data: Path, cache: Path, reported: Reported | None = None, salt: str = "", db: Path | None = None):
+    return open_store(data, cache, db, reported or Reported(), salt=salt)
+
+
+def points(db: PointsDB):
+    return db.con.execute("SELECT model, params, correct FROM points ORDER BY ALL").fetchall()
+
+
+def files_in(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_first_open_ingests_and_second_reuses(data, tmp_path):
+    cache = tmp_path / "cache"
+    reported = Reported()
+    db, report = open_(data, cache, reported)
+    assert not report.reused
+    assert (report.points, report.point_files) == (2, 2)
+    assert len(report.warnings) == 1 and "later" in report.warnings[0]
+    assert points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
+    db.close()
+    assert len(files_in(cache)) == 1 and files_in(cache)[0].endswith(".duckdb")  # no temporary left
+
+    db, again = open_(data, cache, reported)
+    assert again.reused
+    assert reported.calls == 1  # the reported-results summary comes from the cache
+    assert (again.points, again.point_files, again.warnings, again.reported) == (
+        report.points, report.point_files, report.warnings, report.reported)
+    assert points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
+    assert db.evaluations()[0]["label"] == "One"
+    db.close()
+
+
+def test_cache_lives_outside_the_data_directory(data, tmp_path):
+    cache = tmp_path / "cache"
+    before = sorted(p.relative_to(data).as_posix() for p in data.rglob("*"))
+    db, _ = open_(data, cache)
+    db.close()
+    assert sorted(p.relative_to(data).as_posix() for p in data.rglob("*")) == before
+
+
+def test_touching_a_file_without_changing_it_still_reuses(data, tmp_path):
+    cache = tmp_path / "cache"
+    open_(data, cache)[0].close()
+    path = data / "points" / "a.csv"
+    os.utime(path, (1, 1))
+    db, report = open_(data, cache)
+    db.close()
+    assert report.reused
+
+
+@pytest.mark.parametrize("change", ["edit", "add", "remove", "evals", "salt"])
+def test_any_source_change_reingests(data, tmp_path, change):
+    cache = tmp_path / "cache"
+    open_(data, cache)[0].close()
+    salt = ""
+    expected = [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
+    if change == "edit":
+        write_jsonl(data / "points" / "b.jsonl", [point(model="m2", params={"i": 2}, correct=6)])
+        expected = [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 6)]
+    elif change == "add":
+        write_csv(data / "points" / "sub" / "c.csv", [point(model="m3", params={"i": 3}, correct=1)])
+        expected = expected + [("m3", '{"i":3}', 1)]
+    elif change == "remove":
+        (data / "points" / "b.jsonl").unlink()
+        expected = expected[:1]
+    elif change == "evals":
+        (data / "evals.json").write_text(json.dumps([dict(EVALS[0], label="Renamed")]), encoding="utf-8")
+    else:
+        salt = "aliases changed"
+    db, report = open_(data, cache, salt=salt)
+    assert not report.reused
+    assert points(db) == expected
+    if change == "evals":
+        assert db.evaluations()[0]["label"] == "Renamed"
+    db.close()
+    assert len(files_in(cache)) == 1
+    db, report = open_(data, cache, salt=salt)
+    db.close()
+    assert report.reused
+
+
+def test_bad_input_writes_no_cache(data, tmp_path):
+    cache = tmp_path / "cache"
+    path = write_csv(data / "points" / "c.csv", [point(params={"i": 9}, total=3, correct=4)])
+    with pytest.raises(InputError) as err:
+        open_(data, cache)
+    assert err.value.path == str(path) and err.value.row == 1
+    assert files_in(cache) == []
+
+
+def test_bad_evals_keep_the_previous_cache_untouched(data, tmp_path):
+    cache = tmp_path / "cache"
+    open_(data, cache)[0].close()
+    (target,) = cache.iterdir()
+    (data / "evals.json").write_text(json.dumps([dict(EVALS[0], colour="red")]), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        open_(data, cache)
+    assert err.value.path == str(data / "evals.json") and "colour" in err.value.problem
+    assert files_in(cache) == [target.name]
+    with PointsDB(target, read_only=True) as db:  # still the old, complete database
+        assert points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
+
+
+def test_an_unreadable_cache_file_is_rebuilt(data, tmp_path):
+    cache = tmp_path / "cache"
+    open_(data, cache)[0].close()
+    (target,) = cache.iterdir()
+    target.write_bytes(b"not a database at all" * 100)
+    db, report = open_(data, cache)
+    assert not report.reused and report.points == 2
+    db.close()
+
+
+def test_missing_data_directory(tmp_path):
+    with pytest.raises(InputError) as err:
+        open_(tmp_path / "nope", tmp_path / "cache")
+    assert err.value.path == str(tmp_path / "nope")
+    assert not (tmp_path / "cache").exists()
+
+
+# -- --db FILE --------------------------------------------------------------------------------
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_user_db_is_copied_and_never_modified(data, tmp_path):
+    cache = tmp_path / "cache"
+    open_(data, cache)[0].close()
+    (user_db,) = cache.iterdir()
+    digest, mtime = sha(user_db), user_db.stat().st_mtime_ns
+    # Another data directory with different points: --db wins over it.
+    other = tmp_path / "other"
+    write_csv(other / "points" / "z.csv", [point(model="zz")])
+    reported = Reported()
+    db, report = open_(other, tmp_path / "cache2", reported, db=user_db)
+    assert points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
+    assert report.points == 2 and not report.reused and reported.calls == 1
+    assert db.evaluations()[0]["label"] == "One"
+    db.con.execute("DELETE FROM points")  # the working copy is in memory
+    db.close()
+    assert (sha(user_db), user_db.stat().st_mtime_ns) == (digest, mtime)
+    assert not (tmp_path / "cache2").exists()
+
+
+def test_user_db_without_a_data_directory(data, tmp_path):
+    open_(data, tmp_path / "cache")[0].close()
+    (user_db,) = (tmp_path / "cache").iterdir()
+    reported = Reported()
+    db, report = open_(tmp_path / "absent", tmp_path / "cache2", reported, db=user_db)
+    assert report.points == 2 and report.reported == {} and reported.calls == 0
+    db.close()
+
+
+def test_bad_user_db_files(tmp_path):
+    with pytest.raises(InputError) as err:
+        open_(tmp_path, tmp_path / "c", db=tmp_path / "missing.duckdb")
+    assert err.value.path == str(tmp_path / "missing.duckdb") and "not found" in err.value.problem
+
+    other = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE something (x INTEGER)")
+    con.close()
+    with pytest.raises(InputError) as err:
+        open_(tmp_path, tmp_path / "c", db=other)
+    assert err.value.path == str(other) and "points" in err.value.problem
+
+    junk = tmp_path / "junk.duckdb"
+    junk.write_bytes(b"\x00garbage" * 512)
+    digest = sha(junk)
+    with pytest.raises(InputError) as err:
+        open_(tmp_path, tmp_path / "c", db=junk)
+    assert err.value.path == str(junk)
+    assert sha(junk) == digest
