@@ -1,0 +1,582 @@
+"""Evaluation Card views: the signals (EVALCARDS.md) as the pages show them.
+
+`Cards.build` reads a `builder.signals.Signals` and prepares, once per build:
+
+* the benchmark pages (completeness ●/◐/○ per field with the card's text, fully missing
+  fields by name, risks, result rows with R/P/X, comparability details per triple);
+* the signals dashboard (corpus rates, field missingness and population, provenance,
+  comparability counts, links down to benchmarks and flagged triples);
+* per leaderboard model: the R/C/P/X badges and the model's reported results;
+* per task: a summary of the task's own Evaluation Card.
+
+Signals are attention cues, not grades (EVALCARDS.md): badges say what was found in words
+("gap: max_tokens", "not checked: one party"), and N/A never reads like "no divergence".
+When a build has no signals (`results.signals is None`) the dashboard says so and no
+benchmark pages exist.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from . import format as fmt
+from .charts import Chart
+from .markdown import is_web_url, render_markdown
+from .model import Badge, Page, Ref
+from .slugs import name_hash, unique_slugs
+from .urls import page_path
+
+#: Result rows listed on one page at most (a benchmark of the full EEE corpus has ~4,500).
+MAX_ROWS = 200
+#: Flagged triples linked from the dashboard at most.
+MAX_FLAGGED = 100
+_URL = re.compile(r"(?<![<(])\bhttps?://[^\s<>;,]+[^\s<>;,.)]")
+RELATIONSHIP_ORDER = ("first_party", "third_party", "collaborative", "unspecified")
+
+
+# -- views ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ResultView:
+    """One reported result row with its signals."""
+
+    anchor: str
+    model: Ref | None           # the leaderboard model page, when the row is the board's own
+    model_id: str
+    benchmark: Ref
+    triple_anchor: str | None  # its comparison on the benchmark page, when it has one
+    metric: str
+    score: str
+    organization: str
+    relationship: str
+    source: str        # the EEE file (relative to the data directory) or "this leaderboard"
+    source_label: str  # short form: the EEE collection ("helm_capabilities")
+    own: bool
+    agentic: bool
+    required: tuple[str, ...]
+    missing: tuple[str, ...]
+    badges: tuple[Badge, ...]
+
+
+@dataclass(frozen=True)
+class ReportedResults:
+    """Result rows for one model or one benchmark (at most `MAX_ROWS` of `total`)."""
+
+    rows: tuple[ResultView, ...] = ()
+    total: int = 0
+
+    @property
+    def shown(self) -> int:
+        return len(self.rows)
+
+
+@dataclass(frozen=True)
+class DivergenceView:
+    status: str          # "flagged", "within", "not_applicable"
+    summary: str         # "not checked: one party" / "checked: within 5% ..." / "diverges: ..."
+    basis: str
+    threshold: str
+    spread: str
+    differing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PartyView:
+    party: str
+    score: str
+    setups: int
+
+
+@dataclass(frozen=True)
+class TripleView:
+    """Comparability details of one (model, benchmark path, metric) with two or more reports."""
+
+    anchor: str
+    model_id: str
+    model: Ref | None
+    benchmark: str
+    metric: str
+    reports: int
+    parties: tuple[PartyView, ...]
+    variant: DivergenceView
+    cross_party: DivergenceView
+    combined: Badge
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SubItemView:
+    name: str
+    mark: str
+    status: str
+    html: str
+
+
+@dataclass(frozen=True)
+class FieldView:
+    position: int
+    field: str
+    label: str
+    mark: str
+    status: str
+    count_text: str
+    coverage: str
+    origin: str
+    html: str
+    sub_items: tuple[SubItemView, ...]
+
+    @property
+    def status_text(self) -> str:
+        return {"populated": "populated", "partial": "partial", "missing": "missing"}[self.status]
+
+
+@dataclass(frozen=True)
+class FieldSection:
+    title: str
+    fields: tuple[FieldView, ...]
+
+
+@dataclass(frozen=True)
+class RiskView:
+    category: str
+    html: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class BenchmarkSummary:
+    """One benchmark in a list (dashboard, task page): name, completeness, cues."""
+
+    ref: Ref
+    key: str
+    has_card: bool
+    completeness: float
+    fully_missing: int
+    rows: int
+    triples: int
+    risks: tuple[str, ...]
+
+    @property
+    def completeness_text(self) -> str:
+        return fmt.percent(self.completeness, 0)
+
+
+@dataclass(frozen=True)
+class BenchmarkPage(Page):
+    summary: BenchmarkSummary
+    name: str
+    card_path: str | None
+    agentic: bool
+    fully_missing: tuple[str, ...]
+    sections: tuple[FieldSection, ...]
+    risks: tuple[RiskView, ...]
+    results: ReportedResults
+    compared: tuple[TripleView, ...]
+    task: Ref | None
+
+
+@dataclass(frozen=True)
+class RateRow:
+    label: str
+    rate: float | None
+    note: str = ""
+
+    @property
+    def text(self) -> str:
+        return fmt.percent(self.rate) if self.rate is not None else "not applicable"
+
+
+@dataclass(frozen=True)
+class CountRow:
+    label: str
+    flagged: int
+    within: int
+    not_applicable: int
+
+
+@dataclass(frozen=True)
+class FlaggedView:
+    benchmark: Ref
+    anchor: str | None
+    model_id: str
+    metric: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class SignalsPage(Page):
+    available: bool
+    rows: int
+    triples: int
+    benchmark_count: int
+    dropped: int
+    populated_rule: str
+    gap_rate: str
+    missingness: tuple[RateRow, ...]
+    missingness_chart: Chart | None
+    completeness_median: str
+    population: tuple[RateRow, ...]
+    population_chart: Chart | None
+    first_party_only: str
+    multi_party: str
+    relationships: tuple[tuple[str, int, str], ...]
+    compared: int
+    comparability: tuple[CountRow, ...]
+    flagged: tuple[FlaggedView, ...]
+    flagged_total: int
+    benchmarks: tuple[BenchmarkSummary, ...]
+
+    @property
+    def charts(self) -> tuple[Chart, ...]:
+        return tuple(c for c in (self.population_chart, self.missingness_chart) if c is not None)
+
+
+# -- assembly ---------------------------------------------------------------------------------
+
+def text_html(text: str | None) -> str:
+    """Card text as safe HTML: Markdown with raw HTML off; bare http(s) URLs become links."""
+    if not text:
+        return ""
+    return render_markdown(_URL.sub(lambda m: f"<{m.group(0)}>", text))
+
+
+def triple_anchor(model: str, benchmark: str, metric: str) -> str:
+    """A stable fragment id for a triple on its benchmark page (ids from data are hashed)."""
+    return "t-" + name_hash("\x1f".join((model, benchmark, metric)), 12)
+
+
+class Cards:
+    """The Evaluation Card side of the page model, prepared once per build."""
+
+    def __init__(self, signals: Any, model_paths: dict[str, str], model_labels: dict[str, str],
+                 model_keys: dict[str, str], task_paths: dict[str, str], simulated: dict[str, bool]):
+        self.signals = signals
+        self.model_paths = model_paths
+        self.model_labels = model_labels
+        self.model_keys = model_keys          # leaderboard id -> signals model key
+        self.task_paths = task_paths
+        self.simulated = simulated
+        self.bench_paths: dict[str, str] = {}
+        self.task_by_key: dict[str, str] = {}
+        self._summaries: dict[str, BenchmarkSummary] = {}
+        if signals is None:
+            return
+        keys = [b.key for b in signals.benchmarks]
+        self.bench_paths = {k: page_path("benchmarks", s) for k, s in zip(keys, unique_slugs(keys))}
+        from ..signals.keys import key as signal_key
+
+        self.task_by_key = {signal_key(t): t for t in task_paths}
+        self._summaries = {b.key: self._summary(b) for b in signals.benchmarks}
+        self._compared = {b.key: self._compared_triples(b.key) for b in signals.benchmarks}
+        # Anchors that exist: a link to a comparison the page does not show would be broken.
+        self._anchors = {triple_anchor(*t.key) for ts in self._compared.values() for t in ts}
+
+    @classmethod
+    def build(cls, results: Any, model_paths: dict[str, str], task_paths: dict[str, str],
+              model_labels: dict[str, str] | None = None, simulated: dict[str, bool] | None = None) -> "Cards":
+        signals = results.signals
+        model_keys: dict[str, str] = {}
+        if signals is not None:
+            for m in results.leaderboard["models"]:
+                e = results.evaluations.get(m["id"], {})
+                model_keys[m["id"]] = signals.model_key_for(e.get("hf_id") or m["model"])
+        return cls(signals, model_paths, model_labels or {}, model_keys, task_paths, simulated or {})
+
+    # -- per model ----------------------------------------------------------------------
+
+    def _own_triples(self, model_id: str) -> list[Any]:
+        """Every triple of this evaluation's model key (its own results and anyone else's).
+
+        Two evaluations of one model (two samplers) share the model key, so their own rows
+        meet in one triple: exactly the "same party, different setups" case of variant
+        divergence, which both leaderboard rows then show.
+        """
+        if self.signals is None or model_id not in self.model_keys:
+            return []
+        return list(self.signals.triples_for_model(self.model_keys[model_id]))
+
+    def model_badges(self, model_id: str) -> tuple[Badge, ...]:
+        """R, C, P, X for the leaderboard row of one evaluation, over all results of its model."""
+        if self.signals is None:
+            return ()
+        triples = self._own_triples(model_id)
+        if not triples:
+            return ()
+        n = len(triples)
+        gaps = [t for t in triples if t.reproducibility.gap]
+        missing = sorted({f for t in gaps for f in t.reproducibility.missing})
+        r = Badge("R", "Reproducibility", "attention" if gaps else "clear",
+                  f"{len(gaps)}/{n} gaps" if gaps else "reported",
+                  (f"{len(gaps)} of {n} results leave out {', '.join(missing)}" if gaps
+                   else f"all {n} results report every reproducibility field"))
+        completeness = [self._summaries[t.benchmark_key].completeness for t in triples
+                        if t.benchmark_key in self._summaries]
+        median = _median(completeness)
+        c = Badge("C", "Reporting completeness", "info", fmt.percent(median, 0),
+                  f"median completeness C(b) of the {len(set(t.benchmark_key for t in triples))} benchmarks "
+                  f"this model has results on: {fmt.percent(median, 0)}")
+        first_only = sum(1 for t in triples if t.provenance.first_party_only)
+        multi = sum(1 for t in triples if t.provenance.multi_party)
+        if first_only == n:
+            p = Badge("P", "Provenance", "attention", "1st party only",
+                      f"all {n} results are reported by the model's own developer only")
+        elif multi:
+            p = Badge("P", "Provenance", "clear", f"{multi} multi-party",
+                      f"{multi} of {n} results are reported by more than one organisation")
+        else:
+            p = Badge("P", "Provenance", "info", "single party",
+                      f"each of the {n} results is reported by one organisation only"
+                      + (f" ({first_only} by the developer itself)" if first_only else ""))
+        flags = [t.comparability.flag for t in triples]
+        flagged = sum(1 for f in flags if f is True)
+        checked = sum(1 for f in flags if f is not None)
+        if flagged:
+            x = Badge("X", "Comparability", "attention", f"{flagged} diverge",
+                      f"{flagged} of {checked} checked results diverge by more than the threshold")
+        elif checked:
+            x = Badge("X", "Comparability", "clear", "within",
+                      f"checked: {checked} results with several reports agree within the threshold")
+        else:
+            x = Badge("X", "Comparability", "na", "not checked",
+                      "not checked: no result has a second report to compare with")
+        return (r, c, p, x)
+
+    def reported_for(self, model_id: str) -> ReportedResults:
+        """Every result row of this evaluation's model key (own rows and reported ones)."""
+        if self.signals is None or model_id not in self.model_keys:
+            return ReportedResults()
+        rows = self.signals.rows_for_model(self.model_keys[model_id])
+        # The board's own rows of *other* evaluations of the same model belong on their pages.
+        rows = [r for r in rows if not r.own or r.evaluation_id == model_id]
+        return self._results(rows)
+
+    # -- per task ------------------------------------------------------------------------
+
+    def summary_for_task(self, task: str) -> BenchmarkSummary | None:
+        if self.signals is None:
+            return None
+        from ..signals.keys import key as signal_key
+
+        return self._summaries.get(signal_key(task))
+
+    # -- pages ----------------------------------------------------------------------------
+
+    def pages(self) -> list[Page]:
+        pages: list[Page] = [self._dashboard()]
+        if self.signals is not None:
+            pages += [self._benchmark_page(b) for b in self.signals.benchmarks]
+        return pages
+
+    # -- builders --------------------------------------------------------------------------
+
+    def _summary(self, b: Any) -> BenchmarkSummary:
+        return BenchmarkSummary(Ref(b.name, self.bench_paths[b.key]), b.key, b.has_card, b.completeness,
+                                len(b.fully_missing), b.rows, b.triples, tuple(b.risk_categories))
+
+    def _compared_triples(self, benchmark_key: str) -> list[Any]:
+        """Triples with two or more reports, flagged first, then checked, then not applicable
+        (what needs attention leads), at most `MAX_ROWS`."""
+        compared = [t for t in self.signals.triples_for_benchmark(benchmark_key) if t.reports >= 2]
+        compared.sort(key=lambda t: ({True: 0, False: 1, None: 2}[t.comparability.flag], t.key))
+        return compared[:MAX_ROWS]
+
+    def _anchor(self, t: Any) -> str | None:
+        anchor = triple_anchor(*t.key)
+        return anchor if anchor in self._anchors else None
+
+    def _results(self, rows: Sequence[Any]) -> ReportedResults:
+        shown = rows[:MAX_ROWS]
+        return ReportedResults(tuple(self._result_view(r) for r in shown), len(rows))
+
+    def _result_view(self, row: Any) -> ResultView:
+        triple = self.signals.triple_of(row)
+        own_path = self.model_paths.get(row.evaluation_id) if row.own else None
+        label = self.model_labels.get(row.evaluation_id, row.model_id) if row.own else row.model_id
+        return ResultView(
+            anchor=f"r-{row.row_id}",
+            model=Ref(label, own_path) if own_path else None, model_id=row.model_id,
+            benchmark=Ref(row.benchmark_path, self.bench_paths.get(row.benchmark_key, "")),
+            triple_anchor=self._anchor(triple), metric=row.metric_name or row.metric_key,
+            score=_score_text(row.score, row.metric_unit),
+            organization=row.organization or "not named", relationship=row.relationship,
+            source="this leaderboard" if row.own else (row.source_path or fmt.MISSING),
+            source_label="this leaderboard" if row.own else _collection(row.source_path), own=row.own,
+            agentic=row.agentic, required=tuple(row.required), missing=tuple(row.missing),
+            badges=(_row_repro_badge(row), _provenance_badge(triple), _comparability_badge(triple.comparability)),
+        )
+
+    def _triple_view(self, t: Any) -> TripleView:
+        c = t.comparability
+        own_ids = [r.evaluation_id for r in self.signals.rows_for_triple(*t.key) if r.own]
+        model = Ref(self.model_labels.get(own_ids[0], t.model_id), self.model_paths[own_ids[0]]) \
+            if own_ids and own_ids[0] in self.model_paths else None
+        return TripleView(
+            anchor=triple_anchor(*t.key), model_id=t.model_id, model=model, benchmark=t.benchmark,
+            metric=t.metric, reports=t.reports,
+            parties=tuple(PartyView(p.party, _score_text(p.score, None), p.setups) for p in c.scores),
+            variant=_divergence(c.variant), cross_party=_divergence(c.cross_party),
+            combined=_comparability_badge(c), missing=tuple(t.reproducibility.missing),
+        )
+
+    def _benchmark_page(self, b: Any) -> BenchmarkPage:
+        summary = self._summaries[b.key]
+        sections: dict[str, list[FieldView]] = {}
+        for f in b.fields:
+            sections.setdefault(f.section, []).append(FieldView(
+                position=f.position, field=f.field, label=f.label, mark=f.mark, status=f.status,
+                count_text=f.count_text, coverage=f.coverage, origin=f.origin, html=text_html(f.text),
+                sub_items=tuple(SubItemView(s.name, "●" if s.populated else "○",
+                                            "populated" if s.populated else "missing", text_html(s.text))
+                                for s in f.sub_items)))
+        rows = self.signals.rows_for_benchmark(b.key)
+        task = self.task_by_key.get(b.key)
+        simulated = any(self.simulated.get(r.evaluation_id, False) for r in rows if r.own)
+        ordered_rows = sorted(rows, key=lambda r: (-r.score, r.model_key, r.row_id))
+        return BenchmarkPage(
+            path=self.bench_paths[b.key], title=f"Evaluation Card: {b.name}", template="benchmark.html",
+            simulated=simulated,
+            description=f"Reporting completeness, risks and result signals of {b.name}",
+            summary=summary, name=b.name, card_path=b.card_path, agentic=b.agentic,
+            fully_missing=tuple(b.fully_missing),
+            sections=tuple(FieldSection(title, tuple(fields)) for title, fields in sections.items()),
+            risks=tuple(RiskView(r.category or "uncategorised risk", text_html(r.description),
+                                 r.url if r.url and is_web_url(r.url) else None) for r in b.risks),
+            results=self._results(ordered_rows),
+            compared=tuple(self._triple_view(t) for t in self._compared[b.key]),
+            task=Ref(task, self.task_paths[task]) if task else None,
+        )
+
+    def _dashboard(self) -> SignalsPage:
+        s = self.signals
+        if s is None:
+            return SignalsPage(
+                path="signals.html", title="Evaluation Card signals", template="signals.html", simulated=False,
+                description="Evaluation Card signals across every reported result", available=False,
+                rows=0, triples=0, benchmark_count=0, dropped=0, populated_rule="", gap_rate=fmt.MISSING,
+                missingness=(), missingness_chart=None, completeness_median=fmt.MISSING, population=(),
+                population_chart=None, first_party_only=fmt.MISSING, multi_party=fmt.MISSING, relationships=(),
+                compared=0, comparability=(), flagged=(), flagged_total=0, benchmarks=())
+        corpus = s.corpus
+        repro = corpus.reproducibility
+        missingness = tuple(
+            RateRow(f, rate, "" if rate is not None else "no agentic results")
+            for f, rate in repro.field_missingness.items())
+        from ..signals.completeness import FIELD_BY_NAME
+
+        population = tuple(RateRow(f, rate) for f, rate in corpus.field_population.items())
+        prov = corpus.provenance
+        rel_total = sum(prov.rows_by_relationship.values()) or 1
+        relationships = tuple((r, prov.rows_by_relationship.get(r, 0),
+                               fmt.percent(prov.rows_by_relationship.get(r, 0) / rel_total))
+                              for r in RELATIONSHIP_ORDER)
+        comp = corpus.comparability
+        counts = (CountRow("Variant divergence (same party, different setups)", comp.variant.flagged,
+                           comp.variant.within, comp.variant.not_applicable),
+                  CountRow("Cross-party divergence", comp.cross_party.flagged, comp.cross_party.within,
+                           comp.cross_party.not_applicable),
+                  CountRow("Either (combined flag)", comp.combined.flagged, comp.combined.within,
+                           comp.combined.not_applicable))
+        flagged_triples = [t for t in s.triples if t.comparability.flag is True]
+        flagged = tuple(FlaggedView(Ref(t.benchmark, self.bench_paths[t.benchmark_key]), self._anchor(t),
+                                    t.model_id, t.metric, _flag_summary(t.comparability))
+                        for t in flagged_triples[:MAX_FLAGGED])
+        benchmarks = tuple(sorted(self._summaries.values(), key=lambda b: (not b.has_card, b.ref.label.lower(), b.key)))
+        simulated = any(self.simulated.values()) and any(r.own for r in s.rows)
+        pop_chart = Chart(
+            kind="rates", id="population", twin="population-table",
+            label=f"Share of benchmarks populating each of the {len(population)} Evaluation Card fields",
+            rows=tuple({"label": f"{FIELD_BY_NAME[r.label].position}. {r.label}" if r.label in FIELD_BY_NAME else r.label,
+                        "order": n, "rate": r.rate, "text": r.text} for n, r in enumerate(population)
+                       if r.rate is not None)) if population else None
+        miss_rows = [r for r in missingness if r.rate is not None]
+        miss_chart = Chart(
+            kind="rates", id="missingness", twin="missingness-table",
+            label="Share of results missing each reproducibility field",
+            rows=tuple({"label": r.label, "order": n, "rate": r.rate, "text": r.text}
+                       for n, r in enumerate(miss_rows))) if miss_rows else None
+        return SignalsPage(
+            path="signals.html", title="Evaluation Card signals", template="signals.html", simulated=simulated,
+            description="Reproducibility, completeness, provenance and comparability across every reported result",
+            available=True, rows=corpus.rows, triples=corpus.triples, benchmark_count=corpus.benchmarks,
+            dropped=s.dropped_rows, populated_rule=s.populated_rule, gap_rate=fmt.percent(repro.gap_rate),
+            missingness=missingness, missingness_chart=miss_chart,
+            completeness_median=fmt.percent(corpus.completeness_median), population=population,
+            population_chart=pop_chart, first_party_only=_count_rate(prov.first_party_only, prov.first_party_only_rate),
+            multi_party=_count_rate(prov.multi_party, prov.multi_party_rate), relationships=relationships,
+            compared=comp.compared, comparability=counts, flagged=flagged, flagged_total=len(flagged_triples),
+            benchmarks=benchmarks,
+        )
+
+
+# -- small helpers --------------------------------------------------------------------------
+
+def _median(values: Iterable[float]) -> float | None:
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _collection(path: str | None) -> str:
+    """The EEE collection of a record path: `eee/helm_lite/org/model/x.json` -> `EEE helm_lite`."""
+    if not path:
+        return fmt.MISSING
+    parts = path.split("/")
+    if parts[0] == "eee" and len(parts) > 2:
+        return f"EEE {parts[1]}"
+    return parts[0] if len(parts) > 1 else path
+
+
+def _count_rate(count: int, rate: float | None) -> str:
+    return f"{count:,} ({fmt.percent(rate)})"
+
+
+def _score_text(score: float, unit: str | None) -> str:
+    text = f"{score:.4g}"
+    return text + (" %" if unit == "percent" else "")
+
+
+def _row_repro_badge(row: Any) -> Badge:
+    if row.missing:
+        return Badge("R", "Reproducibility", "attention", "gap",
+                     f"does not report {', '.join(row.missing)} (required: {', '.join(row.required)})")
+    return Badge("R", "Reproducibility", "clear", "reported",
+                 f"reports every required field ({', '.join(row.required)})")
+
+
+def _provenance_badge(triple: Any) -> Badge:
+    prov = triple.provenance
+    if prov.first_party_only:
+        return Badge("P", "Provenance", "attention", "1st party only",
+                     "reported only by the model's developer")
+    if prov.multi_party:
+        return Badge("P", "Provenance", "clear", f"{len(prov.parties)} parties",
+                     f"reported by {len(prov.parties)} organisations: {', '.join(prov.parties)}")
+    rels = ", ".join(sorted(prov.relationships)) or "unspecified"
+    return Badge("P", "Provenance", "info", "one party", f"reported by one organisation ({rels})")
+
+
+def _comparability_badge(c: Any) -> Badge:
+    if c.flag is True:
+        return Badge("X", "Comparability", "attention", "diverges", _flag_summary(c))
+    if c.flag is False:
+        return Badge("X", "Comparability", "clear", f"within {fmt.percent(c.cross_party.threshold, 0)}",
+                     "checked: " + "; ".join(d.summary for d in (c.variant, c.cross_party) if d.flag is not None))
+    reason = c.cross_party.not_applicable_reason or c.variant.not_applicable_reason or "nothing to compare"
+    return Badge("X", "Comparability", "na", "not checked", f"not checked: {reason}")
+
+
+def _flag_summary(c: Any) -> str:
+    return "; ".join(f"{'variant' if d is c.variant else 'cross-party'} {d.summary}"
+                     for d in (c.variant, c.cross_party) if d.flag)
+
+
+def _divergence(d: Any) -> DivergenceView:
+    return DivergenceView(
+        status=d.status, summary=d.summary, basis=d.basis, threshold=fmt.percent(d.threshold, 0),
+        spread=fmt.percent(d.spread) if d.spread is not None else fmt.MISSING,
+        differing=tuple(d.differing_text),
+    )

@@ -1,0 +1,64 @@
+"""How numbers read on the page: one place, so every page prints a figure the same way.
+
+The page model stores numbers; these functions turn them into the text a reader sees.
+Missing values read as an em dash rather than "None", "nan" or 0, because a missing
+figure and a zero are different statements.
+"""
+
+from __future__ import annotations
+
+import math
+
+MISSING = "—"
+
+
+def _ok(x: float | None) -> bool:
+    return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def score(x: float | None) -> str:
+    """A ReasonScore (10-1000): one decimal, enough to see a difference of half a point."""
+    return f"{x:.1f}" if _ok(x) else MISSING
+
+
+def probability(x: float | None) -> str:
+    """A probability (0-1): three decimals."""
+    return f"{x:.3f}" if _ok(x) else MISSING
+
+
+def percent(x: float | None, digits: int = 1) -> str:
+    """A share (0-1) as a percentage: `0.125` -> `12.5%`."""
+    return f"{100 * x:.{digits}f}%" if _ok(x) else MISSING
+
+
+def count(x: float | None) -> str:
+    """An integer count with thousands separators: `12345` -> `12,345`."""
+    return f"{int(round(x)):,}" if _ok(x) else MISSING
+
+
+def tokens(x: float | None) -> str:
+    """Tokens per trial: whole tokens with separators."""
+    return count(x)
+
+
+def ratio(x: float | None) -> str:
+    """score/token: three decimals (its bands are a tenth apart)."""
+    return f"{x:.3f}" if _ok(x) else MISSING
+
+
+def win_rate(x: float | None) -> str:
+    """A win probability as a whole percentage, the precision the Monte Carlo supports."""
+    return f"{100 * x:.0f}%" if _ok(x) else MISSING
+
+
+def plain(x: object) -> str:
+    """Any value from data as text (numbers compactly, lists joined, None as missing)."""
+    if x is None:
+        return MISSING
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, float):
+        return f"{x:g}" if math.isfinite(x) else MISSING
+    if isinstance(x, (list, tuple)):
+        return ", ".join(plain(v) for v in x) if x else MISSING
+    return str(x)

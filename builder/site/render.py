@@ -1,0 +1,156 @@
+"""Rendering: the page model through the Jinja templates into bytes, plus the assets.
+
+`render_site` is the site stage of the build (STYLE.md data flow): it reads the content
+pages, asks `build_page_model` for every page, renders each with its own `url()` helper
+(relative to the page's depth, so `file://` works), and returns output path -> bytes in a
+`SiteFiles`, which refuses a path claimed twice. It writes nothing: the writer does.
+
+Assets get content-hash names (`assets/style-3f2a9c1b0d.css`), so a browser or CDN cache can
+never serve a stale stylesheet after a rebuild, and an unchanged asset keeps its name and
+bytes (incremental deployments skip it).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from . import format as fmt
+from .charts import content_hash, specs_script, vega_bundle
+from .markdown import ContentPage, load_content_page
+from .model import ContentView, Page, SiteModel, build_page_model
+from .slugs import is_safe_slug
+from .urls import Linker, check_output_path
+from .writer import SiteFiles
+
+#: Which navigation entry a page belongs to (for `aria-current`).
+SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "task.html": "index.html",
+            "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html"}
+
+
+@dataclass(frozen=True)
+class Assets:
+    """Output paths of the shared assets, as the templates link them."""
+
+    css: str
+    js: str
+    charts: str
+    vega: str
+
+
+def load_content(content_dir: Path | None) -> list[ContentPage]:
+    """Every `content/*.md` page, ordered by front-matter `order`, then file name."""
+    if content_dir is None or not Path(content_dir).is_dir():
+        return []
+    pages = [load_content_page(p) for p in sorted(Path(content_dir).glob("*.md"))]
+    for page in pages:
+        if not is_safe_slug(page.slug):
+            from ..errors import InputError
+
+            raise InputError(Path(content_dir) / f"{page.slug}.md",
+                             "content page file names must be lowercase letters, digits and hyphens")
+    return sorted(pages, key=lambda p: (p.order, p.slug))
+
+
+def environment(templates_dir: Path) -> jinja2.Environment:
+    """Autoescaping on for every template (data never becomes markup); undefined names fail."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals["fmt"] = fmt
+    return env
+
+
+def render_site(results: Any, content_dir: Path | None, templates_dir: Path,
+                cache_dir: Path | None = None, timings: dict[str, float] | None = None) -> SiteFiles:
+    """Render every page and asset; returns relative output path -> bytes.
+
+    `cache_dir` keeps the Vega bundle between builds (it takes ~2 s to produce);
+    `timings`, when given, receives the seconds spent per phase.
+    """
+    clock = _Clock(timings)
+    templates_dir = Path(templates_dir)
+    content = load_content(content_dir)
+    model = build_page_model(results, content)
+    clock.lap("page model")
+
+    files = SiteFiles()
+    assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
+    clock.lap("assets")
+
+    env = environment(templates_dir)
+    site = _SiteView(model, has_signals=results.signals is not None)
+    for page in model.pages:
+        files.add(page.path, render_page(env, site, page, assets))
+    files.add(".nojekyll", b"")
+    clock.lap("templates")
+    return files
+
+
+def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: Assets) -> bytes:
+    template = env.get_template(page.template)
+    url = _absolute_linker(site.model.base_url) if page.path == "404.html" and site.model.base_url else Linker(page.path)
+    html = template.render(page=page, site=site.model, url=url, assets=assets, has_signals=site.has_signals,
+                           current_section=_section(page))
+    return html.encode("utf-8")
+
+
+def _section(page: Page) -> str:
+    if isinstance(page, ContentView):
+        return page.path
+    return SECTIONS.get(page.template, "")
+
+
+@dataclass(frozen=True)
+class _SiteView:
+    model: SiteModel
+    has_signals: bool
+
+
+def _absolute_linker(base_url: str):
+    """Links for `404.html`, which a host serves at any depth: absolute from `base_url`."""
+    base = base_url.rstrip("/") + "/"
+
+    def url(to_path: str, fragment: str | None = None) -> str:
+        check_output_path(to_path)
+        return base + to_path + (f"#{fragment}" if fragment else "")
+
+    return url
+
+
+def _assets(files: SiteFiles, templates_dir: Path, cache_dir: Path | None, needs_charts: bool) -> Assets:
+    source = templates_dir / "assets"
+    css = _hashed(files, "style", "css", (source / "style.css").read_bytes())
+    js = _hashed(files, "site", "js", (source / "site.js").read_bytes())
+    charts = vega = ""
+    if needs_charts:
+        charts = _hashed(files, "charts", "js", specs_script())
+        vega = _hashed(files, "vega", "js", vega_bundle(cache_dir))
+    return Assets(css=css, js=js, charts=charts, vega=vega)
+
+
+def _hashed(files: SiteFiles, stem: str, ext: str, data: bytes) -> str:
+    path = f"assets/{stem}-{content_hash(data)}.{ext}"
+    files.add(path, data)
+    return path
+
+
+class _Clock:
+    def __init__(self, timings: dict[str, float] | None):
+        self.timings = timings
+        self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        if self.timings is not None:
+            self.timings[name] = self.timings.get(name, 0.0) + now - self.last
+        self.last = now

@@ -1,0 +1,66 @@
+"""Relative URLs between output files, so the site works from `file://` (PRODUCT.md "Outputs").
+
+Every link is computed from the depth of the page that contains it, as Pelican does:
+a page at `models/x.html` reaches `tasks/y.html` through `../tasks/y.html`. No URL
+starts with `/` (that would mean the file-system root under `file://`) and none ends
+in `/` (a directory has no index page without a server).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from urllib.parse import quote
+
+from .slugs import is_safe_slug
+
+SECTIONS = ("models", "tasks", "benchmarks")
+
+
+def check_output_path(path: str) -> str:
+    """Reject an output path that could escape the output directory or is not a file.
+
+    Output paths are POSIX, relative, without `.`/`..` segments, empty segments or
+    backslashes. Raises `ValueError`, which the writer turns into a failed build.
+    """
+    if not path or path.startswith("/") or path.endswith("/") or "\\" in path or "\x00" in path:
+        raise ValueError(f"unsafe output path {path!r}")
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        raise ValueError(f"unsafe output path {path!r}")
+    return path
+
+
+def page_path(section: str, slug: str, page: int = 1) -> str:
+    """The output path of an entity page: `models/<slug>.html` (or `index-2.html` for page 2)."""
+    if section == "index":
+        return "index.html" if page == 1 else f"index-{page}.html"
+    if section not in SECTIONS:
+        raise ValueError(f"unknown section {section!r}")
+    if not is_safe_slug(slug):
+        raise ValueError(f"unsafe slug {slug!r}")
+    return f"{section}/{slug}.html"
+
+
+def relative_url(from_path: str, to_path: str, fragment: str | None = None) -> str:
+    """The URL that leads from the page at `from_path` to the file at `to_path`.
+
+    Both are output paths (relative to the site root). A link to the page itself keeps its
+    file name (`x.html#top`) rather than an empty URL, which some browsers treat as a reload.
+    """
+    check_output_path(from_path)
+    check_output_path(to_path)
+    start = posixpath.dirname(from_path) or "."
+    url = posixpath.relpath(to_path, start)
+    url = quote(url, safe="/-._~")
+    if fragment:
+        url += "#" + quote(fragment, safe="-._~")
+    return url
+
+
+class Linker:
+    """`relative_url` bound to one page: what templates call as `url('tasks/x.html')`."""
+
+    def __init__(self, page: str):
+        self.page = check_output_path(page)
+
+    def __call__(self, to_path: str, fragment: str | None = None) -> str:
+        return relative_url(self.page, to_path, fragment)

@@ -1,0 +1,76 @@
+"""Markdown from data and content: raw HTML off, no images, only http(s) links (PRODUCT.md "safety")."""
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from builder.errors import InputError
+from builder.site.markdown import load_content_page, render_markdown, split_front_matter
+
+
+class Elements(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def elements(html: str) -> list[tuple[str, dict]]:
+    parser = Elements()
+    parser.feed(html)
+    return parser.tags
+
+
+def test_raw_html_is_shown_as_text():
+    html = render_markdown('<script>alert(1)</script> <img src=x onerror="alert(1)"> <b>bold</b>')
+    assert [t for t, _ in elements(html)] == ["p"]
+    assert "&lt;script&gt;" in html
+
+
+def test_only_web_urls_become_links():
+    html = render_markdown("[a](javascript:alert(1)) [b](JaVaScRiPt:x) [c](data:text/html,x) [d](//evil.example) "
+                           "[e](/etc/passwd) [f](https://example.org/x) <http://example.org>")
+    links = [a["href"] for t, a in elements(html) if t == "a"]
+    assert links == ["https://example.org/x", "http://example.org"]
+
+
+def test_images_never_load_anything():
+    html = render_markdown("![pixel](https://tracker.example/p.png)")
+    assert all(t != "img" for t, _ in elements(html))
+
+
+def test_content_pages_may_link_inside_the_site_but_not_to_directories_or_roots():
+    html = render_markdown("[g](guide.html#bands) [m](methodology.html) [d](dir/) [r](/root.html) [j](javascript:x)",
+                           allow_relative=True)
+    assert [a["href"] for t, a in elements(html) if t == "a"] == ["guide.html#bands", "methodology.html"]
+
+
+def test_headings_get_ids_for_deep_links():
+    html = render_markdown("## The six estimators\n\n## The six estimators\n")
+    ids = [a["id"] for t, a in elements(html) if t == "h2"]
+    assert ids == ["the-six-estimators", "the-six-estimators-2"]
+
+
+def test_front_matter_is_toml_between_plus_lines(tmp_path: Path):
+    page = tmp_path / "guide.md"
+    page.write_text('+++\ntitle = "Guide"\norder = 2\n+++\n# Hello\n', encoding="utf-8")
+    loaded = load_content_page(page)
+    assert (loaded.slug, loaded.title, loaded.order) == ("guide", "Guide", 2)
+    assert "<h1" in loaded.html
+    assert split_front_matter("no front matter", "x") == ({}, "no front matter")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('+++\ntitle = "x"\n', "never closed"),
+    ('+++\ntitle = \n+++\n', "invalid TOML"),
+    ('+++\ntitel = "x"\n+++\n', "unknown front matter key 'titel'"),
+])
+def test_bad_front_matter_names_the_file_and_the_problem(tmp_path: Path, text, problem):
+    page = tmp_path / "about.md"
+    page.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_content_page(page)
+    assert problem in err.value.message and "about.md" in err.value.message

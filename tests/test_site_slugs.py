@@ -1,0 +1,61 @@
+"""Slugs: safe file names, unique, stable (PRODUCT.md "Outputs": slugs)."""
+
+from hypothesis import given, strategies as st
+
+from builder.site.slugs import MAX_LENGTH, is_safe_slug, slugify, unique_slugs
+
+
+def test_readable_names_keep_their_words():
+    assert slugify("Aurora-7B Instruct") == "aurora-7b-instruct"
+    assert slugify("Marigold 405B|zerocot|t0.7-8k") == "marigold-405b-zerocot-t0-7-8k"
+    assert slugify("Ünïcode Módel") == "unicode-model"
+
+
+def test_nothing_readable_or_dangerous_still_gives_a_safe_slug():
+    for name in ["", "???", "模型", "..", ".", "/", "../../etc/passwd", "con", "NUL", "<script>"]:
+        slug = slugify(name)
+        assert is_safe_slug(slug), (name, slug)
+        assert slug not in ("", ".", "..")
+    assert slugify("../../etc/passwd") == "etc-passwd"
+    assert slugify("con") != "con"
+
+
+def test_long_names_are_cut_with_a_hash_so_shared_prefixes_stay_apart():
+    a, b = "x" * 200 + "a", "x" * 200 + "b"
+    assert len(slugify(a)) <= MAX_LENGTH
+    assert slugify(a) != slugify(b)
+
+
+def test_collisions_get_hash_suffixes_that_do_not_depend_on_order_or_company():
+    names = ["Model A", "model-a", "Model B"]
+    slugs = unique_slugs(names)
+    assert len(set(slugs)) == 3
+    assert slugs[2] == "model-b"
+    assert slugs[0].startswith("model-a-") and slugs[1].startswith("model-a-")
+    # Same slugs in another order, and a colliding name's slug does not depend on unrelated names.
+    assert unique_slugs(list(reversed(names))) == list(reversed(slugs))
+    assert unique_slugs(["Model A", "model-a"]) == slugs[:2]
+
+
+def test_a_suffixed_slug_cannot_collide_with_a_plain_one():
+    first = unique_slugs(["Model A", "model-a"])
+    # A third name whose plain slug is exactly one of the suffixed slugs.
+    slugs = unique_slugs(["Model A", "model-a", first[0]])
+    assert len(set(slugs)) == 3
+
+
+def test_a_name_listed_twice_is_an_error():
+    try:
+        unique_slugs(["a", "a"])
+    except ValueError as exc:
+        assert "twice" in str(exc)
+    else:
+        raise AssertionError("duplicate names must be refused")
+
+
+@given(st.lists(st.text(max_size=120), unique=True, max_size=30))
+def test_any_names_give_unique_safe_stable_slugs(names):
+    slugs = unique_slugs(names)
+    assert len(set(slugs)) == len(names)
+    assert all(is_safe_slug(s) for s in slugs)
+    assert unique_slugs(names) == slugs

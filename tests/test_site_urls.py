@@ -1,0 +1,37 @@
+"""Relative URLs from each page's depth, so the site works from file:// (PRODUCT.md "Outputs")."""
+
+import pytest
+
+from builder.site.urls import Linker, check_output_path, page_path, relative_url
+
+
+def test_links_climb_out_of_sections_and_never_start_or_end_with_a_slash():
+    assert relative_url("index.html", "models/a.html") == "models/a.html"
+    assert relative_url("models/a.html", "tasks/b.html") == "../tasks/b.html"
+    assert relative_url("models/a.html", "index.html") == "../index.html"
+    assert relative_url("models/a.html", "models/c.html") == "c.html"
+    assert relative_url("models/a.html", "assets/style-1.css") == "../assets/style-1.css"
+    assert relative_url("index.html", "index.html") == "index.html"
+    assert relative_url("tasks/x.html", "benchmarks/y.html", "t-1") == "../benchmarks/y.html#t-1"
+
+
+def test_a_linker_is_bound_to_its_page():
+    url = Linker("benchmarks/gpqa.html")
+    assert url("signals.html") == "../signals.html"
+    assert url("models/m.html", "r-3") == "../models/m.html#r-3"
+
+
+@pytest.mark.parametrize("bad", ["", "/etc/passwd", "a/../../b.html", "models/", "./x.html", "a//b.html",
+                                 "a\\b.html", "models/../x.html"])
+def test_unsafe_output_paths_are_refused(bad):
+    with pytest.raises(ValueError):
+        check_output_path(bad)
+
+
+def test_page_paths_refuse_unsafe_slugs():
+    assert page_path("models", "aurora-7b") == "models/aurora-7b.html"
+    assert page_path("index", "", 1) == "index.html"
+    assert page_path("index", "", 3) == "index-3.html"
+    for slug in ["..", "a/b", "A", "", "con"]:
+        with pytest.raises(ValueError):
+            page_path("models", slug)
