@@ -295,7 +295,7 @@ def test_markdown_keeps_significant_and_within_apart(pair):
     assert "**3 changed** · **2 significant** (1 `++` gain, 1 `!!` drop) · 1 within the intervals (`~`)" in text
     assert "1 added · 1 removed · 1 unchanged" in text
     significant = _section(text, "Significant changes")
-    within = _section(text, "Changed within the intervals (`~`)")
+    within = _section(text, "Not significant")
     assert "| `++` | alpha | 600.0 ± 10.0 → 700.0 ± 10.0 | +100.0 | 2 (1–2) → 1 (1–2) | good → strong | ↑ arithmetic |" in significant
     assert "| `!!` | zeta | 400.0 ± 10.0 → 300.0 ± 10.0 | -100.0 | 5 | limited |  |" in significant
     assert "beta" not in significant
@@ -348,10 +348,10 @@ def _many(n: int, shift: float) -> dict:
 
 def test_long_tables_fold_into_details():
     text = render_markdown(compare(_many(30, 0.0), _many(30, 0.5)))
-    within = _section(text, "Changed within the intervals (`~`)")
+    within = _section(text, "Not significant")
     visible, _, folded = within.partition("<details>")
     assert visible.count("| `~` |") == VISIBLE_ROWS
-    assert "<summary>10 more changes within the intervals</summary>" in folded
+    assert "<summary>10 more non-significant changes</summary>" in folded
     assert folded.count("| `~` |") == 10
     assert "</details>" in folded
 
@@ -381,7 +381,7 @@ def test_size_limit_cuts_within_interval_rows_before_significant_ones():
     assert text.count("| `++` |") == n // 2
     within_shown = text.count("| `~` |")
     assert within_shown < n // 2
-    assert f"Left out: {n // 2 - within_shown} changes within the intervals." in text
+    assert f"Left out: {n // 2 - within_shown} non-significant changes." in text
 
 
 def test_json_has_the_same_content(pair):
@@ -475,3 +475,199 @@ def test_command_missing_path(tmp_path, pair):
     result = CliRunner().invoke(main, ["diff", str(good), str(tmp_path / "nowhere")])
     assert result.exit_code == 2
     assert "nowhere: not found" in result.output
+
+
+def test_gaps_of_one_model_share_a_row_and_counts_stay_exact():
+    lb = leaderboard([model("a/zs/greedy", 600.0, 10.0)])
+    base = signals([], [])
+    head = signals([triple("m1", f"bench-{i:02d}", missing=("max_tokens",)) for i in range(30)]
+                   + [triple(f"m{i}", "gsm8k", missing=("temperature",)) for i in range(2, 14)], [])
+    text = render_markdown(compare(lb, lb, base, head))
+    assert "**New reproducibility gaps** (42)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| m1 |"))
+    assert row == ("| m1 | " + ", ".join(f"bench-{i:02d}" for i in range(30))
+                   + " | score | max\\_tokens (new result) |")
+    # 13 rows: 10 shown, 3 folded, each of those standing for one gap.
+    assert "<summary>3 more new reproducibility gaps</summary>" in text
+
+
+# -- two real builds that differ in known ways -------------------------------------------------
+
+ADDED = "wren-9b-instruct"
+BASE_CARD = {"benchmark_card": {"benchmark_details": {
+    "name": "arithmetic", "overview": "Multi-step integer arithmetic with growing depth and length."}}}
+HEAD_CARD_FIELDS = {
+    "purpose_and_intended_users": {"goal": "Measure exact multi-step calculation.", "audience": ["Model developers"]},
+    "methodology": {"metrics": ["C_P estimate of p(correct)"]},
+}
+GAINED_FIELDS = ("methodology.metrics", "purpose_and_intended_users.audience", "purpose_and_intended_users.goal")
+
+
+def _points(path: Path) -> tuple[list[str], list[dict]]:
+    import csv
+
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        return list(reader.fieldnames), list(reader)
+
+
+def _write_points(path: Path, columns: list[str], rows: list[dict]) -> None:
+    import csv
+
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _points_file(data: Path, model_name: str) -> Path:
+    return next(p for p in sorted((data / "points").glob("*.csv")) if _points(p)[1][0]["model"] == model_name)
+
+
+def _build(data: Path, out: Path, cache: Path) -> None:
+    result = CliRunner().invoke(main, ["build", "--data", str(data), "--out", str(out), "--cache", str(cache),
+                                       "--quiet"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def two_builds(tmp_path_factory):
+    """A small demo data set (base) and a copy (head) in which, and only in which:
+
+    the weakest model answers everything correctly (far beyond its interval); a middle model
+    gets three more correct answers (inside its interval); a model is added (a renamed copy of
+    another's points); one is removed; the `arithmetic` card gains three fields; and one
+    evaluation that did not report `max_tokens` now does (a closed reproducibility gap).
+    """
+    tmp = tmp_path_factory.mktemp("diff-builds")
+    base_data, head_data = tmp / "base-data", tmp / "head-data"
+    result = CliRunner().invoke(main, ["demo", "--models", "8", "--out", str(base_data), "--seed", "0"])
+    assert result.exit_code == 0, result.output
+    (base_data / "cards").mkdir()
+    (base_data / "cards" / "benchmark_card_arithmetic.json").write_text(json.dumps(BASE_CARD), encoding="utf-8")
+    _build(base_data, tmp / "base-site", tmp / "cache-base")
+    base_lb = json.loads((tmp / "base-site" / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+
+    import shutil
+
+    shutil.copytree(base_data, head_data)
+    evals = json.loads((head_data / "evals.json").read_text(encoding="utf-8"))
+    per_name: dict[str, list] = {}
+    for e in evals:
+        per_name.setdefault(e["model"], []).append(e)
+    # Single-evaluation models only, so removing or copying a points file touches one row.
+    single = sorted((m for m in base_lb["models"] if m["complete"] and len(per_name[m["model"]]) == 1),
+                    key=lambda m: m["reasonscore"]["center"])
+    assert len(single) >= 4, "the demo set needs four single-evaluation models"
+    improved, removed, nudged, source = single[0], single[1], single[len(single) // 2], single[-1]
+
+    path = _points_file(head_data, improved["model"])
+    columns, rows = _points(path)
+    for row in rows:
+        row["correct"] = str(int(row["total"]) - int(row["truncated"]))
+    _write_points(path, columns, rows)
+
+    path = _points_file(head_data, nudged["model"])
+    columns, rows = _points(path)
+    nudges = 0
+    for row in rows:
+        if nudges < 3 and int(row["correct"]) < int(row["total"]) - int(row["truncated"]):
+            row["correct"] = str(int(row["correct"]) + 1)
+            nudges += 1
+    _write_points(path, columns, rows)
+
+    columns, rows = _points(_points_file(head_data, source["model"]))
+    for row in rows:
+        row["model"] = ADDED
+    _write_points(head_data / "points" / f"{ADDED}.csv", columns, rows)
+    donor = next(e for e in evals if {"temperature", "max_tokens"} <= set(e["generation_args"]))
+    evals.append(dict(donor, model=ADDED, template=rows[0]["template"], sampler=rows[0]["sampler"],
+                      label="Wren 9B Instruct", hf_id=f"demo-wren/{ADDED}"))
+
+    _points_file(head_data, removed["model"]).unlink()
+    evals = [e for e in evals if e["model"] != removed["model"]]
+
+    gap = next(e for e in evals if "max_tokens" not in e["generation_args"])
+    gap["generation_args"] = dict(gap["generation_args"], max_tokens=8192)
+    (head_data / "evals.json").write_text(json.dumps(evals, indent=1), encoding="utf-8")
+
+    card = copy.deepcopy(BASE_CARD)
+    card["benchmark_card"].update(HEAD_CARD_FIELDS)
+    (head_data / "cards" / "benchmark_card_arithmetic.json").write_text(json.dumps(card), encoding="utf-8")
+    _build(head_data, tmp / "head-site", tmp / "cache-head")
+
+    added_id = next(m["id"] for m in json.loads((tmp / "head-site" / "data" / "leaderboard.json")
+                                                 .read_text(encoding="utf-8"))["models"] if m["model"] == ADDED)
+    return {"tmp": tmp, "improved": improved, "nudged": nudged, "removed": removed, "added_id": added_id,
+            "gap_model": gap["hf_id"].lower()}
+
+
+def test_two_builds_report_exactly_the_known_changes(two_builds):
+    from builder.diff.command import load_build
+
+    tmp = two_builds["tmp"]
+    base, head = load_build(tmp / "base-site"), load_build(tmp / "head-site")
+    report = compare(base.leaderboard, head.leaderboard, base.signals, head.signals)
+    improved, nudged = two_builds["improved"]["id"], two_builds["nudged"]["id"]
+
+    assert [(c.model.id, c.significance) for c in report.significant] == [(improved, SIGNIFICANT_GAIN)]
+    assert [c.model.id for c in report.by_significance(WITHIN_INTERVALS)] == [nudged]
+    nudge = next(c for c in report.changed if c.model.id == nudged)
+    assert nudge.delta != 0 and nudge.task_moves == ()
+    # Everyone else may change rank (a model left, one arrived, one climbed), never score.
+    assert all(c.delta == 0 and c.old == c.new for c in report.by_significance(SCORE_UNCHANGED))
+    assert [e.model.id for e in report.added] == [two_builds["added_id"]]
+    assert [e.model.id for e in report.removed] == [two_builds["removed"]["id"]]
+    assert report.tasks_added == report.tasks_removed == ()
+    assert report.config_changes == ()
+
+    cards = report.cards
+    assert cards.compared
+    assert [(c.benchmark, c.fields_gained, c.fields_lost) for c in cards.completeness] == [
+        ("arithmetic", GAINED_FIELDS, ())]
+    assert cards.completeness[0].delta == round(3 / 28, 6)
+    assert {g.triple.model for g in cards.gaps_closed} == {two_builds["gap_model"]}
+    assert len(cards.gaps_closed) == len(head.leaderboard["config"]["tasks"])
+    assert cards.gaps_opened == cards.gaps_changed == ()
+    assert cards.flags_raised == cards.flags_cleared == ()
+
+
+def test_two_builds_markdown_and_json(two_builds):
+    tmp = two_builds["tmp"]
+    improved, nudged = two_builds["improved"], two_builds["nudged"]
+    runner = CliRunner()
+    result = runner.invoke(main, ["diff", str(tmp / "base-site"), str(tmp / "head-site"),
+                                  "--fail-on-significant-drop"])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "**1 significant** (1 `++` gain, 0 `!!` drops) · 1 within the intervals (`~`)" in text
+    assert "1 added · 1 removed" in text
+    significant = _section(text, "Significant changes")
+    assert re.search(rf"^\| `\+\+` \| {re.escape(improved['label'])} \| ", significant, flags=re.M)
+    assert significant.count("| `") == 1  # only the improved model
+    within = _section(text, "Not significant")
+    assert re.search(rf"^\| `~` \| {re.escape(nudged['label'])} \| ", within, flags=re.M)
+    assert "Wren 9B Instruct" in _section(text, "Added models")
+    assert two_builds["removed"]["label"] in _section(text, "Removed models")
+    cards = _section(text, "Evaluation Card changes")
+    assert re.search(r"^\| arithmetic \| [\d.]+ % → [\d.]+ % \| \+10\.7 pt \| ", cards, flags=re.M)
+    assert "methodology.metrics".replace("_", "\\_") in cards
+    assert f"| {two_builds['gap_model']} | " in cards.replace("\\_", "_").replace("\\-", "-")
+    assert "now reported: max\\_tokens" in cards
+    assert len(text.encode("utf-8")) <= MAX_BYTES
+
+    result = runner.invoke(main, ["diff", str(tmp / "base-site"), str(tmp / "head-site"), "--format", "json"])
+    data = json.loads(result.output)
+    assert data["summary"] == {
+        "changed": data["summary"]["changed"], "significant_gains": 1, "significant_drops": 0,
+        "within_intervals": 1, "score_unchanged": data["summary"]["changed"] - 2, "added": 1, "removed": 1,
+        "unchanged": data["summary"]["unchanged"], "tasks_added": 0, "tasks_removed": 0,
+        "card_changes": 1 + len(data["cards"]["gaps_closed"]),
+    }
+    assert data["changed"][0]["model"]["id"] == improved["id"]  # the largest |Δ| comes first
+
+    # The same comparison the other way round is a significant drop, and the flag fails on it.
+    result = runner.invoke(main, ["diff", str(tmp / "head-site"), str(tmp / "base-site"),
+                                  "--fail-on-significant-drop"])
+    assert result.exit_code == 1
+    assert "`!!`" in result.output

@@ -54,7 +54,7 @@ CUT_ORDER: tuple[tuple[str, ...], ...] = (
 
 TABLE_NAMES = {
     "significant": "significant changes",
-    "not_significant": "changes within the intervals",
+    "not_significant": "non-significant changes",
     "added": "added models",
     "removed": "removed models",
     "tasks_added": "added tasks",
@@ -163,23 +163,31 @@ def model_name(ref: ModelRef) -> str:
 
 @dataclass
 class _Table:
-    """A table (or bullet list) whose rows can be capped, and which folds when long."""
+    """A table (or bullet list) whose rows can be capped, and which folds when long.
+
+    A row may stand for several items (`weights`: one gap row lists every benchmark of a
+    model with the same missing fields), so counts of folded and omitted items stay exact.
+    """
 
     name: str
     header: tuple[str, ...] | None  # None: a bullet list
     rows: list[str]
     cap: int | None
+    weights: list[int] | None = None
     omitted: int = field(init=False, default=0)
 
     def lines(self) -> list[str]:
-        rows = self.rows if self.cap is None else self.rows[: self.cap]
-        self.omitted = len(self.rows) - len(rows)
+        weights = self.weights or [1] * len(self.rows)
+        shown = len(self.rows) if self.cap is None else min(self.cap, len(self.rows))
+        rows = self.rows[:shown]
+        self.omitted = sum(weights[shown:])
         out: list[str] = []
         if rows:
             out += self._block(rows[:VISIBLE_ROWS])
             rest = rows[VISIBLE_ROWS:]
             if rest:
-                out += ["", f"<details><summary>{len(rest)} more {TABLE_NAMES[self.name]}</summary>", ""]
+                folded = sum(weights[VISIBLE_ROWS:shown])
+                out += ["", f"<details><summary>{folded} more {TABLE_NAMES[self.name]}</summary>", ""]
                 out += self._block(rest)
                 out += ["", "</details>"]
         if self.omitted:
@@ -199,8 +207,9 @@ class _Renderer:
         self.caps = caps
         self.tables: dict[str, _Table] = {}
 
-    def table(self, name: str, header: tuple[str, ...] | None, rows: list[str]) -> _Table:
-        table = _Table(name, header, rows, self.caps.get(name))
+    def table(self, name: str, header: tuple[str, ...] | None, rows: list[str],
+              weights: list[int] | None = None) -> _Table:
+        table = _Table(name, header, rows, self.caps.get(name), weights)
         self.tables[name] = table
         return table
 
@@ -269,8 +278,9 @@ class _Renderer:
         if r.not_significant:
             if lines:
                 lines.append("")
-            lines += ["### Changed within the intervals (`~`)", "",
-                      "Not significant: the old and new intervals overlap.", ""]
+            lines += ["### Not significant", "",
+                      "`~` changed within the intervals (the old and new intervals overlap); "
+                      "`=` same score, only the rank, rank range or band moved.", ""]
             lines += self.table("not_significant", header, [self._change_row(c) for c in r.not_significant]).lines()
         if lines:
             lines += ["", LEGEND]
@@ -281,7 +291,7 @@ class _Renderer:
             f"`{MARKS[c.significance]}`",
             model_name(c.model),
             f"{score(c.old.center, c.old.margin)} → {score(c.new.center, c.new.margin)}",
-            signed(c.delta),
+            signed(c.delta) if c.delta else "0",
             moved(rank(c.old_rank, c.old_rank_range), rank(c.new_rank, c.new_rank_range)),
             moved(text(c.old_band or "—"), text(c.new_band or "—")),
             self._notes(c),
@@ -379,7 +389,7 @@ class _Renderer:
                                + moved(percent(corpus.old_completeness_median), percent(corpus.new_completeness_median)))
         lines.append("Corpus: " + "; ".join(summary) + ".")
 
-        gap_header = ("Model", "Benchmark", "Metric", "Missing fields")
+        gap_header = ("Model", "Benchmarks", "Metric", "Missing fields")
         for name, title, gaps, show in (
             ("gaps_opened", "New reproducibility gaps", cards.gaps_opened, self._gap_opened),
             ("gaps_closed", "Closed reproducibility gaps", cards.gaps_closed, self._gap_closed),
@@ -387,10 +397,11 @@ class _Renderer:
         ):
             if gaps:
                 lines += ["", f"**{title}** ({len(gaps)})", ""]
-                lines += self.table(name, gap_header, [self._gap_row(g, show) for g in gaps]).lines()
+                rows, weights = self._gap_rows(gaps, show)
+                lines += self.table(name, gap_header, rows, weights).lines()
 
         if cards.completeness:
-            lines += ["", f"**Reporting completeness C(b)** ({len(cards.completeness)} benchmarks)", ""]
+            lines += ["", f"**Reporting completeness C(b)** ({plural(len(cards.completeness), 'benchmark')})", ""]
             header = ("Benchmark", "C(b) (old → new)", "Δ", "Fully missing fields", "Fields gained", "Fields lost")
             lines += self.table("completeness", header, [self._completeness_row(c) for c in cards.completeness]).lines()
 
@@ -416,9 +427,18 @@ class _Renderer:
         return moved(", ".join(text(f) for f in g.old_missing or ()), ", ".join(text(f) for f in g.new_missing or ()))
 
     @staticmethod
-    def _gap_row(g: GapChange, show: Callable[[GapChange], str]) -> str:
-        t = g.triple
-        return f"| {text(t.model)} | {text(t.benchmark)} | {text(t.metric)} | {show(g)} |"
+    def _gap_rows(gaps: Sequence[GapChange], show: Callable[[GapChange], str]) -> tuple[list[str], list[int]]:
+        """One row per model, metric and missing-field story, listing its benchmarks.
+
+        A model usually has the same gap on every benchmark it reports (the same generation
+        settings), so one row per triple would repeat the same sentence a dozen times.
+        """
+        groups: dict[tuple[str, str, str], list[str]] = {}
+        for g in gaps:
+            groups.setdefault((g.triple.model, g.triple.metric, show(g)), []).append(g.triple.benchmark)
+        rows = [f"| {text(model)} | {', '.join(text(b) for b in benchmarks)} | {text(metric)} | {story} |"
+                for (model, metric, story), benchmarks in groups.items()]
+        return rows, [len(benchmarks) for benchmarks in groups.values()]
 
     @staticmethod
     def _completeness_row(c: CompletenessChange) -> str:
