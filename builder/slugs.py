@@ -15,6 +15,7 @@ import unicodedata
 from collections import Counter
 
 MAX_LENGTH = 80
+RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
 
 def slugify(text: str) -> str:
@@ -34,7 +35,13 @@ def unique_slugs(names: list[str], keys: list[str] | None = None) -> list[str]:
         raise ValueError("slug keys must be unique")
     base = [slugify(n) for n in names]
     counts = Counter(base)
-    slugs = [b if counts[b] == 1 else f"{b[: MAX_LENGTH - 9]}-{_suffix(k)}" for b, k in zip(base, keys)]
+
+    def suffixed(b: str, k: str) -> str:
+        # rstrip: a cut just after a hyphen would leave "--" before the hash.
+        return f"{b[: MAX_LENGTH - 9].rstrip('-')}-{_suffix(k)}"
+
+    # Device names Windows reserves ("con.html") are not safe file names: hash them too.
+    slugs = [b if counts[b] == 1 and b not in RESERVED else suffixed(b, k) for b, k in zip(base, keys)]
     if len(set(slugs)) != len(slugs):  # a plain slug can equal another's suffixed form
-        slugs = [f"{b[: MAX_LENGTH - 9]}-{_suffix(k)}" for b, k in zip(base, keys)]
+        slugs = [suffixed(b, k) for b, k in zip(base, keys)]
     return slugs
