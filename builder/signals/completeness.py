@@ -103,7 +103,7 @@ class CardItem:
 
 
 def card_items(record: CardRecord) -> Iterator[CardItem]:
-    """The 25 card-sourced items of one card, in field order (fields 24-26 are the reports')."""
+    """The 28 card-sourced items of one card, in field order (fields 24-26 are the reports')."""
     card = record.card
     for spec in FIELDS:
         if spec.origin != "card":

@@ -3,7 +3,7 @@
 EVALCARDS.md sections 1-3: one row per `evaluation_results[]` entry (rows whose score is
 null or not a finite number are counted as dropped and left out), with its keys, its
 population levels (so either populated rule can be applied later without a reload) and
-its canonical setup. Cards are stored with the keys they answer to, their 25 card items
+its canonical setup. Cards are stored with the keys they answer to, their 28 card items
 and their risks. The leaderboard's own per-task results become rows of the same shape at
 every build (`own_row_columns`), so the publisher's numbers carry the same signals as
 everyone else's.

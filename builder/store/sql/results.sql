@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS card_keys (
     key      VARCHAR NOT NULL
 );
 
--- The card's 25 card-sourced completeness items: fields 1-22, the four sub-items of
+-- The card's 28 completeness items: fields 1-22, the four sub-items of
 -- field 23 (`data`), and fields 27-28. Fields 24-26 come from the reports.
 CREATE TABLE IF NOT EXISTS card_fields (
     card_id   INTEGER NOT NULL,
