@@ -37,17 +37,18 @@ def evaluation_id(model: str, template: str, sampler: str) -> str:
 def _rounded(values: np.ndarray, digits: int) -> list:
     """An array rounded to `digits` as nested Python lists, NaN as None (JSON null)."""
     values = np.asarray(values, dtype=float)
-    out = np.round(values, digits).astype(object)
+    # + 0.0 turns -0.0 (a bound like W(0, t).low = -3e-17 rounded) into 0.0.
+    out = (np.round(values, digits) + 0.0).astype(object)
     out[~np.isfinite(values)] = None
     return out.tolist()
 
 
 def r3(x: Any) -> float | None:
-    return None if x is None or not np.isfinite(x) else round(float(x), 3)
+    return None if x is None or not np.isfinite(x) else round(float(x), 3) + 0.0
 
 
 def r6(x: Any) -> float | None:
-    return None if x is None or not np.isfinite(x) else round(float(x), 6)
+    return None if x is None or not np.isfinite(x) else round(float(x), 6) + 0.0
 
 
 @dataclass(frozen=True)
