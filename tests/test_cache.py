@@ -90,32 +90,39 @@ def test_touching_a_file_without_changing_it_still_reuses(data, tmp_path):
     assert report.reused
 
 
-@pytest.mark.parametrize("change", ["edit", "add", "remove", "evals", "salt"])
-def test_any_source_change_reingests(data, tmp_path, change):
+def test_any_source_change_reingests(data, tmp_path):
     cache = tmp_path / "cache"
     open_(data, cache)[0].close()
-    salt = ""
     expected = [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
-    if change == "edit":
+
+    def edit():
         write_jsonl(data / "points" / "b.jsonl", [point(model="m2", params={"i": 2}, correct=6)])
-        expected = [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 6)]
-    elif change == "add":
+        expected[1] = ("m2", '{"i":2}', 6)
+
+    def add():
         write_csv(data / "points" / "sub" / "c.csv", [point(model="m3", params={"i": 3}, correct=1)])
-        expected = expected + [("m3", '{"i":3}', 1)]
-    elif change == "remove":
+        expected.append(("m3", '{"i":3}', 1))
+
+    def remove():
         (data / "points" / "b.jsonl").unlink()
-        expected = expected[:1]
-    elif change == "evals":
+        del expected[1]
+
+    def evals():
         (data / "evals.json").write_text(json.dumps([dict(EVALS[0], label="Renamed")]), encoding="utf-8")
-    else:
-        salt = "aliases changed"
-    db, report = open_(data, cache, salt=salt)
-    assert not report.reused
-    assert points(db) == expected
-    if change == "evals":
-        assert db.evaluations()[0]["label"] == "Renamed"
-    db.close()
-    assert len(files_in(cache)) == 1
+
+    salt = ""
+    for change in (edit, add, remove, evals, "salt"):
+        if change == "salt":
+            salt = "aliases changed"
+        else:
+            change()
+        db, report = open_(data, cache, salt=salt)
+        assert not report.reused, change
+        assert points(db) == expected, change
+        label = db.evaluations()[0]["label"]
+        db.close()
+        assert len(files_in(cache)) == 1
+    assert label == "Renamed"
     db, report = open_(data, cache, salt=salt)
     db.close()
     assert report.reused

@@ -255,13 +255,15 @@ def test_boundary_values_are_valid(shared_db, tmp_path):
 
 
 def test_the_earliest_bad_row_is_reported_in_a_long_file(shared_db, tmp_path):
-    rows = [dict(GOOD, params={"i": i}) for i in range(20000)]
-    rows[15000] = dict(rows[15000], correct=99)
-    rows[17000] = dict(rows[17000], model="")
+    # The earliest bad row is reported, even when a later row breaks an earlier rule.
+    rows = [dict(GOOD, params={"i": i}) for i in range(3000)]
+    rows[1500] = dict(rows[1500], correct=99)
+    rows[2500] = dict(rows[2500], model="")
     path = write_csv(tmp_path / "points" / "a.csv", rows)
     with pytest.raises(InputError) as err:
         load(tmp_path, shared_db)
-    assert (err.value.path, err.value.row) == (str(path), 15001)
+    assert (err.value.path, err.value.row) == (str(path), 1501)
+    assert "0 <= n_e <= n_u" in err.value.problem
 
 
 def test_failed_ingest_keeps_the_previous_points(shared_db, tmp_path):

@@ -16,8 +16,7 @@ from builder.stats.bands import load_bands
 from builder.stats.leaderboard import compute_leaderboard
 from builder.stats.reasonscore import reasonscore_v2
 from builder.store.pointsdb import MODES
-from helpers_points import ingest_rows, point, ref_estimate, ref_geomean
-from test_reasonscore import plain_bootstrap
+from helpers_points import ingest_rows, plain_bootstrap, point, ref_estimate, ref_geomean
 
 BANDS = load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml")
 TASKS = ["t1", "t2", "t3"]

@@ -7,8 +7,6 @@ different generator from the code's, so agreement means agreement in distributio
 
 from __future__ import annotations
 
-import math
-import random
 
 import numpy as np
 import pytest
@@ -16,23 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builder.stats.reasonscore import bootstrap_uniforms, geometric_mean, reasonscore_v2
-from helpers_points import ref_estimate, ref_geomean
-
-
-def plain_bootstrap(lows, highs, draws=5000, seed=42):
-    """Section 4 step by step: floor, uniform draws, geometric mean, sort, two order statistics."""
-    rng = random.Random(seed)
-    lows = [max(v, 0.01) for v in lows]
-    highs = [max(v, 0.01) for v in highs]
-    gms = []
-    for _ in range(draws):
-        total = 0.0
-        for lo, hi in zip(lows, highs):
-            total += math.log(lo + rng.random() * (hi - lo))
-        gms.append(math.exp(total / len(lows)))
-    gms.sort()
-    ci_low, ci_high = 1000 * gms[math.floor(0.025 * draws)], 1000 * gms[math.floor(0.975 * draws)]
-    return (ci_low + ci_high) / 2, (ci_high - ci_low) / 2
+from helpers_points import plain_bootstrap, ref_estimate, ref_geomean
 
 
 def seedlike_models():
