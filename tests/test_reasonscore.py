@@ -7,7 +7,6 @@ different generator from the code's, so agreement means agreement in distributio
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
