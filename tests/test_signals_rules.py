@@ -347,11 +347,16 @@ def test_malformed_files_are_skipped_or_fatal(tmp_path):
     with PointsDB() as db:
         loaded = load_reported(db, root, SiteConfig(), strict=False)
         assert (loaded.records, loaded.results, loaded.cards) == (1, 1, 0)
-        assert [p for p, _ in loaded.problems] == ["eee/c/001.json", "eee/c/002.json", "cards/benchmark_card_X.json"]
-        assert loaded.to_summary()["problems"][0][0] == "eee/c/001.json"
-    with PointsDB() as db, pytest.raises(InputError) as err:
-        load_reported(db, root, SiteConfig(), strict=True)
-    assert err.value.path == "eee/c/001.json" and "not valid JSON" in err.value.problem
+        assert [Path(p).relative_to(root).as_posix() for p, _ in loaded.problems] == [
+            "eee/c/001.json", "eee/c/002.json", "cards/benchmark_card_X.json"]
+        assert loaded.to_summary()["problems"][0][0] == (root / "eee/c/001.json").as_posix()
+        assert db.con.execute("SELECT count(*) FROM reported_rows").fetchone()[0] == 1
+    with PointsDB() as db:
+        with pytest.raises(InputError) as err:
+            load_reported(db, root, SiteConfig(), strict=True)
+        stored = {r[0] for r in db.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert err.value.path == (root / "eee/c/001.json").as_posix() and "not valid JSON" in err.value.problem
+    assert "reported_rows" not in stored  # nothing was stored
 
 
 def test_config_aliases_merge_models_and_benchmarks(tmp_path):
@@ -375,7 +380,7 @@ def test_card_matching_by_name_stem_and_duplicates(tmp_path):
         s = compute_signals(db, SiteConfig(), [])
     # "Other" names IFEval too; the earlier file wins and the later one is reported.
     assert loaded.cards == 2
-    assert loaded.problems == (("cards/benchmark_card_Other.json",
+    assert loaded.problems == (((root / "cards/benchmark_card_Other.json").as_posix(),
                                 "describes benchmark 'ifeval' like cards/benchmark_card_IFEval.json, which is used instead"),)
     assert [b.key for b in s.benchmarks] == ["ifeval", "lonely"]
     assert s.benchmark("lonely").has_card and s.benchmark("lonely").rows == 0

@@ -44,12 +44,15 @@ def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResu
     store.insert("own_rows", own.arrays())
     store.run("card_benchmarks")
 
-    keys = [r[0] for r in db.con.execute("SELECT DISTINCT benchmark_key FROM result_rows").fetchall()]
+    keys = [k for (k,) in store.fetch("benchmark_keys")]
     store.run("row_signals", {"threshold": level, "pattern_keys": pattern_keys(keys, config.agentic_pattern)})
     store.run("triple_signals", {"theta": THETA})
     store.run("completeness_catalogue")
-    db.con.executemany("INSERT INTO completeness_catalogue VALUES (?, ?, ?, ?, ?)",
-                       [(f.position, f.field, f.coverage, f.origin, f.items) for f in FIELDS])
+    store.insert("completeness_catalogue", {
+        "position": [f.position for f in FIELDS], "field": [f.field for f in FIELDS],
+        "coverage": [f.coverage for f in FIELDS], "origin": [f.origin for f in FIELDS],
+        "items": [f.items for f in FIELDS],
+    })
     store.run("benchmark_fields", {"threshold": level})
 
     rows = _rows(store)

@@ -22,7 +22,7 @@ import numpy as np
 from ..config import SiteConfig
 from ..errors import InputError
 from ..sources.cards import CardRecord, read_cards
-from ..sources.eee import EEERecord, EEEResult, read_eee
+from ..sources.eee import EEERecord, read_eee
 from ..store.pointsdb import PointsDB
 from ..store.results import ResultsStore
 from .comparability import GENERATION_FIELDS, agent_scaffold, canonical
@@ -67,7 +67,7 @@ class ReportedLoad:
     results: int = 0
     cards: int = 0
     dropped: int = 0
-    #: (path relative to the data directory, reason) per unusable file, EEE files first.
+    #: (path under the data directory as given, reason) per unusable file, EEE files first.
     problems: tuple[tuple[str, str], ...] = ()
 
     def to_summary(self) -> dict:
@@ -166,7 +166,8 @@ def score_problem(score: Any) -> str | None:
 def load_reported(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool) -> ReportedLoad:
     """Read `data_dir/eee/**/*.json` and `data_dir/cards/*.json` into the PointsDB.
 
-    Missing directories are simply empty. Unusable files are skipped and listed in
+    Rows keep their source path relative to `data_dir` (stable across machines); problems
+    name `data_dir/...`. Missing directories are simply empty. Unusable files are skipped and listed in
     `problems`; with `strict` the first one raises `InputError` instead, before anything
     is stored.
     """
@@ -175,7 +176,9 @@ def load_reported(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool
     cards = read_cards(data_dir / "cards", base=data_dir)
     aliases = Aliases.from_tables(config.model_aliases, config.benchmark_aliases)
     card_rows, card_problems = _card_tables(cards.cards, aliases)
-    problems = (*eee.problems, *cards.problems, *card_problems)
+    # Problems name the file as the user can find it: under the data directory as given.
+    problems = tuple(((data_dir / path).as_posix(), reason)
+                     for path, reason in (*eee.problems, *cards.problems, *card_problems))
     if strict and problems:
         path, reason = problems[0]
         raise InputError(path, reason)
@@ -253,15 +256,19 @@ def card_keys(record: CardRecord, aliases: Aliases) -> tuple[list[str], str]:
     return keys, home
 
 
-def _card_tables(records: Iterable[CardRecord], aliases: Aliases) -> tuple[dict[str, dict[str, list]], list[tuple[str, str]]]:
-    """Column data for cards, card_keys, card_fields and card_risks, and card problems
-    (no usable key, or the same benchmark as an earlier card: the earlier file wins)."""
-    tables: dict[str, dict[str, list]] = {
-        "cards": {k: [] for k in ("card_id", "source_path", "name", "stem", "home_key", "agentic")},
-        "card_keys": {"card_id": [], "key": []},
-        "card_fields": {k: [] for k in ("card_id", "position", "field", "sub_item", "level", "text")},
-        "card_risks": {k: [] for k in ("card_id", "position", "category", "description", "url")},
-    }
+CARD_TABLES = {
+    "cards": ("card_id", "source_path", "name", "stem", "home_key", "agentic"),
+    "card_keys": ("card_id", "key"),
+    "card_fields": ("card_id", "position", "field", "sub_item", "level", "text"),
+    "card_risks": ("card_id", "position", "category", "description", "url"),
+}
+_CARD_TYPES = {"card_id": np.int32, "position": np.int32, "level": np.uint8, "agentic": bool}
+
+
+def _card_tables(records: Iterable[CardRecord], aliases: Aliases) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+    """Columns for the four card tables, and card problems: a card with no usable key, or
+    one describing the same benchmark as an earlier card (the earlier file wins)."""
+    rows: dict[str, list[tuple]] = {table: [] for table in CARD_TABLES}
     problems: list[tuple[str, str]] = []
     claimed: dict[str, str] = {}
     for record in records:
@@ -274,37 +281,22 @@ def _card_tables(records: Iterable[CardRecord], aliases: Aliases) -> tuple[dict[
             problems.append((record.path, f"describes benchmark '{clash}' like {claimed[clash]}, which is used instead"))
             continue
         claimed.update({k: record.path for k in keys})
-        card_id = len(tables["cards"]["card_id"])
+        card_id = len(rows["cards"])
         details = record.card.get("benchmark_details")
         name = details.get("name") if isinstance(details, dict) else None
-        for column, value in (("card_id", card_id), ("source_path", record.path),
-                              ("name", name.strip() if isinstance(name, str) and name.strip() else None),
-                              ("stem", record.stem), ("home_key", home), ("agentic", card_is_agentic(record))):
-            tables["cards"][column].append(value)
-        for k in keys:
-            tables["card_keys"]["card_id"].append(card_id)
-            tables["card_keys"]["key"].append(k)
-        for item in card_items(record):
-            for column, value in (("card_id", card_id), ("position", item.position), ("field", item.field),
-                                  ("sub_item", item.sub_item), ("level", item.level), ("text", item.text)):
-                tables["card_fields"][column].append(value)
-        for risk in card_risks(record):
-            for column, value in (("card_id", card_id), ("position", risk.position), ("category", risk.category),
-                                  ("description", risk.description), ("url", risk.url)):
-                tables["card_risks"][column].append(value)
-    typed = {
-        "cards": {**tables["cards"], "card_id": np.asarray(tables["cards"]["card_id"], dtype=np.int32),
-                  "agentic": np.asarray(tables["cards"]["agentic"], dtype=bool)},
-        "card_keys": {**tables["card_keys"], "card_id": np.asarray(tables["card_keys"]["card_id"], dtype=np.int32)},
-        "card_fields": {**tables["card_fields"],
-                        "card_id": np.asarray(tables["card_fields"]["card_id"], dtype=np.int32),
-                        "position": np.asarray(tables["card_fields"]["position"], dtype=np.int32),
-                        "level": np.asarray(tables["card_fields"]["level"], dtype=np.uint8)},
-        "card_risks": {**tables["card_risks"],
-                       "card_id": np.asarray(tables["card_risks"]["card_id"], dtype=np.int32),
-                       "position": np.asarray(tables["card_risks"]["position"], dtype=np.int32)},
-    }
-    return typed, problems
+        name = name.strip() if isinstance(name, str) and name.strip() else None
+        rows["cards"].append((card_id, record.path, name, record.stem, home, card_is_agentic(record)))
+        rows["card_keys"].extend((card_id, k) for k in keys)
+        rows["card_fields"].extend((card_id, i.position, i.field, i.sub_item, i.level, i.text)
+                                   for i in card_items(record))
+        rows["card_risks"].extend((card_id, r.position, r.category, r.description, r.url)
+                                  for r in card_risks(record))
+    tables = {}
+    for table, names in CARD_TABLES.items():
+        columns = list(zip(*rows[table])) if rows[table] else [()] * len(names)
+        tables[table] = {name: np.asarray(values, dtype=_CARD_TYPES[name]) if name in _CARD_TYPES else list(values)
+                         for name, values in zip(names, columns)}
+    return tables, problems
 
 
 # -- the leaderboard's own results ---------------------------------------------------------

@@ -19,8 +19,8 @@ from .pointsdb import PointsDB, load_sql
 
 SQL_FILE = "results.sql"
 TABLES = ("reported_rows", "reported_dropped", "cards", "card_keys", "card_fields", "card_risks")
-#: Where `insert()` may write: the persistent tables and the per-build own-rows table.
-INSERTABLE = (*TABLES, "own_rows")
+#: Where `insert()` may write: the persistent tables and two per-build temporary tables.
+INSERTABLE = (*TABLES, "own_rows", "completeness_catalogue")
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
 

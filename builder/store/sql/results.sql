@@ -121,6 +121,9 @@ CREATE OR REPLACE TEMP VIEW result_rows AS
 -- name: next_row_id
 SELECT coalesce(max(row_id), -1) + 1 FROM reported_rows;
 
+-- name: benchmark_keys
+SELECT DISTINCT benchmark_key FROM result_rows ORDER BY 1;
+
 -- name: card_benchmarks
 -- Which benchmark each card belongs to (section 2): every reported benchmark whose key is
 -- one of the card's keys; a card that matches none keeps its home key so it still gets a
