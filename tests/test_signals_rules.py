@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from builder.config import SiteConfig
 from builder.errors import InputError
@@ -537,3 +539,44 @@ def test_lookups(tmp_path):
     assert s.triple_of(row).key == ("org/model-a", "b/split", "score") and s.row(row.row_id) is row
     assert s.benchmark("missing") is None and s.triple("no", "such", "triple") is None
     assert s.rows_for_model("nobody") == ()
+
+
+# -- comparability against a plain computation, on random reports ----------------------------------
+
+report = st.tuples(st.sampled_from(["A", "B", "C"]), st.sampled_from([None, 1024, 4096]),
+                   st.integers(min_value=0, max_value=100))
+
+
+@pytest.fixture(scope="module")
+def shared_db():
+    with PointsDB() as db:
+        yield db
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(report, min_size=1, max_size=7))
+def test_comparability_matches_a_plain_computation(shared_db, reports):
+    setups: dict[str, dict[Any, list[float]]] = {}
+    for org, max_tokens, score in reports:
+        setups.setdefault(org.lower(), {}).setdefault(max_tokens, []).append(score / 100)
+    means = {org: {k: sum(v) / len(v) for k, v in by.items()} for org, by in setups.items()}
+    variant_spreads = [max(m.values()) - min(m.values()) for m in means.values() if len(m) >= 2]
+    party = {org: sum(m.values()) / len(m) for org, m in means.items()}
+    expected_variant = round(max(variant_spreads), 9) > 0.05 if variant_spreads else None
+    expected_cross = round(max(party.values()) - min(party.values()), 9) > 0.05 if len(party) >= 2 else None
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = data_dir(Path(tmp), [record(result(score=score / 100, args={"max_tokens": mt}), org=org)
+                                    for org, mt, score in reports])
+        load_reported(shared_db, root, SiteConfig(), strict=False)  # replaces the previous example's rows
+        s = compute_signals(shared_db, SiteConfig(), [])
+    c = only_triple(s).comparability
+    assert c.variant.flag is expected_variant
+    assert c.cross_party.flag is expected_cross
+    assert {p.party: p.score for p in c.scores} == pytest.approx(party)
+    if variant_spreads:
+        assert c.variant.spread == pytest.approx(max(variant_spreads), abs=1e-9)
+    expected_flag = True if True in (expected_variant, expected_cross) else (
+        None if expected_variant is None and expected_cross is None else False)
+    assert c.flag is expected_flag
+    assert only_triple(s).provenance.multi_party is (len(party) > 1)

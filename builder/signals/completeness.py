@@ -215,8 +215,10 @@ class FieldScore:
     score: float
     populated: int
     items: int
-    #: The card's text for the field (None for report fields and absent values).
+    #: The card's text for the field (None for report fields, absent values and `data`,
+    #: whose texts are in `sub_items`).
     text: str | None
+    #: The four sub-items of `data` (annotation, format, size, source); empty for other fields.
     sub_items: tuple[SubItem, ...] = ()
 
     @property
