@@ -318,9 +318,32 @@ def test_bad_jsonl_lines(shared_db, tmp_path, line, problem):
     assert (err.value.path, err.value.row) == (str(path), 2) and problem in err.value.problem
 
 
+BAD_CSV = [
+    ",".join(COLUMNS) + "\nm,t,s,b,{},10,5,0,0,1,EXTRA\n",          # a field too many
+    ",".join(COLUMNS) + "\nm,t,s,b,{},10,5\n",                      # fields missing
+    ",".join(COLUMNS) + '\nm,t,s,b,"{unterminated,10,5,0,0,1\n',    # an open quote
+]
+
+
+@pytest.mark.parametrize("content", BAD_CSV, ids=["extra-field", "missing-fields", "open-quote"])
+@pytest.mark.parametrize("siblings", [0, 2])
+def test_malformed_csv_names_the_file(shared_db, tmp_path, content, siblings):
+    # CSV files with one header are read together; the error must still name the bad one.
+    for k in range(siblings):
+        write_csv(tmp_path / "points" / f"good{k}.csv", [dict(GOOD, params={"k": k})])
+    path = tmp_path / "points" / "bad.csv"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load(tmp_path, shared_db)
+    assert err.value.path == str(path)
+    assert table(shared_db) == []
+
+
 @pytest.mark.parametrize("name, content", [
     ("a.parquet", b"this is not parquet"),
-    ("a.csv", b"model,template\nm\n\x00\x01,,,\n"),
+    ("a.csv", b""),
+    ("a.csv", b"\xff\xfe\x00garbage"),
 ])
 def test_unreadable_files_name_the_file(shared_db, tmp_path, name, content):
     path = tmp_path / "points" / name

@@ -100,8 +100,14 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
         try:
             _stage_csv_group(con, header, [files[i] for i in group], group, [rels[i] for i in group])
         except duckdb.Error as exc:
-            raise InputError(files[group[0]] if len(group) == 1 else files[group[0]].parent,
-                             f"cannot read csv file(s): {_first_line(exc)}") from None
+            # The error must name the file: read the group's files one by one to find it
+            # (only on this failure path; the failed INSERT has left nothing staged).
+            for i in group:
+                try:
+                    _stage_csv_group(con, header, [files[i]], [i], [rels[i]])
+                except duckdb.Error as one:
+                    raise InputError(files[i], f"cannot read csv file: {_first_line(one)}") from None
+            raise InputError(files[group[0]].parent, f"cannot read csv files: {_first_line(exc)}") from None
     _validate_staged(con, files)
     _canonicalise_params(con)
     staged = con.execute("SELECT count(*) FROM staged").fetchone()[0]
