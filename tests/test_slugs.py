@@ -86,3 +86,12 @@ def test_cut_points_never_leave_double_or_trailing_hyphens(stem):
     names = [stem + "!", stem + "?"]
     slugs = unique_slugs(names)
     assert all(safe(s) for s in slugs), slugs
+
+
+def test_a_plain_slug_equal_to_another_suffixed_one():
+    import hashlib
+
+    # "a" and "A" clash and get suffixes; a third model is literally named like one of them.
+    impostor = "a-" + hashlib.sha256(b"A").hexdigest()[:8]
+    slugs = unique_slugs(["a", "A", impostor])
+    assert len(set(slugs)) == 3 and all(safe(s) for s in slugs)
