@@ -1,0 +1,106 @@
+"""The leaderboard page as a reader sees it: intervals, bands, ties, incomplete models last."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from builder import TEMPLATES_DIR
+from builder.site.render import render_site
+from helpers_site import page, parse, row_cells
+
+
+def _rows(doc):
+    table = doc.by_id("leaderboard")
+    return [tr for tr in table.find_all("tr") if "data-row" in tr.attrs]
+
+
+def _expected_interval(center, margin):
+    return f"{center:.1f} ± {margin:.1f}"
+
+
+def test_every_row_shows_its_interval_and_band_wording(default_build):
+    doc = page(default_build.out, "index.html")
+    models = default_build.results.leaderboard["models"]
+    bands = default_build.results.bands
+    rows = _rows(doc)
+    assert len(rows) == len(models)
+    for tr, m in zip(rows, models):
+        rs = m["reasonscore"]
+        score_cell = row_cells(tr)[3]
+        assert _expected_interval(rs["center"], rs["margin"]) in score_cell.text
+        assert f"[{rs['ci_low']:.1f}, {rs['ci_high']:.1f}]" in score_cell.text
+        band = bands.reasonscore(rs["center"])
+        badge = score_cell.find("span", cls="band")
+        assert badge.text == band.label and badge.attrs["title"] == band.text
+        assert m["label"] in row_cells(tr)[2].text
+
+
+def test_tie_markers_follow_the_statistics(default_build):
+    doc = page(default_build.out, "index.html")
+    ranked = [m for m in default_build.results.leaderboard["models"] if m["rank"] is not None]
+    rows = _rows(doc)[: len(ranked)]
+    assert any(m["distinct_from_next"] is False for m in ranked), "the demo data should contain ties"
+    for tr, m in zip(rows, ranked):
+        mark = row_cells(tr)[1].text
+        if m["distinct_from_next"] is None:
+            assert mark == ""
+        elif m["distinct_from_next"]:
+            assert mark == "distinct"
+        else:
+            assert mark == "≈ tied"
+        rank_text = row_cells(tr)[0].text
+        best, worst = m["rank_range"]
+        assert rank_text.startswith(str(m["rank"]))
+        assert (f"({best}–{worst})" in rank_text) == (best != worst)
+
+
+def test_incomplete_models_come_after_ranked_ones_with_their_missing_tasks(default_build):
+    doc = page(default_build.out, "index.html")
+    models = default_build.results.leaderboard["models"]
+    incomplete = [m for m in models if not m["complete"]]
+    assert incomplete, "the demo data has a model missing a task"
+    bodies = doc.by_id("leaderboard").find_all("tbody")
+    assert len(bodies) == 2 and "incomplete" in bodies[1].classes
+    later = [tr for tr in bodies[1].find_all("tr") if "data-row" in tr.attrs]
+    assert [row_cells(tr)[2].find("a").text for tr in later] == [m["label"] for m in incomplete]
+    for tr, m in zip(later, incomplete):
+        assert row_cells(tr)[0].text == "*"
+        assert all(t in row_cells(tr)[2].text for t in m["missing_tasks"])
+
+
+def test_signal_badges_spell_out_their_letter_and_meaning(default_build):
+    doc = page(default_build.out, "index.html")
+    for tr in _rows(doc):
+        badges = row_cells(tr)[-1].find_all("li", cls="badge")
+        assert [b.find("span", cls="badge-letter").text for b in badges] == ["R", "C", "P", "X"]
+        for b in badges:
+            hidden = b.find("span", cls="visually-hidden").text
+            assert hidden and ":" in hidden  # "Reproducibility: ..." for screen readers
+
+
+def test_the_table_reads_without_javascript(default_build):
+    doc = page(default_build.out, "index.html")
+    table = doc.by_id("leaderboard")
+    assert table.find("caption").text
+    assert all(th.attrs.get("scope") == "col" for th in table.find("thead").find_all("th"))
+    # Controls that need JavaScript start hidden; the chart says where its twin table is.
+    assert "hidden" in doc.find("form", data_filter_for="leaderboard").attrs
+    figure = doc.find("figure", cls="chart")
+    assert figure.find("div", cls="chart-canvas").attrs.get("aria-label")
+    assert figure.find("a").attrs["href"] == "#leaderboard"
+
+
+def test_a_small_page_size_paginates_the_index(default_build):
+    results = default_build.results
+    small = replace(results, config=replace(results.config, page_size=7))
+    files = render_site(small, default_build.content_dir, TEMPLATES_DIR)
+    n = len(results.leaderboard["models"])
+    pages = sorted(p for p in files if p.startswith("index"))
+    assert sorted(pages) == sorted(["index.html"] + [f"index-{k}.html" for k in range(2, -(-n // 7) + 1)])
+    shown = []
+    for p in ["index.html"] + [f"index-{k}.html" for k in range(2, len(pages) + 1)]:
+        doc = parse(files[p].decode())
+        shown += [row_cells(tr)[2].find("a").text for tr in _rows(doc)]
+        pager = doc.find("nav", cls="pager")
+        assert pager is not None and len(pager.find_all(("a"))) >= len(pages) - 1
+    assert shown == [m["label"] for m in results.leaderboard["models"]]

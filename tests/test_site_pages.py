@@ -1,0 +1,116 @@
+"""Model, task and pairwise pages as a reader sees them."""
+
+from __future__ import annotations
+
+from builder.site.model import spread
+from helpers_site import page, row_cells
+
+
+def _model(built, predicate):
+    return next(m for m in built.results.leaderboard["models"] if predicate(m))
+
+
+def _task_interval(t):
+    return f"{(t['low'] + t['high']) / 2:.3f} ± {(t['high'] - t['low']) / 2:.3f}"
+
+
+def test_model_page_shows_score_band_and_every_task_interval(default_build):
+    m = _model(default_build, lambda m: m["rank"] == 1)
+    doc = page(default_build.out, f"models/{m['slug']}.html")
+    rs = m["reasonscore"]
+    headline = doc.by_id("h-score").parent
+    assert f"{rs['center']:.1f} ± {rs['margin']:.1f}" in headline.text
+    band = default_build.results.bands.reasonscore(rs["center"])
+    assert band.label in headline.text and band.text in headline.text
+    rows = {row_cells(tr)[0].text: tr for tr in doc.by_id("task-results").find("tbody").find_all("tr")}
+    assert set(rows) == set(m["tasks"])
+    for task, t in m["tasks"].items():
+        cells = row_cells(rows[task])
+        assert _task_interval(t) in cells[1].text
+        assert f"[{t['low']:.3f}, {t['high']:.3f}]" in cells[1].text
+        assert cells[2].text == default_build.results.bands.reasonscore(1000 * t["estimate"]).label
+    estimators = doc.by_id("modes-caption").parent
+    assert [th.text for th in estimators.find("thead").find_all("th")][1:] == ["E_I", "E_P", "E_O", "C_I", "C_P", "C_O"]
+
+
+def test_model_page_lists_reproducibility_gaps_by_field_name(default_build):
+    evaluations = default_build.results.evaluations
+    gap_id = next(i for i, e in evaluations.items() if "max_tokens" not in (e.get("generation_args") or {}))
+    m = _model(default_build, lambda m: m["id"] == gap_id)
+    doc = page(default_build.out, f"models/{m['slug']}.html")
+    table = doc.by_id("reported-results")
+    own = [tr for tr in table.find("tbody").find_all("tr") if "this leaderboard" in tr.text]
+    assert len(own) == len(m["tasks"])
+    for tr in own:
+        missing = [li.text for li in tr.find("ul", cls="missing-list").find_all("li")]
+        assert "max_tokens" in missing
+        assert "gap" in tr.find("li", cls="badge").text
+
+    complete_id = next(i for i, e in evaluations.items()
+                       if {"max_tokens", "temperature"} <= set(e.get("generation_args") or {}))
+    m = _model(default_build, lambda m: m["id"] == complete_id)
+    doc = page(default_build.out, f"models/{m['slug']}.html")
+    for tr in doc.by_id("reported-results").find("tbody").find_all("tr"):
+        if "this leaderboard" in tr.text:
+            assert tr.find("ul", cls="missing-list") is None
+            assert "reported" in tr.find("li", cls="badge").text
+
+
+def test_model_page_names_its_ties_and_neighbours(default_build):
+    m = _model(default_build, lambda m: m["tied_with"])
+    doc = page(default_build.out, f"models/{m['slug']}.html")
+    ties = doc.by_id("ties").parent
+    labels = {x["id"]: x["label"] for x in default_build.results.leaderboard["models"]}
+    for other in m["tied_with"]:
+        assert labels[other] in ties.text
+    assert doc.by_id("neighbours-caption") is not None
+
+
+def test_simulated_models_carry_the_banner_and_content_pages_do_not(default_build):
+    m = _model(default_build, lambda m: True)
+    assert default_build.results.evaluations[m["id"]]["simulated"]
+    for rel in ["index.html", f"models/{m['slug']}.html", "pairwise.html"]:
+        banner = page(default_build.out, rel).find("div", cls="banner")
+        assert banner is not None and "Simulated demo data" in banner.text, rel
+    assert page(default_build.out, "methodology.html").find("div", cls="banner") is None
+
+
+def test_task_page_orders_models_marks_ties_and_tabulates_curves(default_build):
+    results = default_build.results
+    task = results.leaderboard["config"]["tasks"][0]
+    doc = next(page(default_build.out, f"tasks/{p.name}") for p in (default_build.out / "tasks").iterdir()
+               if page(default_build.out, f"tasks/{p.name}").find("h1").text == task)
+    rows = doc.by_id("task-table").find("tbody").find_all("tr")
+    entries = [m for m in results.leaderboard["models"] if task in m["tasks"]]
+    assert len(rows) == len(entries)
+    estimates = []
+    for tr in rows:
+        label = row_cells(tr)[2].text
+        t = next(m for m in entries if m["label"] == label)["tasks"][task]
+        assert _task_interval(t) in row_cells(tr)[3].text
+        estimates.append(t["estimate"])
+    assert estimates == sorted(estimates, reverse=True)
+    marks = [row_cells(tr)[1].text for tr in rows]
+    assert marks[-1] == "" and set(marks[:-1]) <= {"≈ tied", "distinct"}
+    curves = [t for t in doc.find_all("table") if (t.attrs.get("id") or "").startswith("curve-table-")]
+    assert curves and len(curves) == len(results.curves[task])
+    for table in curves:
+        assert len(table.find("tbody").find_all("tr")) == len(entries)
+
+
+def test_pairwise_page_has_the_matrix_as_a_table(default_build):
+    pw = default_build.results.pairwise
+    doc = page(default_build.out, "pairwise.html")
+    table = doc.by_id("win-rate-table")
+    rows = table.find("tbody").find_all("tr")
+    assert len(rows) == len(pw["models"])
+    a, b = 0, 1
+    cell = row_cells(rows[a])[1 + b].text
+    assert cell == f"{100 * pw['win_rate'][a][b]:.0f}%"
+    assert row_cells(rows[a])[1 + a].text == "·"
+    assert len(doc.by_id("bt").find("tbody").find_all("tr")) == len(pw["bradley_terry"])
+
+
+def test_curves_spread_over_the_whole_range():
+    assert spread(list(range(20)), 8) == [0, 3, 5, 8, 11, 14, 16, 19]
+    assert spread([1, 2, 3], 8) == [1, 2, 3]
