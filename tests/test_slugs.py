@@ -67,7 +67,7 @@ def test_keys_disambiguate_and_must_be_unique():
         unique_slugs(["a", "b"], keys=["k", "k"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(st.text(min_size=0, max_size=120), min_size=1, max_size=12, unique=True))
 def test_slug_properties(names):
     slugs = unique_slugs(names)
