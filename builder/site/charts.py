@@ -87,7 +87,8 @@ def _forest(domain_max: float, value_format: str, axis_title: str) -> alt.LayerC
     scale = alt.Scale(domain=[0, domain_max], nice=False, zero=True)
     tooltip = [alt.Tooltip("label:N", title="item"), alt.Tooltip("text:N", title="interval")]
     line = base.mark_rule(strokeWidth=3, color=RANGE).encode(
-        x=alt.X("low:Q", scale=scale, title=axis_title, axis=alt.Axis(format=value_format)),
+        x=alt.X("low:Q", scale=scale, title=axis_title,
+                axis=alt.Axis(format=value_format, values=[domain_max * k / 10 for k in range(11)])),
         x2="high:Q", tooltip=tooltip)
     dot = base.mark_point(size=50, color=POINT, strokeWidth=2).encode(
         x=alt.X("center:Q", scale=scale),
@@ -98,12 +99,12 @@ def _forest(domain_max: float, value_format: str, axis_title: str) -> alt.LayerC
 
 def forest_score() -> alt.LayerChart:
     """ReasonScore intervals on the 0-1000 scale (leaderboard forest plot)."""
-    return _forest(1000, "d", "ReasonScore (95% interval)")
+    return _forest(1000, "d", "ReasonScore, 95% interval")
 
 
 def forest_probability() -> alt.LayerChart:
     """Task-level intervals on the 0-1 scale (model pages: per task; task pages: per model)."""
-    return _forest(1, ".1f", "Probability correct, C_P (95% interval)")
+    return _forest(1, ".1f", "C_P, 95% interval")
 
 
 def curves() -> alt.LayerChart:

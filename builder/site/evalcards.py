@@ -182,6 +182,7 @@ class RateRow:
     label: str
     rate: float | None
     note: str = ""
+    name: str = ""  # the dotted field name, when `label` is its reader-facing name
 
     @property
     def text(self) -> str:
@@ -465,7 +466,9 @@ class Cards:
             for f, rate in repro.field_missingness.items())
         from ..signals.completeness import FIELD_BY_NAME
 
-        population = tuple(RateRow(f, rate) for f, rate in corpus.field_population.items())
+        population = tuple(
+            RateRow(f"{FIELD_BY_NAME[f].position}. {FIELD_BY_NAME[f].label}" if f in FIELD_BY_NAME else f, rate, name=f)
+            for f, rate in corpus.field_population.items())
         prov = corpus.provenance
         rel_total = sum(prov.rows_by_relationship.values()) or 1
         relationships = tuple((r, prov.rows_by_relationship.get(r, 0),
@@ -487,8 +490,7 @@ class Cards:
         pop_chart = Chart(
             kind="rates", id="population", twin="population-table",
             label=f"Share of benchmarks populating each of the {len(population)} Evaluation Card fields",
-            rows=tuple({"label": f"{FIELD_BY_NAME[r.label].position}. {r.label}" if r.label in FIELD_BY_NAME else r.label,
-                        "order": n, "rate": r.rate, "text": r.text} for n, r in enumerate(population)
+            rows=tuple({"label": r.label, "order": n, "rate": r.rate, "text": r.text} for n, r in enumerate(population)
                        if r.rate is not None)) if population else None
         miss_rows = [r for r in missingness if r.rate is not None]
         miss_chart = Chart(

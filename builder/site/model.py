@@ -270,6 +270,10 @@ class LeaderboardPage(Page):
     def charts(self) -> tuple[Chart, ...]:
         return (self.forest,) if self.forest else ()
 
+    @property
+    def last_row(self) -> int:
+        return self.first_rank + len(self.ranked) + len(self.incomplete) - 1
+
 
 # -- model pages -----------------------------------------------------------------------
 
