@@ -74,8 +74,16 @@ def _rows(store: ResultsStore) -> tuple[ResultRow, ...]:
     """One `ResultRow` per row; `row_details` returns its first 22 fields in order."""
     routes = {flags: tuple(r for r, on in zip(AGENTIC_ROUTES, flags) if on)
               for flags in itertools.product((False, True), repeat=3)}
+    missing: dict[str, tuple[str, ...]] = {}
+
+    def fields_of(text: str) -> tuple[str, ...]:
+        found = missing.get(text)
+        if found is None:
+            found = missing[text] = tuple(text.split(",")) if text else ()
+        return found
+
     return tuple(
-        ResultRow(*r[:22], routes[(r[22], r[23], r[24])], tuple(r[25]), tuple(r[26:]))
+        ResultRow(*r[:22], routes[(r[22], r[23], r[24])], fields_of(r[25]), tuple(r[26:]))
         for r in store.fetch("row_details")
     )
 

@@ -168,11 +168,13 @@ FROM judged;
 
 -- name: row_details
 -- Columns in the field order of signals.model.ResultRow (its first 22 fields), then the
--- agentic routes, the missing fields and the setup.
+-- agentic routes, the missing fields (comma-separated: text crosses into Python faster
+-- than a list) and the setup.
 SELECT row_id, own, source_path, evaluation_id, model_id, model_key, benchmark_name,
        benchmark_key, slice_key, benchmark_path, metric_name, metric_key, metric_unit,
        score, min_score, max_score, organization, org_key, relationship, relationship_reported,
-       source_type, agentic, agentic_card, agentic_config, agentic_pattern, missing,
+       source_type, agentic, agentic_card, agentic_config, agentic_pattern,
+       array_to_string(missing, ',') AS missing,
        temperature, top_p, top_k, max_tokens, prompt_template, reasoning, agentic_eval_config,
        harness, harness_version, agent_scaffold
 FROM row_signals
