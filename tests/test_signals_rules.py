@@ -451,6 +451,7 @@ def test_own_rows_carry_the_same_signals(tmp_path):
     rows = s.rows_for_model("demo-lab/aurora-7b")
     assert [r.own for r in rows] == [True, True] and rows[0].source_path is None
     assert rows[0].evaluation_id == "aurora/chat/greedy" and rows[0].setup_fields["harness"] == "reasonscape"
+    assert s.rows_for_evaluation("aurora/chat/t0.7") == (rows[1],) and s.rows_for_evaluation("basalt") == ()
     assert s.benchmark("arithmetic").completeness == pytest.approx(3 / 28)
 
 

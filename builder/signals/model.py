@@ -6,7 +6,9 @@ authors read:
 * `Signals.rows` (`ResultRow`): every result row, reported or the leaderboard's own, with
   its keys, score, party, source file, agentic status, missing reproducibility fields and
   setup. Find them with `rows_for_model(model_key)`, `rows_for_benchmark(benchmark_key)`,
-  `rows_for_triple(...)`, `row(row_id)`.
+  `rows_for_triple(...)`, `row(row_id)`. For a leaderboard model, key its hf_id (else its
+  name) with `model_key_for(...)`; its own rows (`own=True`) also come by leaderboard id
+  from `rows_for_evaluation(evaluation_id)`.
 * `Signals.triples` (`TripleSignals`): per (model, benchmark path, metric): reproducibility,
   provenance and comparability, the latter with both divergence checks, the parties' scores
   and the differing setup fields. `triple(model, benchmark, metric)`, `triples_for_model`,
@@ -224,6 +226,10 @@ class Signals:
         return _group(self.rows, lambda r: r.benchmark_key)
 
     @cached_property
+    def _own_rows_by_evaluation(self) -> dict[str, tuple[ResultRow, ...]]:
+        return _group((r for r in self.rows if r.own), lambda r: r.evaluation_id)
+
+    @cached_property
     def _triples_by_key(self) -> dict[Triple, TripleSignals]:
         return {t.key: t for t in self.triples}
 
@@ -249,6 +255,10 @@ class Signals:
     def rows_for_benchmark(self, benchmark_key: str) -> tuple[ResultRow, ...]:
         """Every row of a benchmark key (all its slices), in row order."""
         return self._rows_by_benchmark.get(benchmark_key, ())
+
+    def rows_for_evaluation(self, evaluation_id: str) -> tuple[ResultRow, ...]:
+        """The leaderboard's own rows of one evaluation (its leaderboard id), by task."""
+        return self._own_rows_by_evaluation.get(evaluation_id, ())
 
     def rows_for_triple(self, model: str, benchmark: str, metric: str) -> tuple[ResultRow, ...]:
         t = self.triple(model, benchmark, metric)
