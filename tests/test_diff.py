@@ -151,7 +151,7 @@ def test_compare_classifies_each_model(pair):
     assert [c.model.id for c in report.changed] == ["alpha/zs/greedy", "zeta/zs/greedy", "beta/zs/greedy"]
     assert report.summary() == {
         "changed": 3, "significant_gains": 1, "significant_drops": 1, "within_intervals": 1,
-        "score_unchanged": 0, "added": 1, "removed": 1, "unchanged": 1, "tasks_added": 0,
+        "score_unchanged": 0, "not_comparable": 0, "added": 1, "removed": 1, "unchanged": 1, "tasks_added": 0,
         "tasks_removed": 0, "card_changes": 0,
     }
 
@@ -660,7 +660,8 @@ def test_two_builds_markdown_and_json(two_builds):
     data = json.loads(result.output)
     assert data["summary"] == {
         "changed": data["summary"]["changed"], "significant_gains": 1, "significant_drops": 0,
-        "within_intervals": 1, "score_unchanged": data["summary"]["changed"] - 2, "added": 1, "removed": 1,
+        "within_intervals": 1, "score_unchanged": data["summary"]["changed"] - 2, "not_comparable": 0,
+        "added": 1, "removed": 1,
         "unchanged": data["summary"]["unchanged"], "tasks_added": 0, "tasks_removed": 0,
         "card_changes": 1 + len(data["cards"]["gaps_closed"]),
     }
@@ -691,3 +692,28 @@ def test_readme_example_is_a_generated_report():
     for row in rows:
         name = row.split(" | ")[1]
         assert any(name.startswith(label) for label in labels), f"{name!r} is not a demo model"
+
+
+def test_a_model_without_score_is_not_comparable(tmp_path):
+    """A model with none of the configured tasks has an all-null score (NaN in the data)."""
+    base = leaderboard([model("a/zs/greedy", 600.0, 10.0), model("b/zs/greedy", 500.0, 10.0, rank=2)])
+    head = copy.deepcopy(base)
+    head["models"][1].update(complete=False, missing_tasks=TASKS, rank=None, rank_range=None, tasks={}, band=None,
+                             reasonscore={"center": None, "margin": None, "ci_low": None, "ci_high": None})
+    head["models"].append(model("c/zs/greedy", 0.0, 0.0, missing=TASKS))
+    head["models"][2]["reasonscore"] = dict.fromkeys(("center", "margin", "ci_low", "ci_high"))
+    report = compare(base, head)
+    change = report.changed[0]
+    assert (change.model.id, change.significance, change.delta) == ("b/zs/greedy", "not_comparable", None)
+    assert not report.has_significant_drop
+    text = render_markdown(report)
+    assert "| `x` | b | 500.0 ± 10.0 → no score | — | 2 → unranked | good → — | now incomplete, missing " in text
+    assert "| c \\* | no score | unranked | good |" in text
+    assert "1 not comparable (`x`)" in text
+    assert "### Not significant or not comparable" in text
+    # The command accepts such a file: all four null is valid, a mix is not.
+    site = _write_site(tmp_path / "head", head)
+    assert CliRunner().invoke(main, ["diff", str(site), str(site)]).exit_code == 0
+    head["models"][1]["reasonscore"]["center"] = 1.0
+    (site / "data" / "leaderboard.json").write_text(json.dumps(head), encoding="utf-8")
+    assert CliRunner().invoke(main, ["diff", str(site), str(site)]).exit_code == 2

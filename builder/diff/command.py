@@ -23,6 +23,7 @@ from .compare import compare
 from .markdown import render_markdown
 
 LEADERBOARD_SCHEMA = "reasonboard.leaderboard/"
+SCORE_KEYS = ("center", "margin", "ci_low", "ci_high")
 SIGNALS_SCHEMA = "reasonboard.signals/"
 
 #: Exit status when `--fail-on-significant-drop` finds a drop (2 is reserved for bad input).
@@ -90,9 +91,10 @@ def _check_leaderboard(doc: Any, path: Path) -> None:
             raise InputError(path, f"model id '{model['id']}' appears twice", row=index)
         seen.add(model["id"])
         score = model.get("reasonscore")
-        if not isinstance(score, dict) or not all(
-                isinstance(score.get(k), (int, float)) and not isinstance(score.get(k), bool)
-                for k in ("center", "margin", "ci_low", "ci_high")):
+        values = [score.get(k) for k in SCORE_KEYS] if isinstance(score, dict) else [False]
+        # All four numbers, or all four null (a model with none of the configured tasks).
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        if not (numeric or all(v is None for v in values)):
             raise InputError(path, f"model '{model['id']}' lacks numeric reasonscore center, margin, ci_low, ci_high",
                              row=index)
         for task, values in (model.get("tasks") or {}).items():

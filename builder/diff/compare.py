@@ -23,11 +23,13 @@ SCHEMA = "reasonboard.diff/1"
 SCORE_DECIMALS = 3
 RATE_DECIMALS = 6
 
-# The four ways a model present in both builds can compare (asv's ++ / !! / ~ / =).
+# The ways a model present in both builds can compare (asv's ++ / !! / ~ / = / x).
 SIGNIFICANT_GAIN = "significant_gain"
 SIGNIFICANT_DROP = "significant_drop"
 WITHIN_INTERVALS = "within_intervals"
 SCORE_UNCHANGED = "score_unchanged"
+#: One side has no score at all (a model with none of the configured tasks: all four null).
+NOT_COMPARABLE = "not_comparable"
 
 #: Leaderboard configuration keys whose change alters every score (STATISTICS.md section 4).
 CONFIG_KEYS = ("mode", "bootstrap", "seed")
@@ -46,12 +48,20 @@ class ModelRef:
 
 @dataclass(frozen=True)
 class Score:
-    """A ReasonScore with its bootstrap interval (STATISTICS.md section 4)."""
+    """A ReasonScore with its bootstrap interval (STATISTICS.md section 4).
 
-    center: float
-    margin: float
-    ci_low: float
-    ci_high: float
+    All four are None for a model that has none of the configured tasks (the leaderboard
+    writes NaN as null).
+    """
+
+    center: float | None
+    margin: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+    @property
+    def known(self) -> bool:
+        return None not in (self.center, self.margin, self.ci_low, self.ci_high)
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,7 @@ class ModelChange:
     model: ModelRef
     old: Score
     new: Score
-    delta: float
+    delta: float | None
     significance: str
     old_rank: int | None
     new_rank: int | None
@@ -248,7 +258,7 @@ class ScoreChangeReport:
 
     @property
     def not_significant(self) -> tuple[ModelChange, ...]:
-        return tuple(c for c in self.changed if c.significance in (WITHIN_INTERVALS, SCORE_UNCHANGED))
+        return tuple(c for c in self.changed if c.significance in (WITHIN_INTERVALS, SCORE_UNCHANGED, NOT_COMPARABLE))
 
     @property
     def has_significant_drop(self) -> bool:
@@ -262,6 +272,7 @@ class ScoreChangeReport:
             "significant_drops": len(self.by_significance(SIGNIFICANT_DROP)),
             "within_intervals": len(self.by_significance(WITHIN_INTERVALS)),
             "score_unchanged": len(self.by_significance(SCORE_UNCHANGED)),
+            "not_comparable": len(self.by_significance(NOT_COMPARABLE)),
             "added": len(self.added),
             "removed": len(self.removed),
             "unchanged": self.unchanged,
@@ -310,7 +321,7 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
         else:
             changed.append(change)
     # Sorted by size of change (PRODUCT.md), then by places moved, then by id for stability.
-    changed.sort(key=lambda c: (-abs(c.delta), -abs(c.rank_move), c.model.id))
+    changed.sort(key=lambda c: (-abs(c.delta or 0.0), -abs(c.rank_move), c.model.id))
 
     added = _entries(new_models[i] for i in new_models.keys() - old_models.keys())
     removed = _entries(old_models[i] for i in old_models.keys() - new_models.keys())
@@ -333,12 +344,14 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
 
 def significance(old: Score, new: Score) -> str:
     """Significant when the intervals do not overlap (STATISTICS.md section 7's rule)."""
+    if new == old:
+        return SCORE_UNCHANGED
+    if not (old.known and new.known):
+        return NOT_COMPARABLE
     if new.ci_low > old.ci_high:
         return SIGNIFICANT_GAIN
     if new.ci_high < old.ci_low:
         return SIGNIFICANT_DROP
-    if new == old:
-        return SCORE_UNCHANGED
     return WITHIN_INTERVALS
 
 
@@ -348,8 +361,11 @@ def _ref(model: Mapping[str, Any]) -> ModelRef:
 
 def _score(model: Mapping[str, Any]) -> Score:
     rs = model["reasonscore"]
-    return Score(center=float(rs["center"]), margin=float(rs["margin"]),
-                 ci_low=float(rs["ci_low"]), ci_high=float(rs["ci_high"]))
+
+    def number(key: str) -> float | None:
+        return None if rs.get(key) is None else float(rs[key])
+
+    return Score(center=number("center"), margin=number("margin"), ci_low=number("ci_low"), ci_high=number("ci_high"))
 
 
 def _rank_range(model: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -363,7 +379,8 @@ def _model_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> ModelChange
         model=_ref(new),
         old=old_score,
         new=new_score,
-        delta=round(new_score.center - old_score.center, SCORE_DECIMALS),
+        delta=(round(new_score.center - old_score.center, SCORE_DECIMALS)
+               if old_score.known and new_score.known else None),
         significance=significance(old_score, new_score),
         old_rank=old.get("rank"),
         new_rank=new.get("rank"),
@@ -411,7 +428,7 @@ def _entries(models: Iterable[Mapping[str, Any]]) -> tuple[ModelEntry, ...]:
                    band=m.get("band"), complete=bool(m.get("complete", True)))
         for m in models
     ]
-    entries.sort(key=lambda e: (-e.score.center, e.model.id))
+    entries.sort(key=lambda e: (e.score.center is None, -(e.score.center or 0.0), e.model.id))
     return tuple(entries)
 
 

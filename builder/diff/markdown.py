@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .compare import (
+    NOT_COMPARABLE,
     SCORE_UNCHANGED,
     SIGNIFICANT_DROP,
     SIGNIFICANT_GAIN,
@@ -37,10 +38,12 @@ MAX_BYTES = 60_000
 #: Rows a table shows before the rest is folded into `<details>`.
 VISIBLE_ROWS = 10
 
-MARKS = {SIGNIFICANT_GAIN: "++", SIGNIFICANT_DROP: "!!", WITHIN_INTERVALS: "~", SCORE_UNCHANGED: "="}
+MARKS = {SIGNIFICANT_GAIN: "++", SIGNIFICANT_DROP: "!!", WITHIN_INTERVALS: "~", SCORE_UNCHANGED: "=",
+         NOT_COMPARABLE: "x"}
 
 LEGEND = ("`++` significant gain, `!!` significant drop (the old and new ReasonScore intervals do not "
-          "overlap); `~` changed within the intervals; `=` same score, rank or band moved.")
+          "overlap); `~` changed within the intervals; `=` same score, rank or band moved; "
+          "`x` not comparable (one side has no score).")
 
 # Tables are cut in this order when the report outgrows MAX_BYTES: card and tie details first,
 # then the not-significant moves, then added/removed models, the significant moves last.
@@ -129,7 +132,9 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
-def score(center: float, margin: float) -> str:
+def score(center: float | None, margin: float | None) -> str:
+    if center is None or margin is None:
+        return "no score"
     return f"{center:.1f} ± {margin:.1f}"
 
 
@@ -250,6 +255,8 @@ class _Renderer:
         ]
         if s["score_unchanged"]:
             parts.append(f"{s['score_unchanged']} rank or band only (`=`)")
+        if s["not_comparable"]:
+            parts.append(f"{s['not_comparable']} not comparable (`x`)")
         parts += [f"{s['added']} added", f"{s['removed']} removed", f"{s['unchanged']} unchanged"]
         lines.append(" · ".join(parts))
         if r.tasks_added or r.tasks_removed:
@@ -278,9 +285,12 @@ class _Renderer:
         if r.not_significant:
             if lines:
                 lines.append("")
-            lines += ["### Not significant", "",
+            not_comparable = bool(r.by_significance(NOT_COMPARABLE))
+            lines += ["### Not significant" + (" or not comparable" if not_comparable else ""), "",
                       "`~` changed within the intervals (the old and new intervals overlap); "
-                      "`=` same score, only the rank, rank range or band moved.", ""]
+                      "`=` same score, only the rank, rank range or band moved"
+                      + ("; `x` not comparable, one side has no score." if not_comparable else "."),
+                      ""]
             lines += self.table("not_significant", header, [self._change_row(c) for c in r.not_significant]).lines()
         if lines:
             lines += ["", LEGEND]
@@ -291,7 +301,7 @@ class _Renderer:
             f"`{MARKS[c.significance]}`",
             model_name(c.model),
             f"{score(c.old.center, c.old.margin)} → {score(c.new.center, c.new.margin)}",
-            signed(c.delta) if c.delta else "0",
+            "—" if c.delta is None else signed(c.delta) if c.delta else "0",
             moved(rank(c.old_rank, c.old_rank_range), rank(c.new_rank, c.new_rank_range)),
             moved(text(c.old_band or "—"), text(c.new_band or "—")),
             self._notes(c),
