@@ -717,3 +717,10 @@ def test_a_model_without_score_is_not_comparable(tmp_path):
     head["models"][1]["reasonscore"]["center"] = 1.0
     (site / "data" / "leaderboard.json").write_text(json.dumps(head), encoding="utf-8")
     assert CliRunner().invoke(main, ["diff", str(site), str(site)]).exit_code == 2
+
+
+def test_hard_cut_when_even_the_fixed_parts_are_too_large(pair):
+    text = render_markdown(compare(*pair), max_bytes=600)
+    assert len(text.encode("utf-8")) <= 600
+    assert text.startswith("## Score changes: base → head\n")
+    assert text.endswith("run `reasonboard diff --format json` for all of it._\n")
