@@ -120,23 +120,26 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
          first_party_only, multi_party, n_first, n_third, n_collab, n_unspec, basis, score_range,
          variant_spread, variant_relative, variant_flag, n_parties, cross_spread, cross_relative,
          cross_flag, party_names, party_scores, party_setups, party_spreads) in store.fetch("triple_details"):
-        key = (model, bench, metric)
         scores = tuple(map(PartyScore, party_names, party_scores, party_setups, party_spreads))
         parties = tuple(party_names)
         one_report = "one report" if reports < 2 else None
+        # Only compared triples (two or more reports) can have differing setups.
+        differ_v = differ_c = ()
+        if one_report is None:
+            differ_v = differences.get(("variant", model, bench, metric), ())
+            differ_c = differences.get(("cross_party", model, bench, metric), ())
         if variant_flag is None:
-            variant = once(Divergence, "variant", None, None, None, THETA, basis, score_range,
-                           differences.get(("variant", *key), ()),
+            variant = once(Divergence, "variant", None, None, None, THETA, basis, score_range, differ_v,
                            one_report or "no party reports more than one setup")
         else:
             variant = Divergence("variant", variant_flag, variant_relative, variant_spread, THETA, basis,
-                                 score_range, differences.get(("variant", *key), ()), None)
+                                 score_range, differ_v, None)
         if cross_flag is None:
-            cross = once(Divergence, "cross_party", None, None, None, THETA, basis, score_range,
-                         differences.get(("cross_party", *key), ()), one_report or "one party")
+            cross = once(Divergence, "cross_party", None, None, None, THETA, basis, score_range, differ_c,
+                         one_report or "one party")
         else:
             cross = Divergence("cross_party", cross_flag, cross_relative, cross_spread, THETA, basis,
-                               score_range, differences.get(("cross_party", *key), ()), None)
+                               score_range, differ_c, None)
         counts = tuple((r, n) for r, n in zip(RELATIONSHIPS, (n_first, n_third, n_collab, n_unspec)) if n)
         provenance = shared.get(("provenance", first_party_only, multi_party, counts, parties, benchmark_key))
         if provenance is None:
