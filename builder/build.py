@@ -153,7 +153,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         models=len(models), ranked=sum(1 for m in models if m["rank"] is not None),
         tasks=len(board.leaderboard["config"]["tasks"]),
         benchmarks=len(signals.benchmarks) if signals else 0,
-        results=len(signals.rows) if signals else 0,
+        results=sum(1 for r in signals.rows if not r.own) if signals else 0,
         pages=sum(1 for p in files if p.endswith(".html")), files=len(files),
         seconds=time.perf_counter() - started, reused_db=store.reused, out_dir=str(options.out_dir),
         timings=timings, warnings=list(store.warnings),

@@ -56,8 +56,8 @@ def fingerprint(data_dir: Path, extra: str = "") -> str:
     """sha256 over (relative path, content hash) of every source file and the schema code."""
     h = hashlib.sha256()
     package = Path(__file__).parent.parent
-    code = [*sorted(SQL_DIR.glob("*.sql")), *sorted((package / "store").glob("*.py")),
-            *sorted((package / "sources").glob("*.py"))]
+    code = [*sorted(SQL_DIR.glob("*.sql")),
+            *(p for folder in ("store", "sources", "signals") for p in sorted((package / folder).glob("*.py")))]
     for path in code:
         h.update(path.name.encode())
         h.update(hashlib.sha256(path.read_bytes()).digest())
