@@ -166,10 +166,14 @@ def load_config(path: str | Path | None) -> SiteConfig:
     if path is None:
         return SiteConfig()
     path = Path(path)
+    return parse_config(read_toml(path, "config file"), path)
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """Parse a TOML file; a missing or invalid one is an `InputError` naming `what` it is."""
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(path, "config file not found") from None
+        raise InputError(path, f"{what} not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(path, f"invalid TOML: {exc}") from None
-    return parse_config(raw, path)

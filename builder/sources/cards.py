@@ -11,10 +11,11 @@ A card may carry an `evalcards` object (`lifecycle_status`, `preregistration_url
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
+
+from . import jsonfiles
 
 #: The file-name prefix the Auto-BenchmarkCards pipeline writes; the rest of the stem
 #: names the benchmark (section 2: "file stem without the benchmark_card_ prefix").
@@ -41,9 +42,7 @@ class CardsRead:
 
 def discover(root: Path) -> list[Path]:
     """`*.json` files directly in `root` (not directories so named), sorted."""
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.glob("*.json") if p.is_file())
+    return jsonfiles.discover(root, recursive=False)
 
 
 def read_cards(root: Path, base: Path | None = None) -> CardsRead:
@@ -51,16 +50,7 @@ def read_cards(root: Path, base: Path | None = None) -> CardsRead:
     cards: list[CardRecord] = []
     problems: list[tuple[str, str]] = []
     base = base or root
-    for path in discover(root):
-        rel = _relative(path, base)
-        try:
-            document = json.loads(path.read_bytes())
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append((rel, f"cannot read the file: {exc}"))
-            continue
-        except json.JSONDecodeError as exc:
-            problems.append((rel, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"))
-            continue
+    for path, rel, document in jsonfiles.read_documents(discover(root), base, problems):
         card = document.get("benchmark_card") if isinstance(document, dict) else None
         if not isinstance(card, dict):
             problems.append((rel, "not a benchmark card: no 'benchmark_card' object"))
@@ -71,10 +61,3 @@ def read_cards(root: Path, base: Path | None = None) -> CardsRead:
         stem = path.stem[len(PREFIX):] if path.stem.startswith(PREFIX) else path.stem
         cards.append(CardRecord(rel, stem, card, evalcards if isinstance(evalcards, dict) else {}))
     return CardsRead(tuple(cards), tuple(problems))
-
-
-def _relative(path: Path, base: Path) -> str:
-    try:
-        return path.relative_to(base).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from . import jsonfiles
+
 EMPTY: Mapping[str, Any] = {}
 
 
@@ -74,9 +76,7 @@ class EEERead:
 def discover(root: Path) -> list[Path]:
     """Every `*.json` file under `root`, sorted; directories named `*.json` are not records
     (the real corpus has a few, holding records of their own)."""
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.rglob("*.json") if p.is_file())
+    return jsonfiles.discover(root, recursive=True)
 
 
 def read_eee(root: Path, base: Path | None = None) -> EEERead:
@@ -84,16 +84,7 @@ def read_eee(root: Path, base: Path | None = None) -> EEERead:
     records: list[EEERecord] = []
     problems: list[tuple[str, str]] = []
     base = base or root
-    for path in discover(root):
-        rel = _relative(path, base)
-        try:
-            document = json.loads(path.read_bytes())
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append((rel, f"cannot read the file: {exc}"))
-            continue
-        except json.JSONDecodeError as exc:
-            problems.append((rel, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"))
-            continue
+    for _path, rel, document in jsonfiles.read_documents(discover(root), base, problems):
         try:
             records.append(parse_record(document, rel))
         except ValueError as exc:
@@ -180,10 +171,3 @@ def _text(value: Any) -> str | None:
     if isinstance(value, (int, float, bool)):
         return json.dumps(value)
     return None
-
-
-def _relative(path: Path, base: Path) -> str:
-    try:
-        return path.relative_to(base).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -7,12 +7,12 @@ lower edge is inclusive; values below the last band's edge fall into the last ba
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..config import read_toml
 from ..errors import InputError
 
 SCALES = ("reasonscore", "score_per_token", "ci_width")
@@ -66,12 +66,7 @@ class Bands:
 
 def load_bands(path: Path) -> Bands:
     """Read and check `bands.toml`: every scale present, edges strictly decreasing."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, "band wording file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, f"invalid TOML: {exc}") from None
+    raw = read_toml(path, "band wording file")
     unknown = sorted(set(raw) - set(SCALES))
     if unknown:
         raise InputError(path, f"unknown key '{unknown[0]}' (known: {', '.join(SCALES)})")
