@@ -133,26 +133,26 @@ def curves() -> alt.LayerChart:
 def heatmap() -> alt.LayerChart:
     """Pairwise win rates: row model beats column model with this probability.
 
-    Rows: `row`, `col`, `row_order`, `col_order`, `win_rate` (null on the diagonal),
-    `text` (the percentage printed in the cell, so the value never depends on colour).
+    Rows: `row` ("3. name"), `col` (the opponent's position, "5"), `opponent` ("5. name"),
+    `row_order`, `col_order`, `win_rate` (null on the diagonal), `text` (the percentage
+    printed in the cell without its sign, so the value never depends on colour), `percent`.
     """
     base = alt.Chart(_rows()).encode(
-        y=alt.Y("row:N", sort=alt.EncodingSortField(field="row_order", order="ascending"), title="model (row)",
-                axis=alt.Axis(labelLimit=180)),
-        x=alt.X("col:N", sort=alt.EncodingSortField(field="col_order", order="ascending"), title="opponent (column)",
-                axis=alt.Axis(labelAngle=-40, labelLimit=140, orient="top")),
+        y=alt.Y("row:N", sort=alt.EncodingSortField(field="row_order", order="ascending"), title=None),
+        x=alt.X("col:N", sort=alt.EncodingSortField(field="col_order", order="ascending"),
+                title="opponent (by position in the rows)", axis=alt.Axis(labelAngle=0, orient="top")),
     )
-    tooltip = [alt.Tooltip("row:N", title="model"), alt.Tooltip("col:N", title="opponent"),
-               alt.Tooltip("text:N", title="P(model beats opponent)")]
+    tooltip = [alt.Tooltip("row:N", title="model"), alt.Tooltip("opponent:N", title="opponent"),
+               alt.Tooltip("percent:N", title="P(model beats opponent)")]
     cells = base.mark_rect().encode(
         color=alt.Color("win_rate:Q", scale=alt.Scale(scheme="blueorange", domain=[0, 1], reverse=True),
-                        legend=alt.Legend(title="win rate", format=".0%", orient="bottom")),
+                        legend=alt.Legend(title="win rate (cells in %)", format=".0%", orient="bottom")),
         tooltip=tooltip)
     labels = base.mark_text(fontSize=10).encode(
         text="text:N",
-        color=alt.condition("datum.win_rate != null && (datum.win_rate > 0.8 || datum.win_rate < 0.2)",
+        color=alt.condition("datum.win_rate != null && (datum.win_rate > 0.75 || datum.win_rate < 0.25)",
                             alt.value("#ffffff"), alt.value("#1d232b")))
-    return alt.layer(cells, labels).properties(width={"step": 34}, height={"step": 24})
+    return alt.layer(cells, labels).properties(width={"step": 28}, height={"step": 22})
 
 
 def rates() -> alt.Chart:

@@ -833,9 +833,13 @@ def _pairwise_page(ctx: _Context, top: int) -> PairwisePage:
             w = win[a][b] if a < len(win) and b < len(win[a]) else None
             cells.append("·" if a == b else fmt.win_rate(w))
             titles.append("" if a == b else f"P({ctx.labels[ida]} beats {ctx.labels[idb]}) = {fmt.win_rate(w)}")
-            data.append({"row": f"{a + 1}. {ctx.labels[ida]}", "col": f"{b + 1}. {ctx.labels[idb]}",
+            # Columns are named by position only (the rows give the names), so cells stay
+            # narrow; the printed number drops the % sign, which the legend states.
+            data.append({"row": f"{a + 1}. {ctx.labels[ida]}", "col": str(b + 1),
+                         "opponent": f"{b + 1}. {ctx.labels[idb]}",
                          "row_order": a, "col_order": b, "win_rate": None if a == b else w,
-                         "text": "" if a == b else fmt.win_rate(w)})
+                         "text": "" if a == b or w is None else f"{100 * w:.0f}",
+                         "percent": "" if a == b else fmt.win_rate(w)})
         matrix.append(MatrixRow(refs[a], tuple(cells), tuple(titles)))
     strengths = tuple(
         StrengthRow(int(s["rank"]), Ref(ctx.labels[s["id"]], ctx.paths[s["id"]]), f"{s['strength']:.3f}",
