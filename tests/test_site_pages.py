@@ -114,3 +114,21 @@ def test_pairwise_page_has_the_matrix_as_a_table(default_build):
 def test_curves_spread_over_the_whole_range():
     assert spread(list(range(20)), 8) == [0, 3, 5, 8, 11, 14, 16, 19]
     assert spread([1, 2, 3], 8) == [1, 2, 3]
+
+
+def test_the_404_page_links_absolutely_when_the_site_has_a_base_url(default_build):
+    from dataclasses import replace
+
+    from builder import TEMPLATES_DIR
+    from builder.site.render import render_site
+    from helpers_site import parse
+
+    results = replace(default_build.results,
+                      config=replace(default_build.results.config, base_url="https://example.org/board/"))
+    files = render_site(results, default_build.content_dir, TEMPLATES_DIR)
+    doc = parse(files["404.html"].decode())
+    urls = [a.attrs["href"] for a in doc.find_all("a")] + [l.attrs["href"] for l in doc.find_all("link")
+                                                              if l.attrs.get("rel") == "stylesheet"]
+    # A host serves 404.html at any depth, so its links cannot be relative.
+    assert urls and all(u.startswith("https://example.org/board/") for u in urls if not u.startswith("#"))
+    assert "https://example.org/board/index.html" in urls
