@@ -5,8 +5,9 @@ Why this design (PRODUCT.md "Charts", measured on the build machine):
 * vl-convert draws one small chart to SVG in about 37 ms, and Altair's validated
   `to_dict` costs another 25-40 ms. Inlining an SVG per model page would cost minutes for a
   5,000-model site.
-* So each chart *kind* is written once with Altair against a named data source (`rows`),
-  validated once, and shipped once in `assets/charts-<hash>.js`. A page carries only its
+* So each chart *kind* is written once with Altair (`chartkinds.py`) against a named data
+  source (`rows`), validated once, cached as JSON by Altair version and definition source,
+  and shipped once in `assets/charts-<hash>.js`. A page carries only its
   data rows as JSON; its chart costs one `json.dumps` (well under a millisecond).
 * The drawing library is the Vega + Vega-Lite + vega-embed bundle that vl-convert
   builds offline (`javascript_bundle()`, ~0.9 MB, about 2 s to produce). It is written once to
@@ -26,15 +27,12 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
-
-import altair as alt
+from typing import Any
 
 DATA_NAME = "rows"
 #: Mark colours readable on the light and the dark background alike.
 POINT = "#2f6fd0"
 RANGE = "#6f9fe6"
-MUTED = "#9aa3ad"
 SERIES = ["#2f6fd0", "#d9730d", "#2e9e57", "#c43c6b", "#7d5cc6", "#0f9aa8",
           "#b8860b", "#8c564b", "#5a7d00", "#d14f2d"]
 
@@ -65,139 +63,48 @@ def script_json(value: Any) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-# -- the chart kinds -----------------------------------------------------------------
-#
-# Each builder returns an Altair chart over the named data source. Row fields are fixed per
-# kind and documented in the builder's docstring; the page model fills them.
+# -- the chart kinds (Altair, in chartkinds.py), cached as plain JSON -------------------
 
-def _rows() -> alt.NamedData:
-    return alt.NamedData(DATA_NAME)
+def _specs_key() -> str:
+    """What the specs depend on: the Altair version and the chart definitions' source."""
+    from importlib.metadata import version
 
-
-def _forest(domain_max: float, value_format: str, axis_title: str) -> alt.LayerChart:
-    """Intervals as horizontal lines with a dot at the centre, one row per item.
-
-    Rows: `label` (y), `order` (sort key), `low`, `high`, `center`, `text` (the
-    `center ± margin` wording for the tooltip), `hollow` (true for items drawn as open
-    circles: incomplete models, which have no rank).
-    """
-    base = alt.Chart(_rows()).encode(
-        y=alt.Y("label:N", sort=alt.EncodingSortField(field="order", order="ascending"), title=None),
-    )
-    scale = alt.Scale(domain=[0, domain_max], nice=False, zero=True)
-    tooltip = [alt.Tooltip("label:N", title="item"), alt.Tooltip("text:N", title="interval")]
-    line = base.mark_rule(strokeWidth=3, color=RANGE).encode(
-        x=alt.X("low:Q", scale=scale, title=axis_title,
-                axis=alt.Axis(format=value_format, values=[domain_max * k / 10 for k in range(11)])),
-        x2="high:Q", tooltip=tooltip)
-    dot = base.mark_point(size=50, color=POINT, strokeWidth=2).encode(
-        x=alt.X("center:Q", scale=scale),
-        fill=alt.condition("datum.hollow", alt.value("transparent"), alt.value(POINT)),
-        tooltip=tooltip)
-    return alt.layer(line, dot).properties(width="container", height={"step": 18})
+    source = (Path(__file__).with_name("chartkinds.py")).read_bytes()
+    return content_hash(version("altair").encode() + b"\0" + source, 16)
 
 
-def forest_score() -> alt.LayerChart:
-    """ReasonScore intervals on the 0-1000 scale (leaderboard forest plot)."""
-    return _forest(1000, "d", "ReasonScore, 95% interval")
-
-
-def forest_probability() -> alt.LayerChart:
-    """Task-level intervals on the 0-1 scale (model pages: per task; task pages: per model)."""
-    return _forest(1, ".1f", "C_P, 95% interval")
-
-
-def curves() -> alt.LayerChart:
-    """Difficulty curves: estimate against one difficulty parameter, a line per model.
-
-    Rows: `model` (series), `series_order`, `level` (x, as text), `level_order`,
-    `estimate`, `low`, `high`, `text`. Colour and point shape both identify the model,
-    so colour is never the only cue; the twin table lists every number.
-    """
-    series = alt.EncodingSortField(field="series_order", order="ascending")
-    # Colour and shape share one legend (same field, same title), so each entry shows both.
-    legend = alt.Legend(title="model", orient="bottom", columns=2, labelLimit=260, symbolStrokeWidth=2)
-    base = alt.Chart(_rows()).encode(
-        x=alt.X("level:N", sort=alt.EncodingSortField(field="level_order", order="ascending"),
-                title="difficulty level", axis=alt.Axis(labelAngle=0)),
-        color=alt.Color("model:N", sort=series, scale=alt.Scale(range=SERIES), legend=legend),
-    )
-    tooltip = [alt.Tooltip("model:N"), alt.Tooltip("level:N"), alt.Tooltip("text:N", title="interval")]
-    y = alt.Y("estimate:Q", scale=alt.Scale(domain=[0, 1]), title="C_P estimate", axis=alt.Axis(format=".1f"))
-    line = base.mark_line(strokeWidth=1.5).encode(y=y, detail="model:N")
-    dots = base.mark_point(size=50, filled=True, opacity=1).encode(
-        y=y, shape=alt.Shape("model:N", sort=series, legend=legend), tooltip=tooltip)
-    return alt.layer(line, dots).properties(width="container", height=220)
-
-
-def heatmap() -> alt.LayerChart:
-    """Pairwise win rates: row model beats column model with this probability.
-
-    Rows: `row` ("3. name"), `col` (the opponent's position, "5"), `opponent` ("5. name"),
-    `row_order`, `col_order`, `win_rate` (null on the diagonal), `text` (the percentage
-    printed in the cell without its sign, so the value never depends on colour), `percent`.
-    """
-    base = alt.Chart(_rows()).encode(
-        y=alt.Y("row:N", sort=alt.EncodingSortField(field="row_order", order="ascending"), title=None),
-        x=alt.X("col:N", sort=alt.EncodingSortField(field="col_order", order="ascending"),
-                title="opponent (by position in the rows)", axis=alt.Axis(labelAngle=0, orient="top")),
-    )
-    tooltip = [alt.Tooltip("row:N", title="model"), alt.Tooltip("opponent:N", title="opponent"),
-               alt.Tooltip("percent:N", title="P(model beats opponent)")]
-    cells = base.mark_rect().encode(
-        color=alt.Color("win_rate:Q", scale=alt.Scale(scheme="blueorange", domain=[0, 1], reverse=True),
-                        legend=alt.Legend(title="win rate (cells in %)", format=".0%", orient="bottom")),
-        tooltip=tooltip)
-    labels = base.mark_text(fontSize=10).encode(
-        text="text:N",
-        color=alt.condition("datum.win_rate != null && (datum.win_rate > 0.75 || datum.win_rate < 0.25)",
-                            alt.value("#ffffff"), alt.value("#1d232b")))
-    return alt.layer(cells, labels).properties(width={"step": 28}, height={"step": 22})
-
-
-def rates() -> alt.Chart:
-    """Shares as horizontal bars on 0-100 % (signals dashboard).
-
-    Rows: `label`, `order`, `rate` (0-1), `text` (the printed percentage), `group` (the
-    measure; one colour per measure, and the measure is also in the twin table).
-    """
-    return alt.Chart(_rows()).mark_bar(color=POINT, height={"band": 0.7}).encode(
-        y=alt.Y("label:N", sort=alt.EncodingSortField(field="order", order="ascending"), title=None),
-        x=alt.X("rate:Q", scale=alt.Scale(domain=[0, 1]), title="share",
-                axis=alt.Axis(format=".0%", values=[0, 0.25, 0.5, 0.75, 1])),
-        tooltip=[alt.Tooltip("label:N", title="item"), alt.Tooltip("text:N", title="share")],
-    ).properties(width="container", height={"step": 18})
-
-
-KINDS: dict[str, Callable[[], alt.TopLevelMixin]] = {
-    "forest-score": forest_score,
-    "forest-probability": forest_probability,
-    "curves": curves,
-    "heatmap": heatmap,
-    "rates": rates,
-}
-
-
-@lru_cache(maxsize=None)
-def chart_specs() -> dict[str, dict[str, Any]]:
-    """Every kind's Vega-Lite spec, validated by Altair once per process."""
-    specs = {}
-    for kind, build in sorted(KINDS.items()):
-        spec = build().to_dict()
-        spec.pop("$schema", None)  # a URL the browser never needs; vega-embed is told the mode
-        spec["background"] = None
-        spec.setdefault("config", {}).update({
-            "view": {"stroke": None}, "axis": {"labelFontSize": 11, "titleFontSize": 11, "grid": True},
-            "font": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
-        })
-        specs[kind] = spec
+def chart_specs(cache_dir: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Every kind's Vega-Lite spec. Built by Altair (about a second with its import) only
+    when the definitions or Altair changed; otherwise read from `cache_dir`."""
+    key = _specs_key()
+    cached = cache_dir / f"chart-specs-{key}.json" if cache_dir is not None else None
+    if cached is not None and cached.is_file():
+        return json.loads(cached.read_text(encoding="utf-8"))
+    specs = _specs_in_process(key)
+    if cached is not None:
+        _write_atomically(cached, json.dumps(specs, sort_keys=True).encode("utf-8"))
     return specs
 
 
-def specs_script() -> bytes:
+@lru_cache(maxsize=1)
+def _specs_in_process(key: str) -> dict[str, dict[str, Any]]:
+    from .chartkinds import build_specs
+
+    # A JSON round trip gives the same plain structure whether built or read from the cache.
+    return json.loads(json.dumps(build_specs(), sort_keys=True))
+
+
+def specs_script(cache_dir: Path | None = None) -> bytes:
     """`assets/charts-<hash>.js`: the chart kinds, for `site.js` to combine with page data."""
-    body = script_json(chart_specs())
+    body = script_json(chart_specs(cache_dir))
     return f"window.RB_CHART_SPECS = {body};\n".encode("utf-8")
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
 
 
 # -- the Vega bundle -------------------------------------------------------------------
@@ -218,10 +125,7 @@ def vega_bundle(cache_dir: Path | None = None) -> bytes:
         return cached.read_bytes()
     data = _bundle_in_process(version)
     if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(cached)
+        _write_atomically(cached, data)
     return data
 
 

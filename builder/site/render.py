@@ -133,7 +133,7 @@ def _assets(files: SiteFiles, templates_dir: Path, cache_dir: Path | None, needs
     js = _hashed(files, "site", "js", (source / "site.js").read_bytes())
     charts = vega = ""
     if needs_charts:
-        charts = _hashed(files, "charts", "js", specs_script())
+        charts = _hashed(files, "charts", "js", specs_script(cache_dir))
         vega = _hashed(files, "vega", "js", vega_bundle(cache_dir))
     return Assets(css=css, js=js, charts=charts, vega=vega)
 
