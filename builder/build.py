@@ -138,7 +138,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
     )
     files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
-    pages = render_site(results, content_dir, TEMPLATES_DIR)
+    pages = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=options.cache_dir)
     clashes = sorted(set(files) & set(pages))
     if clashes:
         raise RuntimeError(f"two artifacts claim the same output path: {clashes[0]}")
