@@ -42,6 +42,8 @@ class SiteConfig:
     model_aliases: dict[str, str] = field(default_factory=dict)
     benchmark_aliases: dict[str, str] = field(default_factory=dict)
     evaluations: dict[str, str] = field(default_factory=dict)
+    #: The file the values came from, for error messages about them.
+    path: str = field(default="<default config>", compare=False)
 
     def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
         """The same config with the task set made explicit (default: every task found)."""
@@ -151,7 +153,7 @@ def parse_config(raw: dict[str, Any], path: str | Path = "<config>") -> SiteConf
         else:
             known = ", ".join(sorted([*OPTIONS, "aliases", *[k for k in TABLES if "." not in k]]))
             raise InputError(path, f"unknown key '{key}' (known keys: {known})")
-    return SiteConfig(**values)
+    return SiteConfig(**values, path=str(path))
 
 
 def _checked(path: str | Path, key: str, check: Check, value: Any) -> Any:

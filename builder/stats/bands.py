@@ -39,14 +39,16 @@ class Bands:
                 return band
         return self.scales[scale][-1]
 
-    def keys(self, scale: str, values: np.ndarray) -> list[str]:
-        """Vectorised band keys for an array of values (one sorted search, no loop)."""
+    def keys(self, scale: str, values: np.ndarray) -> list[str | None]:
+        """Vectorised band keys for an array of values (one sorted search, no loop);
+        None where a value is missing (NaN), like `classify`."""
         bands = self.scales[scale]
+        values = np.asarray(values, dtype=float)
         edges = np.array([b.low for b in reversed(bands)])
-        idx = np.searchsorted(edges, np.asarray(values, dtype=float), side="right") - 1
+        idx = np.searchsorted(edges, values, side="right") - 1
         idx = np.clip(idx, 0, len(bands) - 1)
         ordered = list(reversed(bands))
-        return [ordered[i].key for i in idx.tolist()]
+        return [ordered[i].key if ok else None for i, ok in zip(idx.tolist(), np.isfinite(values).tolist())]
 
     def reasonscore(self, value: float | None) -> Band | None:
         return self.classify("reasonscore", value)

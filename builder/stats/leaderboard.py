@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..config import SiteConfig
+from ..errors import InputError
 from ..store.pointsdb import MODES, PointsDB
 from ..slugs import unique_slugs
 from .bands import Bands
@@ -82,6 +83,11 @@ def select_evaluations(evaluations: list[dict[str, Any]], config: SiteConfig) ->
     chosen = config.evaluations
     if not chosen:
         return evaluations
+    available = {(e["model"], f"{e['template']}/{e['sampler']}") for e in evaluations}
+    for model, choice in chosen.items():
+        if (model, choice) not in available:
+            raise InputError(config.path, f"key 'evaluations.{model}' = '{choice}' matches no evaluation "
+                                          "(expected \"template/sampler\" of one of the model's evaluations)")
     return [e for e in evaluations
             if e["model"] not in chosen or chosen[e["model"]] == f"{e['template']}/{e['sampler']}"]
 
@@ -110,7 +116,12 @@ class LeaderboardResult:
 
 
 def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> LeaderboardResult:
-    tasks = sorted(config.tasks) if config.tasks else db.tasks()
+    found = db.tasks()
+    tasks = sorted(config.tasks) if config.tasks else found
+    unknown = [t for t in tasks if t not in set(found)]
+    if unknown:
+        raise InputError(config.path, f"key 'tasks' names '{unknown[0]}', which no point has "
+                                      f"(tasks in the data: {', '.join(found) or 'none'})")
     evaluations = select_evaluations(db.evaluations(), config)
     ids = [evaluation_id(e["model"], e["template"], e["sampler"]) for e in evaluations]
     labels = labels_for(evaluations)
@@ -136,11 +147,13 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
 
     # Ranks, rank ranges and ties among complete models only (§4: incomplete get no rank).
     ranked = np.flatnonzero(complete)
-    order = ranked[rank_order(scores.center[ranked], [ids[i] for i in ranked])]
+    # Ties in center are broken by model name (§7), then template and sampler.
+    names = ["\x00".join((e["model"], e["template"], e["sampler"])) for e in evaluations]
+    order = ranked[rank_order(scores.center[ranked], [names[i] for i in ranked])]
     sig = significance(scores.ci_low[order], scores.ci_high[order])
     rank = {int(i): r + 1 for r, i in enumerate(order)}
     incomplete = np.flatnonzero(~complete)
-    incomplete = incomplete[rank_order(np.nan_to_num(scores.center[incomplete], nan=-1.0), [ids[i] for i in incomplete])]
+    incomplete = incomplete[rank_order(np.nan_to_num(scores.center[incomplete], nan=-1.0), [names[i] for i in incomplete])]
     row_order = [*order.tolist(), *incomplete.tolist()]
     position = {i: p for p, i in enumerate(order.tolist())}
 

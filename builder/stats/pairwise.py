@@ -40,17 +40,21 @@ class Pairwise:
 def beta_parameters(center: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Method-of-moments Beta(α, β) with mean `center` and sd `(high - low) / 2 / z95`.
 
-    When the moments admit no Beta (k <= 0) or the center sits on 0 or 1, σ is capped so
-    that k >= 2, as STATISTICS.md §8 prescribes; centers are nudged inside (0, 1) by 1e-6
-    so both shape parameters stay positive.
+    When the moments admit no Beta (k <= 0) or the center sits on 0 or 1, σ is set so that
+    k = 2, as STATISTICS.md §8 prescribes; centers are nudged inside (0, 1) by 1e-6 so both
+    shape parameters stay positive.
     """
     c = np.clip(np.asarray(center, dtype=float), 1e-6, 1 - 1e-6)
     sigma = (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) / 2.0 / Z95
     sigma_cap = np.sqrt(c * (1 - c) / (MIN_K + 1.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         k = c * (1 - c) / sigma**2 - 1.0
-    bad = ~np.isfinite(k) | (k < MIN_K)
-    sigma = np.where(bad, np.minimum(np.where(sigma > 0, sigma, sigma_cap), sigma_cap), sigma)
+    # §8: no Beta matches the moments (k <= 0), or the center sits on 0 or 1: cap σ so k = 2.
+    raw = np.asarray(center, dtype=float)
+    bad = (np.isfinite(k) & (k <= 0)) | (raw <= 0) | (raw >= 1)
+    sigma = np.where(bad, sigma_cap, sigma)
+    # A zero-width interval is certainty: a very narrow Beta, not an infinite k.
+    sigma = np.maximum(sigma, 1e-6)
     k = c * (1 - c) / sigma**2 - 1.0
     return c * k, (1 - c) * k
 

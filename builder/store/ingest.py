@@ -109,6 +109,9 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
                     raise InputError(files[i], f"cannot read csv file: {_first_line(one)}") from None
             raise InputError(files[group[0]].parent, f"cannot read csv files: {_first_line(exc)}") from None
     _validate_staged(con, files)
+    # Surrounding spaces are typing noise, not a different model or task.
+    con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
+                "sampler = trim(sampler), base_task = trim(base_task)")
     _canonicalise_params(con)
     staged = con.execute("SELECT count(*) FROM staged").fetchone()[0]
     con.execute("DELETE FROM points")
@@ -371,6 +374,7 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         for key in ("model", "template", "sampler"):
             if not isinstance(entry.get(key), str) or not entry[key].strip():
                 raise InputError(path, f"'{key}' must be a non-empty string", row=i)
+        entry = {**entry, **{k: entry[k].strip() for k in ("model", "template", "sampler")}}
         ident = (entry["model"], entry["template"], entry["sampler"])
         if ident in seen:
             raise InputError(path, f"evaluation {'/'.join(ident)} is listed twice", row=i)

@@ -170,11 +170,9 @@ class PointsDB:
             source = f"(SELECT *, {expr} FROM {source})"
         if source_extra:
             source = f"(SELECT *, {', '.join(source_extra)} FROM {source})"
-        estimates = []
-        mode_params: list[Any] = []
-        for m in modes:
-            estimates.append(f"estimate(?, n, n_t, n_e, g) AS {m.lower()}")
-            mode_params.append(m)
+        # Each mode's own macro, named from the whitelist above: the generic `estimate(mode, ...)`
+        # CASE would inline all seven estimators per mode and make planning slow.
+        estimates = [f"est_{m.lower()}(n, n_t, n_e, g) AS {m.lower()}" for m in modes]
         keys_sql = ", ".join(select_keys)
         inner = f"""
             SELECT {keys_sql}{',' if keys_sql else ''}
@@ -191,7 +189,7 @@ class PointsDB:
             FROM (SELECT *, {', '.join(estimates)} FROM ({inner}))
             {'ORDER BY ' + order if order else ''}
         """
-        cur = self.con.execute(sql, [*mode_params, *path_params, *params])
+        cur = self.con.execute(sql, [*path_params, *params])
         names = [d[0] for d in cur.description]
         data = cur.fetchnumpy()
         columns = {name: np.asarray(data[name]) for name in names}
