@@ -261,3 +261,24 @@ def test_config_task_set_and_evaluation_choice(tmp_path):
     # With t3 out of the task set, delta is complete and ranked.
     assert models["delta|tpl|smp"]["complete"] and models["delta|tpl|smp"]["rank"] is not None
     assert all(set(m["tasks"]) <= {"t1", "t2"} for m in doc["models"])
+
+
+@pytest.mark.parametrize("config, named", [
+    (SiteConfig(tasks=("t1", "nonesuch"), path="site.toml"), "'tasks' names 'nonesuch'"),
+    (SiteConfig(evaluations={"eps": "c/smp"}, path="site.toml"), "'evaluations.eps' = 'c/smp'"),
+])
+def test_config_choices_that_match_nothing_are_errors(tmp_path, config, named):
+    """A task or evaluation choice naming nothing would silently unrank or drop models."""
+    from builder.errors import InputError
+
+    with pytest.raises(InputError) as err:
+        build(tmp_path, config)
+    assert err.value.path == "site.toml" and named in err.value.problem
+
+
+def test_ties_in_center_are_broken_by_model_name():
+    from builder.stats.significance import rank_order
+
+    # "a-b" sorts before "a" as text with the separator, after it by model name.
+    names = ["a-b\x00t\x00s", "a\x00t\x00s"]
+    assert rank_order(np.array([500.0, 500.0]), names).tolist() == [1, 0]
