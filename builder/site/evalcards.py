@@ -95,7 +95,7 @@ class TripleView:
 
     anchor: str
     model_id: str
-    model: Ref | None
+    models: tuple[Ref, ...]     # the leaderboard rows whose own results are among the reports
     benchmark: str
     metric: str
     reports: int
@@ -410,11 +410,10 @@ class Cards:
 
     def _triple_view(self, t: Any) -> TripleView:
         c = t.comparability
-        own_ids = [r.evaluation_id for r in self.signals.rows_for_triple(*t.key) if r.own]
-        model = Ref(self.model_labels.get(own_ids[0], t.model_id), self.model_paths[own_ids[0]]) \
-            if own_ids and own_ids[0] in self.model_paths else None
+        own_ids = sorted({r.evaluation_id for r in self.signals.rows_for_triple(*t.key) if r.own})
+        models = tuple(Ref(self.model_labels.get(i, i), self.model_paths[i]) for i in own_ids if i in self.model_paths)
         return TripleView(
-            anchor=triple_anchor(*t.key), model_id=t.model_id, model=model, benchmark=t.benchmark,
+            anchor=triple_anchor(*t.key), model_id=t.model_id, models=models, benchmark=t.benchmark,
             metric=t.metric, reports=t.reports,
             parties=tuple(PartyView(p.party, _score_text(p.score, None), p.setups) for p in c.scores),
             variant=_divergence(c.variant), cross_party=_divergence(c.cross_party),
