@@ -21,7 +21,8 @@ from .site import render_site
 from .site.writer import write_site
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import compute_leaderboard
-from .store.cache import open_store
+from .buildstate import build_key, clear_state, load_state, save_state
+from .store.cache import fingerprint, open_store
 
 Progress = Callable[[str], None] | None
 
@@ -66,10 +67,26 @@ class BuildSummary:
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    changed: int = 0
+    fresh: bool = True  # False when the output was already up to date
+
+    FIGURES = ("models", "ranked", "tasks", "benchmarks", "results", "pages", "files")
+
+    def figures(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.FIGURES}
+
+    @classmethod
+    def up_to_date(cls, figures: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
+        known = {k: int(v) for k, v in figures.items() if k in cls.FIGURES}
+        return cls(**known, seconds=seconds, reused_db=True, out_dir=str(out_dir), timings=timings, fresh=False)
 
     def render(self) -> str:
+        if not self.fresh:
+            return (f"{self.out_dir} is up to date: no input, template or setting changed since it was built "
+                    f"({self.pages} pages, {self.files} files; checked in {self.seconds:.2f} s)")
         lines = [
-            f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s",
+            f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s "
+            f"({self.changed} written, {self.files - self.changed} unchanged)",
             f"  models {self.models} ({self.ranked} ranked), tasks {self.tasks}, "
             f"benchmarks {self.benchmarks}, reported results {self.results}",
             "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
@@ -109,12 +126,19 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     config = load_config(config_path)
     bands_path = content_dir / "bands.toml"
     bands = load_bands(bands_path if bands_path.is_file() else CONTENT_DIR / "bands.toml")
+    salt = repr((config.model_aliases, config.benchmark_aliases))
+    sources = fingerprint(options.data_dir, salt) if options.data_dir.is_dir() else ""
+    key = build_key(sources=sources, config_path=config_path, content_dir=content_dir,
+                    templates_dir=TEMPLATES_DIR, db_path=options.db_path, strict=options.strict)
+    previous = load_state(options.cache_dir, options.out_dir)
     phase("config")
+    if previous is not None and previous.key == key and previous.matches(options.out_dir):
+        return BuildSummary.up_to_date(previous.summary, options.out_dir, time.perf_counter() - started, timings)
 
     db, store = open_store(
         options.data_dir, options.cache_dir, options.db_path,
         lambda db: load_reported(db, options.data_dir, config, options.strict).to_summary(),
-        salt=repr((config.model_aliases, config.benchmark_aliases)),
+        salt=salt, known_fingerprint=sources or None,
     )
     reported = store.reported
     if options.strict and reported.get("problems"):
@@ -145,7 +169,10 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     files.update(pages)
     phase("render")
 
-    write_site(files, options.out_dir)
+    # Byte-identical files keep their modification time; the state is cleared first so an
+    # interrupted write can never leave a state that vouches for a half-replaced site.
+    clear_state(options.cache_dir, options.out_dir)
+    written = write_site(files, options.out_dir, incremental=True)
     phase("write")
 
     models = board.leaderboard["models"]
@@ -158,7 +185,9 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         seconds=time.perf_counter() - started, reused_db=store.reused, out_dir=str(options.out_dir),
         timings=timings, warnings=list(store.warnings),
         skipped=[tuple(p) for p in reported.get("problems", [])],
+        changed=written.files - written.unchanged,
     )
+    save_state(options.cache_dir, options.out_dir, key, files, summary.figures())
     return summary
 
 

@@ -83,13 +83,15 @@ def ingest_all(db: PointsDB, data_dir: Path, load_reported: Callable[[PointsDB],
 
 
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
-               load_reported: Callable[[PointsDB], dict], salt: str = "") -> tuple[PointsDB, StoreReport]:
+               load_reported: Callable[[PointsDB], dict], salt: str = "",
+               known_fingerprint: str | None = None) -> tuple[PointsDB, StoreReport]:
     """The PointsDB for this build, ingesting only when the sources changed.
 
     `load_reported(db)` loads the reported results and cards (the signals' inputs) and
     returns a JSON-able summary of what it read and skipped, kept with the cache so a
     reused database still reports its skipped files. `salt` enters the fingerprint (the
-    settings that change what is stored, such as config aliases).
+    settings that change what is stored, such as config aliases); `known_fingerprint` is
+    that fingerprint when the caller has already computed it.
     """
     if db_path is not None:
         return _from_user_db(db_path, data_dir, load_reported)
@@ -98,7 +100,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
     cache_dir.mkdir(parents=True, exist_ok=True)
     key = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
     target = cache_dir / f"pointsdb-{key}.duckdb"
-    want = fingerprint(data_dir, salt)
+    want = known_fingerprint or fingerprint(data_dir, salt)
     if target.exists():
         try:
             db = PointsDB(target)

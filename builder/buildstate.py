@@ -1,0 +1,110 @@
+"""What the last build of an output directory was made from, and what it wrote.
+
+After coverage.py's HTML status file and Lektor's build database: a build records a key
+(a hash of every input: the data, the config and content, the templates, the code) and a
+manifest of the files it wrote with their size and modification time. The next build
+with the same key finds the output exactly as it left it and has nothing to do; a build
+with another key renders everything in memory, and the writer replaces only the files
+whose bytes changed, so the rest keep their modification times.
+
+The state lives in the cache directory, never in the published output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+STATE_VERSION = 1
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _hash_files(h: "hashlib._Hash", paths: Iterable[Path], root: Path) -> None:
+    for path in sorted(paths):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def tree_files(root: Path, suffixes: tuple[str, ...] | None = None) -> list[Path]:
+    if not root.is_dir():
+        return []
+    return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            and (suffixes is None or p.suffix in suffixes)]
+
+
+def build_key(*, sources: str, config_path: Path | None, content_dir: Path, templates_dir: Path,
+              db_path: Path | None, strict: bool) -> str:
+    """A hash of everything a build's output depends on."""
+    h = hashlib.sha256()
+    h.update(f"reasonboard-build-state/{STATE_VERSION}\0{sources}\0strict={strict}\0".encode())
+    if config_path is not None and config_path.is_file():
+        h.update(b"config\0" + config_path.read_bytes())
+    _hash_files(h, tree_files(content_dir), content_dir)
+    _hash_files(h, tree_files(templates_dir), templates_dir)
+    _hash_files(h, tree_files(PACKAGE_DIR, (".py", ".sql")), PACKAGE_DIR)
+    if db_path is not None and db_path.is_file():
+        stat = db_path.stat()
+        h.update(f"db\0{db_path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class BuildState:
+    key: str
+    #: output path -> [size, mtime_ns] as the build left it
+    files: dict[str, list[int]]
+    #: the build's summary figures, repeated when a later build finds nothing to do
+    summary: dict
+
+    def matches(self, out_dir: Path) -> bool:
+        """Every recorded file is still there, untouched, and nothing else was added."""
+        try:
+            present = {p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*") if p.is_file()}
+        except OSError:
+            return False
+        if present - set(self.files) - {"README.md", ".gitkeep"}:
+            return False
+        for path, (size, mtime) in self.files.items():
+            try:
+                stat = (out_dir / path).stat()
+            except OSError:
+                return False
+            if stat.st_size != size or stat.st_mtime_ns != mtime:
+                return False
+        return True
+
+
+def state_path(cache_dir: Path, out_dir: Path) -> Path:
+    name = hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:12]
+    return cache_dir / f"build-{name}.json"
+
+
+def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
+    try:
+        raw = json.loads(state_path(cache_dir, out_dir).read_text(encoding="utf-8"))
+        return BuildState(raw["key"], {k: list(v) for k, v in raw["files"].items()}, dict(raw.get("summary", {})))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict) -> None:
+    """Record the key and the size and mtime of every file just written (atomically)."""
+    files = {}
+    for path in sorted(written):
+        stat = (out_dir / path).stat()
+        files[path] = [stat.st_size, stat.st_mtime_ns]
+    target = state_path(cache_dir, out_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps({"key": key, "files": files, "summary": summary}, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def clear_state(cache_dir: Path, out_dir: Path) -> None:
+    state_path(cache_dir, out_dir).unlink(missing_ok=True)
+
