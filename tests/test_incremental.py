@@ -1,0 +1,123 @@
+"""Incremental builds (issue 6): unchanged inputs do nothing; a changed points file rewrites
+only the files whose content changed, and the result equals a clean build byte for byte."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from builder.build import BuildOptions, run_build
+from builder.demo import write_demo
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def snapshot(site: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.relative_to(site).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def build(data: Path, out: Path, cache: Path):
+    return run_build(BuildOptions(data_dir=data, out_dir=out, cache_dir=cache,
+                                  config_path=ROOT / "content" / "site.toml", content_dir=ROOT / "content"))
+
+
+def bump_one_model(points: Path) -> None:
+    """Make one model clearly better on one point: more correct answers, same trials."""
+    rows = list(csv.DictReader(io.StringIO(points.read_text(encoding="utf-8"))))
+    row = rows[0]
+    n_u = int(row["total"]) - int(row["truncated"])
+    row["correct"] = str(min(n_u, int(row["correct"]) + max(1, n_u // 4)))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    points.write_text(out.getvalue(), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    data = tmp_path_factory.mktemp("data")
+    write_demo(data, models=6, seed=3)
+    return data
+
+
+def test_unchanged_inputs_touch_nothing(demo, tmp_path):
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    first = build(demo, out, cache)
+    assert first.fresh and first.changed == first.files
+    before = snapshot(out)
+    time.sleep(0.01)
+    again = build(demo, out, cache)
+    assert not again.fresh and "up to date" in again.render()
+    assert snapshot(out) == before
+
+
+def test_a_touched_output_file_is_rebuilt(demo, tmp_path):
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build(demo, out, cache)
+    original = (out / "index.html").read_bytes()
+    (out / "index.html").write_text("vandalised", encoding="utf-8")
+    again = build(demo, out, cache)
+    assert again.fresh and (out / "index.html").read_bytes() == original
+
+
+def test_changing_one_model_rewrites_only_what_changed(demo, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build(data, out, cache)
+    before = snapshot(out)
+
+    time.sleep(0.02)  # make a rewrite visible in the modification time
+    target = sorted((data / "points").glob("*.csv"))[0]
+    bump_one_model(target)
+    result = build(data, out, cache)
+    after = snapshot(out)
+
+    clean = tmp_path / "clean"
+    build(data, clean, tmp_path / "clean-cache")
+    assert {p: b for p, (b, _) in after.items()} == {p: b for p, (b, _) in snapshot(clean).items()}
+
+    changed = {p for p in after if p not in before or after[p][0] != before[p][0]}
+    rewritten = {p for p in after if p not in before or after[p][1] != before[p][1]}
+    assert rewritten == changed, "a file was rewritten with identical bytes, or changed without a new mtime"
+    assert "data/leaderboard.json" in changed
+    assert 0 < len(changed) < len(after), "one model's change should leave some pages untouched"
+    assert result.changed == len(changed)
+    # The pages of the reported benchmarks do not depend on the demo points at all.
+    untouched = [p for p in after if p.startswith("benchmarks/") and p not in changed]
+    assert untouched or not any(p.startswith("benchmarks/") for p in after)
+
+
+def test_state_is_per_output_directory(demo, tmp_path):
+    cache = tmp_path / "cache"
+    build(demo, tmp_path / "a", cache)
+    second = build(demo, tmp_path / "b", cache)
+    assert second.fresh and (tmp_path / "b" / "index.html").is_file()
+    assert not build(demo, tmp_path / "a", cache).fresh
+
+
+def test_a_failed_build_keeps_the_old_site_and_state(demo, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build(data, out, cache)
+    before = snapshot(out)
+    bad = data / "points" / "zz-bad.csv"
+    bad.write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
+                   "m,t,s,x,{},10,11,0,0,0\n", encoding="utf-8")
+    from builder.errors import InputError
+
+    with pytest.raises(InputError) as err:
+        build(data, out, cache)
+    assert "zz-bad.csv" in err.value.message and err.value.row == 1
+    assert snapshot(out) == before
+    os.remove(bad)
+    assert not build(data, out, cache).fresh  # back to the inputs of the site on disk
