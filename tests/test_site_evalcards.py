@@ -13,7 +13,7 @@ def _benchmark_pages(built):
     """{benchmark key: parsed page}, read from the key each page prints."""
     out = {}
     for rel in html_pages(built.out):
-        if rel.startswith("benchmarks/"):
+        if rel.startswith("benchmarks/") and rel.count("/") == 1:
             doc = page(built.out, rel)
             out[doc.find("p", cls="meta").find("code").text] = (rel, doc)
     return out
@@ -112,3 +112,24 @@ def test_risks_are_cues_with_web_links_only(default_build):
     assert risks.find_all("a")
     for a in risks.find_all("a"):
         assert a.attrs["href"].startswith(("http://", "https://"))
+
+
+def test_every_result_row_is_on_some_page_and_no_page_lists_more_than_page_size(default_build):
+    site = default_build.out
+    page_size = default_build.results.config.page_size
+    signals = default_build.results.signals
+    big = max(signals.benchmarks, key=lambda b: b.rows)
+    assert big.rows > page_size, "the default data has a benchmark with more rows than a page holds"
+    card_rel, card = _benchmark_pages(default_build)[big.key]
+    pages = [card_rel] + sorted((p for p in html_pages(site) if p.startswith(card_rel[:-5] + "/")),
+                                key=lambda p: int(p.rsplit("-", 1)[1][:-5]))
+    seen = []
+    for rel in pages:
+        table = page(site, rel).by_id("result-rows")
+        rows = table.find("tbody").find_all("tr")
+        assert 0 < len(rows) <= page_size
+        seen += [tr.attrs["id"] for tr in rows]
+    assert len(seen) == len(set(seen)) == big.rows
+    pager = card.find("nav", cls="pager")
+    assert [a.attrs["href"].rsplit("/", 1)[-1] for a in pager.find_all("a") if a.attrs.get("rel") != "next"] == \
+        [p.rsplit("/", 1)[-1] for p in pages[1:]]

@@ -28,8 +28,9 @@ from .model import Badge, Page, Ref
 from .slugs import name_hash, unique_slugs
 from .urls import page_path
 
-#: Result rows listed on one page at most (a benchmark of the full EEE corpus has ~4,500).
-MAX_ROWS = 200
+#: Result rows and comparisons on one page at most, unless the site config sets `page_size`
+#: (a benchmark of the full EEE corpus has ~4,500 rows: they continue on numbered pages).
+MAX_ROWS = 100
 #: Flagged triples linked from the dashboard at most.
 MAX_FLAGGED = 100
 _URL = re.compile(r"(?<![<(])\bhttps?://[^\s<>;,]+[^\s<>;,.)]")
@@ -62,14 +63,21 @@ class ResultView:
 
 @dataclass(frozen=True)
 class ReportedResults:
-    """Result rows for one model or one benchmark (at most `MAX_ROWS` of `total`)."""
+    """Result rows for one model or one benchmark: `rows` is one page of `total`, starting
+    at row `first` (1-based); `more` links the page holding the rest, if any."""
 
     rows: tuple[ResultView, ...] = ()
     total: int = 0
+    first: int = 1
+    more: Ref | None = None
 
     @property
     def shown(self) -> int:
         return len(self.rows)
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.rows) - 1
 
 
 @dataclass(frozen=True)
@@ -174,7 +182,18 @@ class BenchmarkPage(Page):
     risks: tuple[RiskView, ...]
     results: ReportedResults
     compared: tuple[TripleView, ...]
+    compared_total: int
     task: Ref | None
+    pager: Any  # model.Pager over the pages of result rows, or None when they fit on this one
+
+
+@dataclass(frozen=True)
+class BenchmarkRowsPage(Page):
+    """Result rows of a benchmark beyond the first page (`benchmarks/<slug>/rows-2.html`, ...)."""
+
+    card: Ref
+    results: ReportedResults
+    pager: Any  # model.Pager
 
 
 @dataclass(frozen=True)
@@ -252,8 +271,10 @@ class Cards:
     """The Evaluation Card side of the page model, prepared once per build."""
 
     def __init__(self, signals: Any, model_paths: dict[str, str], model_labels: dict[str, str],
-                 model_keys: dict[str, str], task_paths: dict[str, str], simulated: dict[str, bool]):
+                 model_keys: dict[str, str], task_paths: dict[str, str], simulated: dict[str, bool],
+                 page_size: int = MAX_ROWS):
         self.signals = signals
+        self.page_size = max(1, page_size)
         self.model_paths = model_paths
         self.model_labels = model_labels
         self.model_keys = model_keys          # leaderboard id -> signals model key
@@ -283,7 +304,8 @@ class Cards:
             for m in results.leaderboard["models"]:
                 e = results.evaluations.get(m["id"], {})
                 model_keys[m["id"]] = signals.model_key_for(e.get("hf_id") or m["model"])
-        return cls(signals, model_paths, model_labels or {}, model_keys, task_paths, simulated or {})
+        return cls(signals, model_paths, model_labels or {}, model_keys, task_paths, simulated or {},
+                   page_size=getattr(results.config, "page_size", MAX_ROWS))
 
     # -- per model ----------------------------------------------------------------------
 
@@ -367,7 +389,8 @@ class Cards:
     def pages(self) -> list[Page]:
         pages: list[Page] = [self._dashboard()]
         if self.signals is not None:
-            pages += [self._benchmark_page(b) for b in self.signals.benchmarks]
+            for b in self.signals.benchmarks:
+                pages += self._benchmark_pages(b)
         return pages
 
     # -- builders --------------------------------------------------------------------------
@@ -378,18 +401,19 @@ class Cards:
 
     def _compared_triples(self, benchmark_key: str) -> list[Any]:
         """Triples with two or more reports, flagged first, then checked, then not applicable
-        (what needs attention leads), at most `MAX_ROWS`."""
+        (what needs attention leads), at most one page of them; the rest are counted."""
         compared = [t for t in self.signals.triples_for_benchmark(benchmark_key) if t.reports >= 2]
         compared.sort(key=lambda t: ({True: 0, False: 1, None: 2}[t.comparability.flag], t.key))
-        return compared[:MAX_ROWS]
+        return compared[: self.page_size]
 
     def _anchor(self, t: Any) -> str | None:
         anchor = triple_anchor(*t.key)
         return anchor if anchor in self._anchors else None
 
-    def _results(self, rows: Sequence[Any]) -> ReportedResults:
-        shown = rows[:MAX_ROWS]
-        return ReportedResults(tuple(self._result_view(r) for r in shown), len(rows))
+    def _results(self, rows: Sequence[Any], first: int = 1, more: Ref | None = None) -> ReportedResults:
+        """One page of result rows: `rows[first - 1 : first - 1 + page_size]`."""
+        shown = rows[first - 1: first - 1 + self.page_size]
+        return ReportedResults(tuple(self._result_view(r) for r in shown), len(rows), first, more)
 
     def _result_view(self, row: Any) -> ResultView:
         triple = self.signals.triple_of(row)
@@ -420,7 +444,30 @@ class Cards:
             combined=_comparability_badge(c), missing=tuple(t.reproducibility.missing),
         )
 
-    def _benchmark_page(self, b: Any) -> BenchmarkPage:
+    def _benchmark_pages(self, b: Any) -> list[Page]:
+        """The Evaluation Card page with the first page of result rows, then one page per
+        further `page_size` rows, so every row is on the site and no page lists them all."""
+        rows = sorted(self.signals.rows_for_benchmark(b.key), key=lambda r: (-r.score, r.model_key, r.row_id))
+        card_path = self.bench_paths[b.key]
+        starts = list(range(1, len(rows) + 1, self.page_size)) or [1]
+        paths = [card_path] + [f"{card_path[:-len('.html')]}/rows-{k + 1}.html" for k in range(1, len(starts))]
+        from .model import NavLink, Pager
+
+        links = tuple(NavLink(str(k + 1), p) for k, p in enumerate(paths))
+        more = [Ref(f"rows {starts[k + 1]}–{min(starts[k + 1] + self.page_size - 1, len(rows))}", paths[k + 1])
+                if k + 1 < len(paths) else None for k in range(len(paths))]
+        pager = Pager(1, links) if len(links) > 1 else None
+        pages: list[Page] = [self._benchmark_page(b, self._results(rows, 1, more[0]), pager)]
+        simulated = pages[0].simulated
+        for k in range(1, len(paths)):
+            pages.append(BenchmarkRowsPage(
+                path=paths[k], title=f"Result rows of {b.name}, page {k + 1}", template="benchmark_rows.html",
+                simulated=simulated, description=f"Result rows {starts[k]} onwards of {b.name} with their signals",
+                card=Ref(b.name, card_path), results=self._results(rows, starts[k], more[k]),
+                pager=Pager(k + 1, links)))
+        return pages
+
+    def _benchmark_page(self, b: Any, results: ReportedResults, pager: Any) -> BenchmarkPage:
         summary = self._summaries[b.key]
         sections: dict[str, list[FieldView]] = {}
         for f in b.fields:
@@ -433,7 +480,6 @@ class Cards:
         rows = self.signals.rows_for_benchmark(b.key)
         task = self.task_by_key.get(b.key)
         simulated = any(self.simulated.get(r.evaluation_id, False) for r in rows if r.own)
-        ordered_rows = sorted(rows, key=lambda r: (-r.score, r.model_key, r.row_id))
         return BenchmarkPage(
             path=self.bench_paths[b.key], title=f"Evaluation Card: {b.name}", template="benchmark.html",
             simulated=simulated,
@@ -443,8 +489,10 @@ class Cards:
             sections=tuple(FieldSection(title, tuple(fields)) for title, fields in sections.items()),
             risks=tuple(RiskView(r.category or "uncategorised risk", text_html(r.description),
                                  r.url if r.url and is_web_url(r.url) else None) for r in b.risks),
-            results=self._results(ordered_rows),
+            results=results,
             compared=tuple(self._triple_view(t) for t in self._compared[b.key]),
+            compared_total=sum(1 for t in self.signals.triples_for_benchmark(b.key) if t.reports >= 2),
+            pager=pager,
             task=Ref(task, self.task_paths[task]) if task else None,
         )
 

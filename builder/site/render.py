@@ -29,7 +29,8 @@ from .writer import SiteFiles
 
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "task.html": "index.html",
-            "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html"}
+            "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html",
+            "benchmark_rows.html": "signals.html"}
 
 
 @dataclass(frozen=True)
