@@ -398,14 +398,23 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
 
 
 def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
+    """Insert the evaluations in one statement (row-by-row inserts into a file-backed
+    database cost a transaction each: seconds for a few thousand evaluations)."""
     db.con.execute("DELETE FROM evaluations")
-    for e in sorted(entries, key=lambda e: (e["model"], e["template"], e["sampler"])):
-        db.con.execute(
-            "INSERT INTO evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                e["model"], e["template"], e["sampler"], e.get("label"), e["groups"], e.get("hf_id"),
-                e.get("organization"), e.get("relationship"),
-                json.dumps(e["generation_args"], sort_keys=True, separators=(",", ":")),
-                e.get("harness"), bool(e.get("simulated", False)),
-            ],
-        )
+    if not entries:
+        return
+    rows = sorted(entries, key=lambda e: (e["model"], e["template"], e["sampler"]))
+    columns = {
+        "model": [e["model"] for e in rows], "template": [e["template"] for e in rows],
+        "sampler": [e["sampler"] for e in rows], "label": [e.get("label") for e in rows],
+        "groups": [e["groups"] for e in rows], "hf_id": [e.get("hf_id") for e in rows],
+        "organization": [e.get("organization") for e in rows], "relationship": [e.get("relationship") for e in rows],
+        "generation_args": [json.dumps(e["generation_args"], sort_keys=True, separators=(",", ":")) for e in rows],
+        "harness": [e.get("harness") for e in rows], "simulated": [bool(e.get("simulated", False)) for e in rows],
+    }
+    types = {"groups": "VARCHAR[][]", "simulated": "BOOLEAN[]"}
+    db.con.execute(
+        "INSERT INTO evaluations SELECT "
+        + ", ".join(f"unnest(?::{types.get(name, 'VARCHAR[]')})" for name in columns),
+        list(columns.values()),
+    )
