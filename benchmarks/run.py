@@ -1,0 +1,179 @@
+"""The scale benchmark (issue 6): build an EvalCards-size site and rebuild it.
+
+    python benchmarks/run.py [--models 2000] [--eee PATH] [--keep DIR] [--profile]
+
+Fixture: `reasonboard demo --models N` points plus the full Every Eval Ever corpus of
+`../shared/data/eee-2026-02/` in `eee/` and the 16 benchmark cards. Measured, each in a
+fresh process so peak memory is the build's own:
+
+1. a full build from an empty cache (target: at most 60 s, peak memory under 2 GB);
+2. page throughput of the render phase against plain Jinja2 rendering comparable pages
+   (one page per model with its task table, same count) in the same run (target: ratio
+   at least 0.5);
+3. a rebuild with unchanged inputs (target: at most 2 s);
+4. a rebuild after changing one model's points file: its time, how many files it
+   rewrote, and whether the result equals a clean build byte for byte.
+
+`--profile` adds a cProfile summary of the full build (top functions by cumulative time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_EEE = ROOT.parent / "shared" / "data" / "eee-2026-02"
+DEFAULT_CARDS = ROOT.parent / "shared" / "data" / "benchmark-cards"
+
+BUILD_SNIPPET = """
+import json, sys, time
+from pathlib import Path
+from builder.build import BuildOptions, run_build
+data, out, cache, profile = sys.argv[1:5]
+options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
+                       config_path=Path("content/site.toml"), content_dir=Path("content"))
+if profile == "1":
+    import cProfile, pstats
+    prof = cProfile.Profile()
+    summary = prof.runcall(run_build, options)
+    pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
+else:
+    summary = run_build(options)
+print(json.dumps({"seconds": summary.seconds, "fresh": summary.fresh, "pages": summary.pages,
+                  "files": summary.files, "changed": summary.changed, "timings": summary.timings}))
+"""
+
+PLAIN_TEMPLATE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ m.label }}</title></head>
+<body><header><a href="../index.html">Leaderboard</a></header><main>
+<h1>{{ m.label }}</h1>
+<p>ReasonScore {{ "%.1f"|format(m.reasonscore.center) }} ± {{ "%.1f"|format(m.reasonscore.margin) }}
+[{{ m.reasonscore.ci_low }}, {{ m.reasonscore.ci_high }}], rank {{ m.rank }}</p>
+<table><thead><tr><th>Task</th><th>Estimate</th><th>Low</th><th>High</th>
+{% for mode in modes %}<th>{{ mode }}</th>{% endfor %}</tr></thead><tbody>
+{% for task, t in m.tasks.items() %}<tr><th>{{ task }}</th><td>{{ t.estimate }}</td><td>{{ t.low }}</td>
+<td>{{ t.high }}</td>{% for mode in modes %}<td>{{ t.modes[mode][0] }}</td>{% endfor %}</tr>{% endfor %}
+</tbody></table>
+<ul>{% for other in m.tied_with %}<li>{{ other }}</li>{% endfor %}</ul>
+</main></body></html>"""
+
+
+def run_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tuple[dict, float, int]:
+    """One build in a child process: (its summary, wall seconds, peak RSS in MB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", BUILD_SNIPPET, str(data), str(out), str(cache), "1" if profile else "0"],
+                          cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"build failed:\n{proc.stderr}")
+    if profile:
+        print(proc.stderr)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return json.loads(proc.stdout.strip().splitlines()[-1]), wall, max(peak, before) // 1024
+
+
+def plain_jinja_pages_per_second(site: Path) -> tuple[float, int]:
+    """Plain Jinja2: one page per model from leaderboard.json, rendered and encoded."""
+    import jinja2
+
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    env = jinja2.Environment(autoescape=True)
+    template = env.from_string(PLAIN_TEMPLATE)
+    modes = ["E_I", "E_P", "E_O", "C_I", "C_P", "C_O"]
+    start = time.perf_counter()
+    for m in board["models"]:
+        template.render(m=m, modes=modes).encode("utf-8")
+    return len(board["models"]) / (time.perf_counter() - start), len(board["models"])
+
+
+def tree_digest(site: Path) -> dict[str, str]:
+    return {p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def mtimes(site: Path) -> dict[str, int]:
+    return {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
+
+
+def change_one_model(points_dir: Path) -> Path:
+    target = sorted(points_dir.glob("*.csv"))[len(list(points_dir.glob("*.csv"))) // 2]
+    rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
+    n_u = int(rows[0]["total"]) - int(rows[0]["truncated"])
+    rows[0]["correct"] = str(min(n_u, int(rows[0]["correct"]) + max(1, n_u // 4)))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    target.write_text(buffer.getvalue(), encoding="utf-8")
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=2000)
+    parser.add_argument("--eee", type=Path, default=DEFAULT_EEE)
+    parser.add_argument("--cards", type=Path, default=DEFAULT_CARDS)
+    parser.add_argument("--keep", type=Path, help="work in this directory and keep it")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    if not args.eee.is_dir():
+        sys.exit(f"EEE corpus not found at {args.eee} (pass --eee)")
+
+    work = args.keep or Path(tempfile.mkdtemp(prefix="reasonboard-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    data, site, cache = work / "data", work / "site", work / "cache"
+    for path in (data, site, cache, work / "clean", work / "clean-cache"):
+        shutil.rmtree(path, ignore_errors=True)
+    print(f"cores: {os.cpu_count()}, models: {args.models}, work dir: {work}")
+
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "from builder.cli import main; main()", "demo", "--models", str(args.models), "--out", str(data)],
+                   cwd=ROOT, check=True, capture_output=True)
+    shutil.copytree(args.eee, data / "eee")
+    shutil.copytree(args.cards, data / "cards")
+    print(f"fixture: {time.perf_counter() - t:.1f} s "
+          f"({sum(1 for _ in (data / 'eee').rglob('*.json'))} EEE files, {len(list((data / 'cards').glob('*.json')))} cards)")
+
+    full, wall, peak = run_build(data, site, cache, args.profile)
+    render = full["timings"].get("render", float("nan"))
+    ours = full["pages"] / render
+    plain, plain_pages = plain_jinja_pages_per_second(site)
+    print(f"full build      {wall:6.1f} s wall, {full['seconds']:.1f} s in build, peak {peak} MB "
+          f"(targets: <= 60 s, < 2048 MB)")
+    print("  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in full["timings"].items()))
+    print(f"  pages {full['pages']}, files {full['files']}")
+    print(f"page throughput ours {ours:7.1f} pages/s (render phase, all pages incl. charts)"
+          f" | plain Jinja2 {plain:7.1f} pages/s ({plain_pages} model pages) | ratio {ours / plain:.2f} (target >= 0.5)")
+
+    again, wall_again, _ = run_build(data, site, cache)
+    print(f"unchanged rebuild {wall_again:5.2f} s wall ({again['seconds']:.2f} s in build, "
+          f"{'nothing to do' if not again['fresh'] else 'rebuilt'}; target <= 2 s)")
+
+    before = mtimes(site)
+    time.sleep(0.05)
+    changed_file = change_one_model(data / "points")
+    one, wall_one, _ = run_build(data, site, cache)
+    after = mtimes(site)
+    rewritten = sum(1 for p in after if before.get(p) != after[p])
+    run_build(data, work / "clean", work / "clean-cache")
+    identical = tree_digest(site) == tree_digest(work / "clean")
+    print(f"one model changed ({changed_file.name}): {wall_one:.1f} s wall, rewrote {rewritten} of {one['files']} files "
+          f"(build says {one['changed']}), equals a clean build: {identical}")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
