@@ -53,24 +53,26 @@ def forest_probability() -> alt.LayerChart:
 def curves() -> alt.LayerChart:
     """Difficulty curves: estimate against one difficulty parameter, a line per model.
 
-    Rows: `model` (series), `series_order`, `level` (x, as text), `level_order`,
-    `estimate`, `low`, `high`, `text`. Colour and point shape both identify the model,
-    so colour is never the only cue; the twin table lists every number.
+    Rows: `model` ("3. name", the series), `tag` ("3"), `series_order`, `level` (x, as
+    text), `level_order`, `estimate`, `low`, `high`, `text`, `last` (true on the model's
+    hardest level). Each line ends in its number, which is also the start of its legend
+    entry, so a line can be told from the others without colour; the twin table lists every
+    number.
     """
     series = alt.EncodingSortField(field="series_order", order="ascending")
-    # Colour and shape share one legend (same field, same title), so each entry shows both.
-    legend = alt.Legend(title="model", orient="bottom", columns=2, labelLimit=260, symbolStrokeWidth=2)
+    color = alt.Color("model:N", sort=series, scale=alt.Scale(range=SERIES),
+                      legend=alt.Legend(title="model", orient="bottom", columns=2, labelLimit=280))
     base = alt.Chart(_rows()).encode(
         x=alt.X("level:N", sort=alt.EncodingSortField(field="level_order", order="ascending"),
                 title="difficulty level", axis=alt.Axis(labelAngle=0)),
-        color=alt.Color("model:N", sort=series, scale=alt.Scale(range=SERIES), legend=legend),
+        y=alt.Y("estimate:Q", scale=alt.Scale(domain=[0, 1]), title="C_P estimate", axis=alt.Axis(format=".1f")),
+        color=color,
     )
     tooltip = [alt.Tooltip("model:N"), alt.Tooltip("level:N"), alt.Tooltip("text:N", title="interval")]
-    y = alt.Y("estimate:Q", scale=alt.Scale(domain=[0, 1]), title="C_P estimate", axis=alt.Axis(format=".1f"))
-    line = base.mark_line(strokeWidth=1.5).encode(y=y, detail="model:N")
-    dots = base.mark_point(size=50, filled=True, opacity=1).encode(
-        y=y, shape=alt.Shape("model:N", sort=series, legend=legend), tooltip=tooltip)
-    return alt.layer(line, dots).properties(width="container", height=220)
+    line = base.mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(size=40, filled=True)).encode(tooltip=tooltip)
+    tags = base.mark_text(align="left", dx=7, fontSize=11, fontWeight="bold").encode(text="tag:N").transform_filter(
+        "datum.last")
+    return alt.layer(line, tags).properties(width="container", height=240)
 
 
 def heatmap() -> alt.LayerChart:

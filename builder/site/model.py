@@ -802,11 +802,15 @@ def _curves(ctx: _Context, task: str, order: list[str]) -> tuple[Curve, ...]:
         if not models or not levels:
             continue
         charted = spread(models, CURVE_SERIES)
-        data = tuple(
-            {"model": ctx.labels[mid], "series_order": position[mid], "level": lv, "level_order": level_index[lv],
-             "estimate": iv.estimate if iv.estimate is not None else iv.center, "low": iv.low, "high": iv.high,
-             "text": iv.text}
-            for mid in charted for lv, iv in sorted(by_model[mid].items(), key=lambda kv: level_index[kv[0]]))
+        data = []
+        for n, mid in enumerate(charted, start=1):
+            ordered = sorted(by_model[mid].items(), key=lambda kv: level_index[kv[0]])
+            for k, (lv, iv) in enumerate(ordered):
+                data.append({"model": f"{n}. {ctx.labels[mid]}", "tag": str(n), "series_order": n, "level": lv,
+                             "level_order": level_index[lv],
+                             "estimate": iv.estimate if iv.estimate is not None else iv.center,
+                             "low": iv.low, "high": iv.high, "text": iv.text, "last": k == len(ordered) - 1})
+        data = tuple(data)
         rows = tuple(CurveRow(Ref(ctx.labels[mid], ctx.paths[mid]),
                               tuple(by_model[mid][lv].text if lv in by_model[mid] else fmt.MISSING for lv in levels))
                      for mid in models)

@@ -76,7 +76,13 @@
 
   function drawCharts() {
     var figures = document.querySelectorAll("figure[data-chart]");
-    if (!figures.length || !window.vegaEmbed || !window.RB_CHART_SPECS) { return; }
+    if (!figures.length) { return; }
+    if (typeof window.vegaEmbed !== "function" || !window.RB_CHART_SPECS) {
+      // Say so rather than leave empty boxes: the tables still hold every number.
+      Array.prototype.forEach.call(figures, function (figure) { figure.className += " failed"; });
+      console.error("reasonboard: the local chart library did not load");
+      return;
+    }
     Array.prototype.forEach.call(figures, function (figure) {
       var kind = figure.getAttribute("data-chart");
       var template = window.RB_CHART_SPECS[kind];
