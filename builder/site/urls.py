@@ -9,6 +9,7 @@ in `/` (a directory has no index page without a server).
 from __future__ import annotations
 
 import posixpath
+from functools import lru_cache
 from urllib.parse import quote
 
 from .slugs import is_safe_slug
@@ -47,20 +48,35 @@ def relative_url(from_path: str, to_path: str, fragment: str | None = None) -> s
     file name (`x.html#top`) rather than an empty URL, which some browsers treat as a reload.
     """
     check_output_path(from_path)
+    return _from_dir(posixpath.dirname(from_path) or ".", to_path, fragment)
+
+
+@lru_cache(maxsize=None)
+def _from_dir(start: str, to_path: str, fragment: str | None) -> str:
+    """`relative_url` keyed by the page's directory, memoised.
+
+    A site has a handful of page directories and one link target per entity, so a large
+    build asks for the same (directory, target) pair many times (every model page links
+    the same tasks); computing `relpath` and checking the target once per pair is what
+    keeps link building out of the render profile. Results are pure functions of the
+    arguments, so the cache cannot change any output.
+    """
     check_output_path(to_path)
-    start = posixpath.dirname(from_path) or "."
-    url = posixpath.relpath(to_path, start)
-    url = quote(url, safe="/-._~")
+    url = quote(posixpath.relpath(to_path, start), safe="/-._~")
     if fragment:
         url += "#" + quote(fragment, safe="-._~")
     return url
 
 
 class Linker:
-    """`relative_url` bound to one page: what templates call as `url('tasks/x.html')`."""
+    """`relative_url` bound to one page: what templates call as `url('tasks/x.html')`.
+
+    The page path is checked once here; each link then costs one cache lookup.
+    """
 
     def __init__(self, page: str):
         self.page = check_output_path(page)
+        self.start = posixpath.dirname(page) or "."
 
     def __call__(self, to_path: str, fragment: str | None = None) -> str:
-        return relative_url(self.page, to_path, fragment)
+        return _from_dir(self.start, to_path, fragment)

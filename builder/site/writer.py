@@ -61,7 +61,7 @@ class SiteFiles(dict):
             raise OutputPathError(f"{path!r} and {self._folded[folded]!r} differ only in case")
         parts = path.split("/")
         parents = {"/".join(parts[:i]) for i in range(1, len(parts))}
-        if path in self._dirs or parents & set(self):
+        if path in self._dirs or any(parent in self for parent in parents):
             raise OutputPathError(f"{path!r} is used both as a file and as a directory")
         self._folded[folded] = path
         self._dirs |= parents
