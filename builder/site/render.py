@@ -21,6 +21,7 @@ import jinja2
 
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
+from .fragments import badges_html, missing_html
 from .markdown import ContentPage, load_content_page
 from .model import ContentView, Page, SiteModel, build_page_model
 from .slugs import is_safe_slug
@@ -77,6 +78,10 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
         keep_trailing_newline=True,
     )
     env.globals["fmt"] = fmt
+    # Per-row fragments rendered once per distinct value (see fragments.py), called in
+    # templates as `badges(items)` and `missing(names, none_text, inline=...)`.
+    env.globals["badges"] = badges_html
+    env.globals["missing"] = missing_html
     return env
 
 

@@ -1,0 +1,48 @@
+"""HTML fragments that repeat on many rows, rendered in Python once per distinct value.
+
+A result row's signal badges and its list of missing fields come from a small set of
+values (a few badge states, a few field-name lists), yet a large site shows them on
+hundreds of thousands of rows. As Jinja macros each row paid a macro call and a dozen
+escapes; here each distinct value is rendered once and the `Markup` is reused, which is
+what keeps result tables cheap at scale (issue 6). The markup is exactly what the former
+macros produced, and every piece of data still goes through `escape`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Iterable
+
+from markupsafe import Markup, escape
+
+
+def badges_html(items: Iterable | None) -> Markup:
+    """Evaluation Card signals (R, C, P, X): letter, short value, and the full sentence for
+    tooltips and screen readers; nothing at all for no signals."""
+    return _badges(tuple(items or ()))
+
+
+@lru_cache(maxsize=4096)
+def _badges(items: tuple) -> Markup:
+    if not items:
+        return Markup("")
+    cells = "".join(
+        f'<li class="badge badge-{escape(b.state)}" title="{escape(b.text)}">'
+        f'<span class="badge-letter" aria-hidden="true">{escape(b.letter)}</span>'
+        f'<span aria-hidden="true">{escape(b.value)}</span>'
+        f'<span class="visually-hidden">{escape(b.name)}: {escape(b.text)}</span></li>'
+        for b in items)
+    return Markup(f'<ul class="badges">{cells}</ul>')
+
+
+def missing_html(names: Iterable | None, none_text: str = "none", inline: bool = False) -> Markup:
+    """Field names a report or a card leaves out, listed by name (or `none_text`)."""
+    return _missing(tuple(names or ()), none_text, inline)
+
+
+@lru_cache(maxsize=4096)
+def _missing(names: tuple, none_text: str, inline: bool) -> Markup:
+    if not names:
+        return Markup(f'<span class="status-ok">{escape(none_text)}</span>')
+    cells = "".join(f"<li>{escape(name)}</li>" for name in names)
+    return Markup(f'<ul class="missing-list{" inline" if inline else ""}">{cells}</ul>')
