@@ -55,19 +55,44 @@ print(json.dumps({"seconds": summary.seconds, "fresh": summary.fresh, "pages": s
                   "files": summary.files, "changed": summary.changed, "timings": summary.timings}))
 """
 
-PLAIN_TEMPLATE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ m.label }}</title></head>
-<body><header><a href="../index.html">Leaderboard</a></header><main>
+PLAIN_TEMPLATE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ m.label }} · {{ site_title }}</title><link rel="stylesheet" href="../assets/style.css"></head>
+<body><header><a href="../index.html">{{ site_title }}</a><nav><ul>
+{% for label, href in nav %}<li><a href="../{{ href }}">{{ label }}</a></li>{% endfor %}
+</ul></nav></header><main>
 <h1>{{ m.label }}</h1>
-<p>ReasonScore {{ "%.1f"|format(m.reasonscore.center) }} ± {{ "%.1f"|format(m.reasonscore.margin) }}
-[{{ m.reasonscore.ci_low }}, {{ m.reasonscore.ci_high }}], rank {{ m.rank }}</p>
-<table><thead><tr><th>Task</th><th>Estimate</th><th>Low</th><th>High</th>
+<p>Model <code>{{ m.model }}</code> · template <code>{{ m.template }}</code> · sampler <code>{{ m.sampler }}</code></p>
+{% set rs = m.reasonscore %}{% set band = bands.get(m.band) %}
+<p>ReasonScore {{ "%.1f"|format(rs.center) }} ± {{ "%.1f"|format(rs.margin) }}
+[{{ "%.1f"|format(rs.ci_low) }}, {{ "%.1f"|format(rs.ci_high) }}]</p>
+{% if band %}<p><span class="band band-{{ m.band }}">{{ band.label }}</span> {{ band.text }}</p>{% endif %}
+<p>Rank {{ m.rank if m.rank is not none else "—" }}{% if m.rank_range %} (plausible {{ m.rank_range[0] }}–{{ m.rank_range[1] }}){% endif %}</p>
+<p>{{ "%.0f"|format(m.avg_tokens) }} tokens per trial; truncated {{ "%.1f%%"|format(100 * m.truncation_rate) }}</p>
+<table><thead><tr><th>Task</th><th>C_P</th><th>Interval</th><th>Trials</th><th>Truncated</th>
 {% for mode in modes %}<th>{{ mode }}</th>{% endfor %}</tr></thead><tbody>
-{% for task, t in m.tasks.items() %}<tr><th>{{ task }}</th><td>{{ t.estimate }}</td><td>{{ t.low }}</td>
-<td>{{ t.high }}</td>{% for mode in modes %}<td>{{ t.modes[mode][0] }}</td>{% endfor %}</tr>{% endfor %}
+{% for task, t in m.tasks.items() %}<tr><th><a href="../tasks/{{ task }}.html">{{ task }}</a></th>
+<td>{{ "%.3f"|format(t.estimate) }}</td><td>[{{ "%.3f"|format(t.low) }}, {{ "%.3f"|format(t.high) }}]</td>
+<td>{{ t.total }}</td><td>{{ t.truncated }}</td>
+{% for mode in modes %}{% set c = t.modes[mode] %}<td>{{ "%.3f"|format(c[0]) }} [{{ "%.3f"|format(c[1]) }}, {{ "%.3f"|format(c[2]) }}]</td>{% endfor %}</tr>
+{% endfor %}</tbody></table>
+{% if m.tiers %}<table><thead><tr><th>Tier</th><th>ReasonScore v1</th><th>Tokens/trial</th></tr></thead><tbody>
+{% for tier, t in m.tiers.items() %}<tr><th>{{ tier }}</th><td>{{ "%.1f"|format(t.reasonscore) }}</td><td>{{ "%.0f"|format(t.avg_tokens) }}</td></tr>{% endfor %}
+</tbody></table>{% endif %}
+<ul>{% for other in m.tied_with %}{% set o = by_id[other] %}<li><a href="{{ o.slug }}.html">{{ o.label }}</a></li>{% endfor %}</ul>
+<table><thead><tr><th>Opponent</th><th>P(win)</th><th>P(loss)</th><th>Tasks shared</th></tr></thead><tbody>
+{% for n in neighbours %}{% set o = by_id[n.id] %}<tr><th><a href="{{ o.slug }}.html">{{ o.label }}</a></th>
+<td>{{ "%.3f"|format(n.win_rate) }}</td><td>{{ "%.3f"|format(1 - n.win_rate) }}</td><td>{{ n.tasks_shared }}</td></tr>{% endfor %}
 </tbody></table>
-<ul>{% for other in m.tied_with %}<li>{{ other }}</li>{% endfor %}</ul>
-</main></body></html>"""
-
+<table><thead><tr><th>Benchmark</th><th>Metric</th><th>Reported by</th><th>Missing for reproducibility</th><th>Signals</th></tr></thead><tbody>
+{% for t in reported %}<tr><th><a href="../benchmarks/{{ t.benchmark }}.html">{{ t.benchmark }}</a></th><td>{{ t.metric }}</td>
+<td>{{ t.parties | join(", ") }}</td>
+<td>{% if t.reproducibility.missing %}<ul>{% for f in t.reproducibility.missing %}<li>{{ f }}</li>{% endfor %}</ul>{% else %}none{% endif %}</td>
+<td><ul><li title="reproducibility">R {{ "gap" if t.reproducibility.gap else "reported" }}</li>
+<li title="provenance">P {{ "1st party only" if t.provenance.first_party_only else ("multi-party" if t.provenance.multi_party else "one party") }}</li>
+<li title="comparability">X {{ "diverges" if t.comparability.flag else ("not checked" if t.comparability.flag is none else "within") }}</li></ul></td></tr>
+{% endfor %}</tbody></table>
+</main><footer>{{ site_title }}. Every score is shown with its 95% interval.</footer></body></html>"""
 
 def run_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tuple[dict, float, int]:
     """One build in a child process: (its summary, wall seconds, peak RSS in MB)."""
@@ -84,17 +109,42 @@ def run_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tupl
     return json.loads(proc.stdout.strip().splitlines()[-1]), wall, max(peak, before) // 1024
 
 
-def plain_jinja_pages_per_second(site: Path) -> tuple[float, int]:
-    """Plain Jinja2: one page per model from leaderboard.json, rendered and encoded."""
+def plain_jinja_pages_per_second(site: Path, page_size: int = 100) -> tuple[float, int]:
+    """Plain Jinja2 baseline: one page per model, showing what our model page shows, straight
+    from the JSON data files with one template (no page model, macros or URL helpers).
+
+    Per model: header and navigation, score ± margin [low, high], band label and wording,
+    rank, the per-task table with all six estimators, tiers, the tied-with list, neighbour
+    win rates (`pairwise.json`) and the model's reported-result rows with their signals
+    (`signals.json` triples of the model key, at most `page_size`). Parsing the files and
+    grouping triples by model happen before the clock starts; the timed loop is template
+    rendering plus UTF-8 encoding, as in our render phase.
+    """
+    import tomllib
+
     import jinja2
 
-    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    data = site / "data"
+    board = json.loads((data / "leaderboard.json").read_text(encoding="utf-8"))
+    pairwise = json.loads((data / "pairwise.json").read_text(encoding="utf-8"))
+    signals = json.loads((data / "signals.json").read_text(encoding="utf-8"))
+    bands_toml = tomllib.loads((ROOT / "content" / "bands.toml").read_text(encoding="utf-8"))
+    bands = {b["key"]: b for b in bands_toml.get("reasonscore", [])}
+    by_model: dict[str, list] = {}
+    for t in signals["triples"]:
+        by_model.setdefault(t["model"].rsplit("/", 1)[-1], []).append(t)
+    by_id = {m["id"]: m for m in board["models"]}
+    neighbours = pairwise.get("neighbours", {})
+    nav = [("Leaderboard", "index.html"), ("Pairwise", "pairwise.html"), ("Signals", "signals.html"),
+           ("Methodology", "methodology.html"), ("About", "about.html")]
     env = jinja2.Environment(autoescape=True)
     template = env.from_string(PLAIN_TEMPLATE)
     modes = ["E_I", "E_P", "E_O", "C_I", "C_P", "C_O"]
     start = time.perf_counter()
     for m in board["models"]:
-        template.render(m=m, modes=modes).encode("utf-8")
+        template.render(m=m, modes=modes, site_title="ReasonBoard", nav=nav, bands=bands, by_id=by_id,
+                        neighbours=neighbours.get(m["id"], ()),
+                        reported=by_model.get(m["model"], ())[:page_size]).encode("utf-8")
     return len(board["models"]) / (time.perf_counter() - start), len(board["models"])
 
 
