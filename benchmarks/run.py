@@ -7,9 +7,9 @@ Fixture: `reasonboard demo --models N` points plus the full Every Eval Ever corp
 fresh process so peak memory is the build's own:
 
 1. a full build from an empty cache (target: at most 60 s, peak memory under 2 GB);
-2. page throughput of the render phase against plain Jinja2 rendering comparable pages
-   (one page per model with its task table, same count) in the same run (target: ratio
-   at least 0.5);
+2. page throughput (page model plus templates, every HTML page) against plain Jinja2
+   rendering comparable model pages from the JSON data files in the same run (target:
+   ratio at least 0.5);
 3. a rebuild with unchanged inputs (target: at most 2 s);
 4. a rebuild after changing one model's points file: its time, how many files it
    rewrote, and whether the result equals a clean build byte for byte.
@@ -40,8 +40,16 @@ DEFAULT_CARDS = ROOT.parent / "shared" / "data" / "benchmark-cards"
 BUILD_SNIPPET = """
 import json, sys, time
 from pathlib import Path
+import builder.build
 from builder.build import BuildOptions, run_build
 data, out, cache, profile = sys.argv[1:5]
+site_timings = {}
+_render_site = builder.build.render_site
+def render_site(*args, **kwargs):
+    # The render phase also serialises the data files and makes the assets (the Vega bundle
+    # from an empty cache); page throughput counts only the page model and the templates.
+    return _render_site(*args, **kwargs, timings=site_timings)
+builder.build.render_site = render_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        config_path=Path("content/site.toml"), content_dir=Path("content"))
 if profile == "1":
@@ -52,7 +60,8 @@ if profile == "1":
 else:
     summary = run_build(options)
 print(json.dumps({"seconds": summary.seconds, "fresh": summary.fresh, "pages": summary.pages,
-                  "files": summary.files, "changed": summary.changed, "timings": summary.timings}))
+                  "files": summary.files, "changed": summary.changed, "timings": summary.timings,
+                  "site_timings": site_timings}))
 """
 
 PLAIN_TEMPLATE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -198,13 +207,17 @@ def main() -> None:
 
     full, wall, peak = run_build(data, site, cache, args.profile)
     render = full["timings"].get("render", float("nan"))
-    ours = full["pages"] / render
+    site_timings = full.get("site_timings", {})
+    page_seconds = site_timings.get("page model", 0.0) + site_timings.get("templates", 0.0)
+    ours = full["pages"] / page_seconds if page_seconds else float("nan")
     plain, plain_pages = plain_jinja_pages_per_second(site)
     print(f"full build      {wall:6.1f} s wall, {full['seconds']:.1f} s in build, peak {peak} MB "
           f"(targets: <= 60 s, < 2048 MB)")
     print("  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in full["timings"].items()))
+    print("  render phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in site_timings.items())
+          + f" (the rest is data files); {full['pages'] / render:.1f} pages/s over the whole phase")
     print(f"  pages {full['pages']}, files {full['files']}")
-    print(f"page throughput ours {ours:7.1f} pages/s (render phase, all pages incl. charts)"
+    print(f"page throughput ours {ours:7.1f} pages/s (page model + templates, all pages incl. charts)"
           f" | plain Jinja2 {plain:7.1f} pages/s ({plain_pages} model pages) | ratio {ours / plain:.2f} (target >= 0.5)")
 
     again, wall_again, _ = run_build(data, site, cache)
