@@ -1,10 +1,17 @@
-"""Slugs: the file names of model, task and benchmark pages.
+"""Slugs: the file-name part of every page URL (PRODUCT.md "Outputs"), for models, tasks,
+benchmarks and content pages alike.
 
-Lowercase ASCII letters, digits and hyphens only, so a slug is safe on every file system
-and can never climb out of the output directory (no `/`, no `.`); never empty; at most 80
-characters; stable across builds because they depend only on the item's own name and id.
-Names that fold to the same slug are told apart by a short hash of their unique id, so the
-outcome does not depend on which other items exist or in what order they come.
+A slug is lowercase ASCII `[a-z0-9-]`, never empty, never `.` or `..`, at most
+`MAX_LENGTH` characters, and never a name some file system reserves (`con`, `nul`, ...).
+So a slug can be joined under `models/`, `tasks/` or `benchmarks/` without escaping
+the output directory on any platform.
+
+Stability: an item's slug depends only on its name, its unique key (the name itself unless
+the caller has a better one, such as a model's `model|template|sampler` id) and on whether
+another item in the same set maps to the same readable slug. Colliding items all get a
+short hash of their own key appended (never "the first one keeps the plain slug"), so
+adding a model can retire a URL but can never make an old URL silently point at a
+different model.
 """
 
 from __future__ import annotations
@@ -13,35 +20,79 @@ import hashlib
 import re
 import unicodedata
 from collections import Counter
+from typing import Iterable
 
 MAX_LENGTH = 80
-RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+HASH_LENGTH = 8
+
+# Names Windows refuses as file names whatever the extension ("con.html" is the console).
+RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_VALID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
-def slugify(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    return slug[:MAX_LENGTH].strip("-") or "item"
+def name_hash(name: str, length: int = HASH_LENGTH) -> str:
+    """A short, stable hex digest of a name (sha256: the same on every machine and run)."""
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()[:length]
 
 
-def _suffix(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:8]
+def slugify(name: str, key: str | None = None) -> str:
+    """The readable slug of one name, without regard to other names.
+
+    Accents are folded to ASCII (`Ünïcode` -> `unicode`), every other run of characters
+    outside `[a-z0-9]` becomes one hyphen. A name that is too long is cut and gets a hash of
+    `key` (default: the name), so long names with a shared prefix stay apart; a name with
+    nothing readable left (`"???"`, `"模型"`) or a reserved device name gets one too, so the
+    result is never empty and never reserved.
+    """
+    key = str(name) if key is None else key
+    folded = unicodedata.normalize("NFKD", str(name)).encode("ascii", "ignore").decode("ascii").lower()
+    slug = _NOT_SLUG.sub("-", folded).strip("-")
+    if len(slug) > MAX_LENGTH:
+        return _suffixed(slug, key, HASH_LENGTH)
+    if not slug:
+        return "x-" + name_hash(key)
+    if slug in RESERVED:
+        return f"{slug}-{name_hash(key)}"
+    return slug
 
 
-def unique_slugs(names: list[str], keys: list[str] | None = None) -> list[str]:
-    """One slug per name; `keys` (default: the names) must be unique and disambiguate clashes."""
-    keys = list(names) if keys is None else list(keys)
-    if len(set(keys)) != len(keys):
-        raise ValueError("slug keys must be unique")
-    base = [slugify(n) for n in names]
-    counts = Counter(base)
+def unique_slugs(names: Iterable[str], keys: Iterable[str] | None = None) -> list[str]:
+    """Slugs for a set of items, in the same order, all different.
 
-    def suffixed(b: str, k: str) -> str:
-        # rstrip: a cut just after a hyphen would leave "--" before the hash.
-        return f"{b[: MAX_LENGTH - 9].rstrip('-')}-{_suffix(k)}"
-
-    # Device names Windows reserves ("con.html") are not safe file names: hash them too.
-    slugs = [b if counts[b] == 1 and b not in RESERVED else suffixed(b, k) for b, k in zip(base, keys)]
-    if len(set(slugs)) != len(slugs):  # a plain slug can equal another's suffixed form
-        slugs = [suffixed(b, k) for b, k in zip(base, keys)]
+    `keys` (default: the names) identify the items and feed the disambiguating hashes.
+    Raises `ValueError` if a key appears twice: two pages for one item is a bug upstream,
+    not something to paper over with a suffix.
+    """
+    names = [str(n) for n in names]
+    keys = list(names) if keys is None else [str(k) for k in keys]
+    if len(keys) != len(names):
+        raise ValueError("one key per name is needed")
+    repeated = [k for k, c in Counter(keys).items() if c > 1]
+    if repeated:
+        raise ValueError(f"name listed twice (slug keys must be unique): {repeated[0]!r}")
+    plain = [slugify(n, k) for n, k in zip(names, keys)]
+    counts = Counter(plain)
+    slugs = [s if counts[s] == 1 else _suffixed(s, k, HASH_LENGTH) for s, k in zip(plain, keys)]
+    # A suffixed slug can, in theory, equal another item's plain slug (a model literally
+    # called "a-1b2c3d4e"); lengthen the hash of the suffixed ones until all differ.
+    length = HASH_LENGTH
+    while len(set(slugs)) < len(slugs):
+        length += 4
+        if length > 64:
+            raise ValueError("cannot make slugs unique")  # would need a sha256 collision
+        counts = Counter(slugs)
+        slugs = [s if counts[s] == 1 or s == p else _suffixed(p, k, length)
+                 for s, p, k in zip(slugs, plain, keys)]
     return slugs
+
+
+def _suffixed(slug: str, key: str, length: int) -> str:
+    # rstrip: a cut just after a hyphen would leave "--" before the hash.
+    room = MAX_LENGTH - length - 1
+    return slug[:room].rstrip("-") + "-" + name_hash(key, length)
+
+
+def is_safe_slug(slug: str) -> bool:
+    """True when `slug` is what `slugify` promises: usable as a file name anywhere."""
+    return bool(_VALID.match(slug)) and len(slug) <= MAX_LENGTH and slug not in RESERVED

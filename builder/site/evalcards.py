@@ -25,7 +25,7 @@ from . import format as fmt
 from .charts import Chart
 from .markdown import is_web_url, render_markdown
 from .model import Badge, Page, Ref
-from .slugs import name_hash, unique_slugs
+from ..slugs import name_hash, unique_slugs
 from .urls import page_path
 
 #: Result rows and comparisons on one page at most, unless the site config sets `page_size`

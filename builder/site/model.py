@@ -22,7 +22,7 @@ from ..stats.significance import overlaps, rank_ranges
 from . import format as fmt
 from .charts import Chart
 from .markdown import ContentPage
-from .slugs import unique_slugs
+from ..slugs import unique_slugs
 from .urls import page_path
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")

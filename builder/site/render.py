@@ -24,7 +24,7 @@ from .charts import content_hash, specs_script, vega_bundle
 from .fragments import badges_html, missing_html
 from .markdown import ContentPage, load_content_page
 from .model import ContentView, Page, SiteModel, build_page_model
-from .slugs import is_safe_slug
+from ..slugs import is_safe_slug
 from .urls import Linker, check_output_path
 from .writer import SiteFiles
 

@@ -12,7 +12,7 @@ import posixpath
 from functools import lru_cache
 from urllib.parse import quote
 
-from .slugs import is_safe_slug
+from ..slugs import is_safe_slug
 
 SECTIONS = ("models", "tasks", "benchmarks")
 
