@@ -130,3 +130,25 @@ def test_pages_read_without_javascript(browser, default_build):
         assert session.blocked == []
     finally:
         session.close()
+
+
+def test_filter_finds_models_on_other_index_pages(browser, default_build, tmp_path):
+    from test_site_search import paginated
+
+    out = tmp_path / "paginated"
+    paginated(default_build, out, page_size=5)
+    last = default_build.results.leaderboard["models"][-1]
+    session = Session(browser)
+    try:
+        session.open(out / "index.html")
+        page = session.page
+        page.fill("#filter", last["label"])
+        box = page.locator("[data-filter-elsewhere]")
+        assert box.is_visible() and "on other pages" in box.inner_text()
+        link = box.locator("a", has_text=last["label"]).first
+        link.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(f"models/{last['slug']}.html")
+        assert session.errors == [] and session.blocked == []
+    finally:
+        session.close()

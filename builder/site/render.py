@@ -13,7 +13,7 @@ bytes (incremental deployments skip it).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from .charts import content_hash, specs_script, vega_bundle
 from .fragments import badges_html, missing_html
 from .markdown import ContentPage, load_content_page
 from .model import ContentView, Page, SiteModel, build_page_model
+from .search import search_script
 from ..slugs import is_safe_slug
 from .urls import Linker, check_output_path
 from .writer import SiteFiles
@@ -42,6 +43,8 @@ class Assets:
     js: str
     charts: str
     vega: str
+    #: The leaderboard's search index (search.py); empty when the leaderboard is one page.
+    search: str = ""
 
 
 def load_content(content_dir: Path | None) -> list[ContentPage]:
@@ -100,6 +103,9 @@ def render_site(results: Any, content_dir: Path | None, templates_dir: Path,
 
     files = SiteFiles()
     assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
+    index = search_script(model.pages)
+    if index is not None:
+        assets = replace(assets, search=_hashed(files, "search", "js", index))
     clock.lap("assets")
 
     env = environment(templates_dir, cache_dir)

@@ -71,7 +71,55 @@
       });
       table.setAttribute("data-filtered", needle ? "yes" : "no");
       if (status) { status.textContent = shown + " of " + rows.length + " rows shown"; }
+      showElsewhere(form, needle);
     });
+  }
+
+  // Matches on the other pages of a paginated leaderboard, from the search index
+  // (assets/search-*.js, a classic script: fetch() of JSON fails under file://).
+  var ELSEWHERE_LIMIT = 50;
+
+  function showElsewhere(form, needle) {
+    var box = form.parentNode.querySelector("[data-filter-elsewhere]");
+    var index = window.RB_SEARCH;
+    if (!box) { return; }
+    while (box.firstChild) { box.removeChild(box.firstChild); }
+    box.hidden = true;
+    if (!needle || !index) { return; }
+    var here = (window.location.pathname.split("/").pop() || "index.html");
+    var current = index.pages.indexOf(here);
+    var found = [];
+    var total = 0;
+    for (var i = 0; i < index.models.length; i += 1) {
+      var m = index.models[i];
+      if (m[3] === current) { continue; }
+      if ((m[0] + " " + m[1]).toLowerCase().indexOf(needle) === -1) { continue; }
+      total += 1;
+      if (found.length < ELSEWHERE_LIMIT) { found.push(m); }
+    }
+    var heading = document.createElement("p");
+    heading.textContent = total ? total + " more on other pages" + (total > found.length ? " (first " + found.length + " listed)" : "") + ":"
+                                : "No matches on other pages.";
+    box.appendChild(heading);
+    if (found.length) {
+      var list = document.createElement("ul");
+      found.forEach(function (m) {
+        var item = document.createElement("li");
+        var link = document.createElement("a");
+        link.href = index.prefix + encodeURIComponent(m[2]) + index.suffix;
+        link.textContent = m[0];
+        var page = document.createElement("a");
+        page.href = index.pages[m[3]];
+        page.className = "meta";
+        page.textContent = "page " + (m[3] + 1);
+        item.appendChild(link);
+        item.appendChild(document.createTextNode(" · "));
+        item.appendChild(page);
+        list.appendChild(item);
+      });
+      box.appendChild(list);
+    }
+    box.hidden = false;
   }
 
   function drawCharts() {

@@ -1,0 +1,50 @@
+"""The leaderboard's search index (issue 6): on a paginated leaderboard every model is
+findable from any index page; a one-page leaderboard needs no index and gets none."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+from builder import TEMPLATES_DIR
+from builder.site import render_site
+from builder.site.writer import write_site
+
+
+def paginated(default_build, out: Path, page_size: int = 5) -> dict[str, bytes]:
+    """The default site rendered with a small `page_size`, written to `out`."""
+    results = default_build.results
+    results = dataclasses.replace(results, config=dataclasses.replace(results.config, page_size=page_size))
+    files = render_site(results, default_build.content_dir, TEMPLATES_DIR)
+    write_site(files, out)
+    return files
+
+
+def search_index(files: dict[str, bytes]) -> dict:
+    [path] = [p for p in files if re.fullmatch(r"assets/search-[0-9a-f]+\.js", p)]
+    text = files[path].decode("utf-8")
+    assert text.startswith("window.RB_SEARCH = ") and text.endswith(";\n")
+    return json.loads(text[len("window.RB_SEARCH = "):-2])
+
+
+def test_every_model_is_in_the_index_once_with_its_page(default_build, tmp_path):
+    files = paginated(default_build, tmp_path / "site")
+    index = search_index(files)
+    models = default_build.results.leaderboard["models"]
+    assert sorted(m[1] for m in index["models"]) == sorted(m["id"] for m in models)
+    assert index["pages"][0] == "index.html" and len(index["pages"]) == -(-len(models) // 5)
+    for label, model_id, slug, number in index["models"]:
+        page = files[index["pages"][number]].decode("utf-8")
+        target = index["prefix"] + slug + index["suffix"]
+        assert target in files and f'href="{target}"' in page and label
+    # Only the index pages load it.
+    name = next(p for p in files if p.startswith("assets/search-"))
+    loaders = sorted(p for p, data in files.items() if p.endswith(".html") and name.encode() in data)
+    assert loaders == sorted(index["pages"])
+
+
+def test_one_page_leaderboard_has_no_index(default_build):
+    assert not list((default_build.out / "assets").glob("search-*.js"))
+    assert b"data-filter-elsewhere" not in (default_build.out / "index.html").read_bytes()
