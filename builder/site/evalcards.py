@@ -294,6 +294,10 @@ class Cards:
         self._compared = {b.key: self._compared_triples(b.key) for b in signals.benchmarks}
         # Anchors that exist: a link to a comparison the page does not show would be broken.
         self._anchors = {triple_anchor(*t.key) for ts in self._compared.values() for t in ts}
+        # A result row appears on its model's page and on its benchmark's row pages, and a
+        # triple's parts are shared by all its rows: each is made once (issue 6).
+        self._views: dict[Any, ResultView] = {}
+        self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
 
     @classmethod
     def build(cls, results: Any, model_paths: dict[str, str], task_paths: dict[str, str],
@@ -416,20 +420,35 @@ class Cards:
         return ReportedResults(tuple(self._result_view(r) for r in shown), len(rows), first, more)
 
     def _result_view(self, row: Any) -> ResultView:
+        view = self._views.get(row.row_id)
+        if view is None:
+            view = self._views[row.row_id] = self._new_result_view(row)
+        return view
+
+    def _parts_of(self, triple: Any) -> tuple[str | None, Badge, Badge]:
+        """A triple's anchor (when its comparison is shown) and its P and X badges."""
+        parts = self._triple_parts.get(triple.key)
+        if parts is None:
+            parts = (self._anchor(triple), _provenance_badge(triple), _comparability_badge(triple.comparability))
+            self._triple_parts[triple.key] = parts
+        return parts
+
+    def _new_result_view(self, row: Any) -> ResultView:
         triple = self.signals.triple_of(row)
+        anchor, provenance, comparability = self._parts_of(triple)
         own_path = self.model_paths.get(row.evaluation_id) if row.own else None
         label = self.model_labels.get(row.evaluation_id, row.model_id) if row.own else row.model_id
         return ResultView(
             anchor=f"r-{row.row_id}",
             model=Ref(label, own_path) if own_path else None, model_id=row.model_id,
             benchmark=Ref(row.benchmark_path, self.bench_paths.get(row.benchmark_key, "")),
-            triple_anchor=self._anchor(triple), metric=row.metric_name or row.metric_key,
+            triple_anchor=anchor, metric=row.metric_name or row.metric_key,
             score=_score_text(row.score, row.metric_unit),
             organization=row.organization or "not named", relationship=row.relationship,
             source="this leaderboard" if row.own else (row.source_path or fmt.MISSING),
             source_label="this leaderboard" if row.own else _collection(row.source_path), own=row.own,
             agentic=row.agentic, required=tuple(row.required), missing=tuple(row.missing),
-            badges=(_row_repro_badge(row), _provenance_badge(triple), _comparability_badge(triple.comparability)),
+            badges=(_row_repro_badge(row), provenance, comparability),
         )
 
     def _triple_view(self, t: Any) -> TripleView:

@@ -46,3 +46,35 @@ def _missing(names: tuple, none_text: str, inline: bool) -> Markup:
         return Markup(f'<span class="status-ok">{escape(none_text)}</span>')
     cells = "".join(f"<li>{escape(name)}</li>" for name in names)
     return Markup(f'<ul class="missing-list{" inline" if inline else ""}">{cells}</ul>')
+
+
+def interval_html(iv, range: bool = True) -> Markup:  # noqa: A002 - the templates' keyword
+    """An interval as `center ± margin`, with `[low, high]` beside it (or a dash)."""
+    if not iv:
+        return Markup('<span class="iv">—</span>')
+    extra = f' <span class="iv-range" title="95% interval">{escape(iv.range_text)}</span>' if range else ""
+    return Markup(f'<span class="iv"><span class="iv-text">{escape(iv.text)}</span>{extra}</span>')
+
+
+def cibar_html(iv) -> Markup:
+    """The interval drawn on its whole scale (0-1000 or 0-1): band for the interval, tick
+    for the centre; nothing without an interval."""
+    if not iv:
+        return Markup("")
+    return Markup(f'<span class="cibar" role="img" aria-label="{escape(iv.description)}">'
+                  f'<span class="cibar-range" style="left:{escape(iv.bar_left)}%;width:{escape(iv.bar_width)}%"></span>'
+                  f'<span class="cibar-point" style="left:{escape(iv.bar_center)}%"></span></span>')
+
+
+def band_html(b, full: bool = False) -> Markup:
+    """An interpretation band: its label, and its wording from content/bands.toml either in
+    the tooltip (tables) or written out (`full`)."""
+    return _band(b, bool(full)) if b else Markup("")
+
+
+@lru_cache(maxsize=1024)
+def _band(b, full: bool) -> Markup:
+    html = f'<span class="band band-{escape(b.scale)}-{escape(b.key)}" title="{escape(b.text)}">{escape(b.label)}</span>'
+    if full:
+        html += f'<span class="band-full">{escape(b.text)}</span>'
+    return Markup(html)

@@ -21,7 +21,7 @@ import jinja2
 
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
-from .fragments import badges_html, missing_html
+from .fragments import badges_html, band_html, cibar_html, interval_html, missing_html
 from .markdown import ContentPage, load_content_page
 from .model import ContentView, Page, SiteModel, build_page_model
 from .search import search_script
@@ -82,9 +82,13 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
     )
     env.globals["fmt"] = fmt
     # Per-row fragments rendered once per distinct value (see fragments.py), called in
-    # templates as `badges(items)` and `missing(names, none_text, inline=...)`.
+    # templates as `badges(items)`, `missing(names, none_text, inline=...)`, `interval(iv,
+    # range=...)`, `cibar(iv)` and `band(b, full=...)`.
     env.globals["badges"] = badges_html
     env.globals["missing"] = missing_html
+    env.globals["interval"] = interval_html
+    env.globals["cibar"] = cibar_html
+    env.globals["band"] = band_html
     return env
 
 
