@@ -78,3 +78,29 @@ def _band(b, full: bool) -> Markup:
     if full:
         html += f'<span class="band-full">{escape(b.text)}</span>'
     return Markup(html)
+
+
+def link_items(refs: Iterable, url) -> Markup:
+    """`<li><a href=...>label</a></li>` per reference, for long link lists such as a model's
+    statistically tied models (over a hundred per page on a large board). Pages in one
+    directory link a reference the same way, so each (directory, reference) item is made
+    once; `url` is the page's `Linker` (or any `url()` helper, then without the cache)."""
+    start = getattr(url, "start", None)
+    if start is None:
+        return Markup("".join(_link_item(url(ref.path), ref.label) for ref in refs))
+    return Markup("".join(_cached_link_item(start, ref, url) for ref in refs))
+
+
+_LINK_ITEMS: dict[tuple[str, str, str], str] = {}
+
+
+def _cached_link_item(start: str, ref, url) -> str:
+    key = (start, ref.path, ref.label)
+    item = _LINK_ITEMS.get(key)
+    if item is None:
+        item = _LINK_ITEMS[key] = _link_item(url(ref.path), ref.label)
+    return item
+
+
+def _link_item(href: str, label: str) -> str:
+    return f'<li><a href="{escape(href)}">{escape(label)}</a></li>'

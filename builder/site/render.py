@@ -21,7 +21,7 @@ import jinja2
 
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
-from .fragments import badges_html, band_html, cibar_html, interval_html, missing_html
+from .fragments import badges_html, band_html, cibar_html, interval_html, link_items, missing_html
 from .markdown import ContentPage, load_content_page
 from .model import ContentView, Page, SiteModel, build_page_model
 from .search import search_script
@@ -89,6 +89,7 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
     env.globals["interval"] = interval_html
     env.globals["cibar"] = cibar_html
     env.globals["band"] = band_html
+    env.globals["link_items"] = link_items
     return env
 
 
