@@ -104,3 +104,43 @@ def _cached_link_item(start: str, ref, url) -> str:
 
 def _link_item(href: str, label: str) -> str:
     return f'<li><a href="{escape(href)}">{escape(label)}</a></li>'
+
+
+_AGENTIC = '<div class="meta">agentic: harness, eval_plan and eval_limits are required too</div>'
+
+
+def result_rows(rows: Iterable, show_model: bool, url) -> Markup:
+    """The `<tr>` of each result row with its signals (partials/results.html's table body).
+
+    A model page lists up to `page_size` of these and a benchmark's row pages list every
+    result of the corpus, so the rows are the bulk of a large site's markup; as Python
+    they cost a fraction of a Jinja loop. Same markup, every value escaped.
+    """
+    return Markup("".join(_result_row(r, show_model, url) for r in rows))
+
+
+def _result_row(r, show_model: bool, url) -> str:
+    if show_model:
+        if r.model:
+            who = f'<a href="{escape(url(r.model.path))}">{escape(r.model.label)}</a>'
+        else:
+            who = str(escape(r.model_id))
+        if r.triple_anchor:
+            bench = (f'<a href="{escape(url(r.benchmark.path, r.triple_anchor))}" title="comparison of its reports">'
+                     f'{escape(r.benchmark.label)}</a>')
+        else:
+            bench = str(escape(r.benchmark.label))
+        head = (f'      <th scope="row">{who}</th>\n'
+                f'      <td data-label="Benchmark">{bench}</td>\n')
+    else:
+        head = (f'      <th scope="row"><a href="{escape(url(r.benchmark.path, r.triple_anchor))}">'
+                f'{escape(r.benchmark.label)}</a></th>\n')
+    return (f'    <tr id="{escape(r.anchor)}">\n{head}'
+            f'      <td data-label="Metric">{escape(r.metric)}</td>\n'
+            f'      <td class="num" data-label="Score">{escape(r.score)}</td>\n'
+            f'      <td data-label="Reported by">{escape(r.organization)}<div class="meta">{escape(r.relationship)} · '
+            f'<span title="{escape(r.source)}">{escape(r.source_label)}</span></div></td>\n'
+            f'      <td data-label="Missing for reproducibility">{missing_html(r.missing, "none", True)}'
+            f'{_AGENTIC if r.agentic else ""}</td>\n'
+            f'      <td class="signals">{badges_html(r.badges)}</td>\n'
+            f'    </tr>\n')
