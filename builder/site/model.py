@@ -12,6 +12,7 @@ and list at most `page_size` rows; the navigation is the same handful of links e
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -489,6 +490,14 @@ class _Context:
     simulated: dict[str, bool]
     cards: Any  # evalcards.Cards
     rows: dict[str, ModelRow] = field(default_factory=dict)
+    #: One `Ref` per model, shared by every list that links it (tie lists hold ~10^5 links).
+    refs: dict[str, Ref] = field(default_factory=dict)
+
+    def ref(self, model_id: str) -> Ref:
+        ref = self.refs.get(model_id)
+        if ref is None:
+            ref = self.refs[model_id] = Ref(self.labels[model_id], self.paths[model_id])
+        return ref
 
 
 def build_page_model(results: Any, content_pages: Sequence[ContentPage] = ()) -> SiteModel:
@@ -580,7 +589,7 @@ def _model_row(ctx: _Context, m: dict[str, Any]) -> ModelRow:
         score_per_token_band=BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
         truncation_rate=m.get("truncation_rate"),
         tie_next=TieMark(None if m.get("distinct_from_next") is None else not m["distinct_from_next"]),
-        tied_with=tuple(Ref(ctx.labels[i], ctx.paths[i]) for i in m.get("tied_with") or () if i in ctx.paths),
+        tied_with=tuple(ctx.ref(i) for i in m.get("tied_with") or () if i in ctx.paths),
         badges=ctx.cards.model_badges(m["id"]),
         simulated=ctx.simulated[m["id"]],
     )
@@ -697,6 +706,11 @@ def _mode_cell(mode: str, values: Sequence[float] | None) -> ModeCell:
     if not values or values[0] is None:
         return ModeCell(mode, fmt.MISSING, "")
     est, low, high = values
+    if type(est) is float and type(low) is float and type(high) is float \
+            and math.isfinite(est) and math.isfinite(low) and math.isfinite(high):
+        # The common case, formatted inline (180 000 cells on a 2,500-model site); the
+        # same text as `fmt.probability`.
+        return ModeCell(mode, f"{est:.3f}", f"[{low:.3f}, {high:.3f}]")
     return ModeCell(mode, fmt.probability(est), f"[{fmt.probability(low)}, {fmt.probability(high)}]")
 
 
