@@ -5,7 +5,7 @@ Every signal counts fields, so this one definition decides them all. A value get
 
 * `ABSENT` (0): missing or null. Unpopulated under both rules.
 * `EMPTY` (1): present but saying nothing: an empty or whitespace-only string, an empty
-  list or object, a placeholder such as "Not specified", a list with no populated element.
+  list or object, a stand-in text such as "Not specified", a list with no populated element.
   Populated only under `presence`, the reference backend's "anything not null" rule.
 * `POPULATED` (2): real content. Numbers (0 and 0.0 included) and booleans always are.
 

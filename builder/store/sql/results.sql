@@ -6,8 +6,8 @@
 -- Values are never formatted into this SQL.
 --
 -- Population levels (builder/signals/populated.py): 0 absent or null, 1 present but empty
--- or a placeholder, 2 populated. A rule is a threshold: strict counts level 2, presence
--- counts levels 1 and 2. Storing levels keeps the tables independent of the rule.
+-- or a stand-in text such as 'Not specified', 2 populated. A rule is a threshold: strict
+-- counts level 2, presence counts levels 1 and 2. Storing levels keeps the tables independent of the rule.
 --
 -- Setup columns hold canonical text (numbers to 8 significant digits, strings trimmed,
 -- objects as sorted JSON; NULL when absent), so equal setups compare equal in SQL.
