@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from . import CONTENT_DIR, TEMPLATES_DIR
 from .config import SiteConfig, load_config
+from .errors import InputError
 from .outputs import data_files
 from .signals import OwnResult, Signals, compute_signals, load_reported
 from .site import render_site
@@ -142,8 +143,6 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     )
     reported = store.reported
     if options.strict and reported.get("problems"):
-        from .errors import InputError
-
         path, reason = reported["problems"][0]
         raise InputError(path, reason)
     phase("store")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -47,13 +47,7 @@ class SiteConfig:
 
     def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
         """The same config with the task set made explicit (default: every task found)."""
-        return _replace(self, tasks=tasks)
-
-
-def _replace(config: SiteConfig, **changes: Any) -> SiteConfig:
-    from dataclasses import replace
-
-    return replace(config, **changes)
+        return replace(self, tasks=tasks)
 
 
 # -- option checks -------------------------------------------------------------------

@@ -230,34 +230,24 @@ def assign_slugs(models: list[dict[str, Any]]) -> None:
 
 
 def _tiers(db: PointsDB, tasks: list[str], index: dict[tuple, int], m: int) -> dict[int, dict[str, dict[str, float]]]:
-    """v1 tier ReasonScores and average tokens per evaluation (only for tiered points)."""
+    """v1 tier ReasonScores and average tokens per evaluation (only for tiered points).
+
+    One grid with a row per (evaluation, tier): the same scatter and the same vectorised
+    geometric mean as the task grid, with no loop over tiers.
+    """
     agg = db.aggregate(filters={"base_task": tasks} if tasks else None,
                        group_by=(*EVAL_KEYS, "tier", "base_task"), mode="V1")
-    tier_values = agg["tier"]
-    names = sorted({t for t in tier_values.tolist() if t is not None})
+    names = sorted({t for t in agg["tier"].tolist() if t is not None})
+    k = len(names)
+    rows = {(*key, tier): i * k + j for key, i in index.items() for j, tier in enumerate(names)}
+    grid = _grid(agg, rows, (*EVAL_KEYS, "tier"), tasks, ["est", "n", "tok"], m * k)
+    rs = tier_reasonscore(grid.columns["est"], grid.present)
+    toks = tokens_per_trial(np.nan_to_num(grid.columns["tok"]), np.nan_to_num(grid.columns["n"], nan=1.0), grid.present)
     out: dict[int, dict[str, dict[str, float]]] = {}
-    for tier in names:
-        mask = np.array([t == tier for t in tier_values.tolist()], dtype=bool)
-        sub = _Sub(agg, mask)
-        grid = _grid(sub, index, EVAL_KEYS, tasks, ["est", "n", "tok"], m)
-        rs = tier_reasonscore(grid.columns["est"], grid.present)
-        toks = tokens_per_trial(np.nan_to_num(grid.columns["tok"]), np.nan_to_num(grid.columns["n"], nan=1.0), grid.present)
-        for i in np.flatnonzero(grid.present.any(axis=1)).tolist():
-            out.setdefault(i, {})[tier] = {"reasonscore": float(rs[i]), "avg_tokens": float(toks[i])}
+    for row in np.flatnonzero(grid.present.any(axis=1)).tolist():
+        i, j = divmod(row, k)
+        out.setdefault(i, {})[names[j]] = {"reasonscore": float(rs[row]), "avg_tokens": float(toks[row])}
     return out
-
-
-class _Sub:
-    """A row subset of an aggregate, indexable like one."""
-
-    def __init__(self, agg, mask: np.ndarray):
-        self._agg, self._mask = agg, mask
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self._agg[name][self._mask]
-
-    def __len__(self) -> int:
-        return int(self._mask.sum())
 
 
 def _pairwise_doc(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.ndarray],
