@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import posixpath
 
 from builder.signals.completeness import FIELDS
 from builder.site.evalcards import triple_anchor
@@ -130,6 +131,14 @@ def test_every_result_row_is_on_some_page_and_no_page_lists_more_than_page_size(
         assert 0 < len(rows) <= page_size
         seen += [tr.attrs["id"] for tr in rows]
     assert len(seen) == len(set(seen)) == big.rows
-    pager = card.find("nav", cls="pager")
-    assert [a.attrs["href"].rsplit("/", 1)[-1] for a in pager.find_all("a") if a.attrs.get("rel") != "next"] == \
-        [p.rsplit("/", 1)[-1] for p in pages[1:]]
+    # Following "Next" from the card walks every row page in order; each pager links a
+    # window of pages (first, last, neighbours), all of them real pages.
+    walked, current = [card_rel], card
+    while (following := current.find("a", rel="next")) is not None:
+        walked.append(posixpath.normpath(posixpath.join(posixpath.dirname(walked[-1]), following.attrs["href"])))
+        current = page(site, walked[-1])
+    assert walked == pages
+    for rel in pages:
+        links = page(site, rel).find("nav", cls="pager").find_all("a")
+        targets = {posixpath.normpath(posixpath.join(posixpath.dirname(rel), a.attrs["href"])) for a in links}
+        assert targets <= set(pages) and pages[-1] in targets | {rel} and len(targets) <= 9

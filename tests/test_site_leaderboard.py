@@ -104,3 +104,27 @@ def test_a_small_page_size_paginates_the_index(default_build):
         pager = doc.find("nav", cls="pager")
         assert pager is not None and len(pager.find_all(("a"))) >= len(pages) - 1
     assert shown == [m["label"] for m in results.leaderboard["models"]]
+
+
+def test_each_tie_group_is_listed_once_on_the_page_of_its_best_ranked_member(default_build):
+    results = default_build.results
+    size = 5
+    small = replace(results, config=replace(results.config, page_size=size))
+    files = render_site(small, default_build.content_dir, TEMPLATES_DIR)
+    models = results.leaderboard["models"]
+    labels = {m["id"]: m["label"] for m in models}
+    position = {m["id"]: n for n, m in enumerate(models)}
+    groups = results.leaderboard["tie_groups"]
+    assert len(groups) >= 2, "the demo data should have several tie groups"
+    listed: dict[str, list[list[str]]] = {}
+    for path, body in files.items():
+        if path.startswith("index"):
+            ties = parse(body.decode()).by_id("tie-groups")
+            items = ties.find_all("li") if ties is not None else []
+            listed[path] = [[a.text for a in li.find_all("a")] for li in items]
+    for g in groups:
+        first_page = position[g[0]] // size + 1
+        home = "index.html" if first_page == 1 else f"index-{first_page}.html"
+        expected = [labels[i] for i in g]
+        assert [p for p, gs in listed.items() if expected in gs] == [home]
+    assert sum(len(gs) for gs in listed.values()) == len(groups)

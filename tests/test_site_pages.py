@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builder.site.model import spread
+from builder.site.model import NavLink, Pager, spread
 from helpers_site import page, row_cells
 
 
@@ -114,6 +114,24 @@ def test_pairwise_page_has_the_matrix_as_a_table(default_build):
 def test_curves_spread_over_the_whole_range():
     assert spread(list(range(20)), 8) == [0, 3, 5, 8, 11, 14, 16, 19]
     assert spread([1, 2, 3], 8) == [1, 2, 3]
+
+
+def _window(current: int, total: int) -> list[int | None]:
+    pager = Pager(current, tuple(NavLink(str(k), f"index-{k}.html") for k in range(1, total + 1)))
+    return [int(p.label) if p else None for p in pager.window]
+
+
+def test_the_pager_links_a_window_whose_size_does_not_grow_with_the_pages():
+    assert _window(1, 1) == [1]
+    assert _window(3, 7) == [1, 2, 3, 4, 5, 6, 7]              # a one-page gap shows the page
+    assert _window(1, 50) == [1, 2, 3, None, 50]
+    assert _window(25, 50) == [1, None, 23, 24, 25, 26, 27, None, 50]
+    assert _window(48, 50) == [1, None, 46, 47, 48, 49, 50]
+    assert _window(4, 50) == [1, 2, 3, 4, 5, 6, None, 50]
+    for total in (10, 100, 1000):
+        for current in range(1, total + 1):
+            shown = [k for k in _window(current, total) if k]
+            assert {1, current, total} <= set(shown) and shown == sorted(set(shown)) and len(shown) <= 9
 
 
 def test_the_404_page_links_absolutely_when_the_site_has_a_base_url(default_build):

@@ -1,6 +1,10 @@
 """Relative URLs from each page's depth, so the site works from file:// (PRODUCT.md "Outputs")."""
 
+import posixpath
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from builder.site.urls import Linker, check_output_path, page_path, relative_url
 
@@ -13,6 +17,21 @@ def test_links_climb_out_of_sections_and_never_start_or_end_with_a_slash():
     assert relative_url("models/a.html", "assets/style-1.css") == "../assets/style-1.css"
     assert relative_url("index.html", "index.html") == "index.html"
     assert relative_url("tasks/x.html", "benchmarks/y.html", "t-1") == "../benchmarks/y.html#t-1"
+
+
+# Directories and files have distinct names, as in a real tree (`benchmarks/gpqa.html` next
+# to the directory `benchmarks/gpqa/` of its row pages).
+_directory = st.sampled_from(["models", "tasks", "benchmarks", "a", "gpqa"])
+_file = st.sampled_from(["x.html", "gpqa.html", "rows-2.html", "index.html"])
+_output_path = st.tuples(st.lists(_directory, max_size=3), _file).map(lambda p: "/".join([*p[0], p[1]]))
+
+
+@given(_output_path, _output_path)
+def test_relative_urls_agree_with_posixpath_relpath(page, target):
+    """The fast relative path is the standard library's, for every pair of output paths."""
+    expected = posixpath.relpath(target, posixpath.dirname(page) or ".")
+    assert relative_url(page, target) == expected
+    assert posixpath.normpath(posixpath.join(posixpath.dirname(page), relative_url(page, target))) == target
 
 
 def test_a_linker_is_bound_to_its_page():

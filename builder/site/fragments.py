@@ -16,6 +16,15 @@ from typing import Iterable
 from markupsafe import Markup, escape
 
 
+@lru_cache(maxsize=1 << 16, typed=True)
+def text(value) -> str:
+    """`escape(value)` as a plain string, memoised: a row's organisation, metric, source,
+    benchmark and model label recur on thousands of rows, and markupsafe's `escape` builds a
+    `Markup` object each time. `typed` keeps a `Markup` (already safe, hence not escaped)
+    apart from an equal plain string."""
+    return str(escape(value))
+
+
 def badges_html(items: Iterable | None) -> Markup:
     """Evaluation Card signals (R, C, P, X): letter, short value, and the full sentence for
     tooltips and screen readers; nothing at all for no signals."""
@@ -103,7 +112,7 @@ def _cached_link_item(start: str, ref, url) -> str:
 
 
 def _link_item(href: str, label: str) -> str:
-    return f'<li><a href="{escape(href)}">{escape(label)}</a></li>'
+    return f'<li><a href="{text(href)}">{text(label)}</a></li>'
 
 
 _AGENTIC = '<div class="meta">agentic: harness, eval_plan and eval_limits are required too</div>'
@@ -122,24 +131,24 @@ def result_rows(rows: Iterable, show_model: bool, url) -> Markup:
 def _result_row(r, show_model: bool, url) -> str:
     if show_model:
         if r.model:
-            who = f'<a href="{escape(url(r.model.path))}">{escape(r.model.label)}</a>'
+            who = f'<a href="{text(url(r.model.path))}">{text(r.model.label)}</a>'
         else:
-            who = str(escape(r.model_id))
+            who = text(r.model_id)
         if r.triple_anchor:
-            bench = (f'<a href="{escape(url(r.benchmark.path, r.triple_anchor))}" title="comparison of its reports">'
-                     f'{escape(r.benchmark.label)}</a>')
+            bench = (f'<a href="{text(url(r.benchmark.path, r.triple_anchor))}" title="comparison of its reports">'
+                     f'{text(r.benchmark.label)}</a>')
         else:
             bench = str(escape(r.benchmark.label))
         head = (f'      <th scope="row">{who}</th>\n'
                 f'      <td data-label="Benchmark">{bench}</td>\n')
     else:
-        head = (f'      <th scope="row"><a href="{escape(url(r.benchmark.path, r.triple_anchor))}">'
-                f'{escape(r.benchmark.label)}</a></th>\n')
+        head = (f'      <th scope="row"><a href="{text(url(r.benchmark.path, r.triple_anchor))}">'
+                f'{text(r.benchmark.label)}</a></th>\n')
     return (f'    <tr id="{escape(r.anchor)}">\n{head}'
-            f'      <td data-label="Metric">{escape(r.metric)}</td>\n'
-            f'      <td class="num" data-label="Score">{escape(r.score)}</td>\n'
-            f'      <td data-label="Reported by">{escape(r.organization)}<div class="meta">{escape(r.relationship)} · '
-            f'<span title="{escape(r.source)}">{escape(r.source_label)}</span></div></td>\n'
+            f'      <td data-label="Metric">{text(r.metric)}</td>\n'
+            f'      <td class="num" data-label="Score">{text(r.score)}</td>\n'
+            f'      <td data-label="Reported by">{text(r.organization)}<div class="meta">{text(r.relationship)} · '
+            f'<span title="{text(r.source)}">{text(r.source_label)}</span></div></td>\n'
             f'      <td data-label="Missing for reproducibility">{missing_html(r.missing, "none", True)}'
             f'{_AGENTIC if r.agentic else ""}</td>\n'
             f'      <td class="signals">{badges_html(r.badges)}</td>\n'

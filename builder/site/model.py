@@ -237,10 +237,39 @@ class TieGroup:
 
 @dataclass(frozen=True)
 class Pager:
-    """Links between the pages of the leaderboard (`index.html`, `index-2.html`, ...)."""
+    """Links between numbered pages (the leaderboard's `index.html`, `index-2.html`, ...;
+    a benchmark's result rows).
+
+    It links a window of pages, not all of them (`window`), so a page's size does not grow
+    with the number of pages: a 5,000-model leaderboard has 50 index pages.
+    """
 
     current: int
     pages: tuple[NavLink, ...]
+
+    #: Pages shown on each side of the current one; the first and last are always shown.
+    SPAN = 2
+
+    @property
+    def window(self) -> tuple[NavLink | None, ...]:
+        """The pages to link, in order, with `None` where a run of pages is left out.
+
+        All pages when there are few; otherwise the first, the last and `SPAN` pages on
+        each side of the current one. A gap of a single page shows that page instead of
+        an ellipsis, which would take as much room.
+        """
+        n = len(self.pages)
+        keep = {1, n, *range(self.current - self.SPAN, self.current + self.SPAN + 1)}
+        shown = sorted(k for k in keep if 1 <= k <= n)
+        out: list[NavLink | None] = []
+        for k in shown:
+            if out and k - prev == 2:
+                out.append(self.pages[k - 2])
+            elif out and k - prev > 2:
+                out.append(None)
+            out.append(self.pages[k - 1])
+            prev = k
+        return tuple(out)
 
     @property
     def previous(self) -> NavLink | None:
@@ -604,14 +633,17 @@ def _leaderboard_pages(ctx: _Context, config: Any, tasks: list[str]) -> list[Lea
     total_ranked = sum(1 for r in rows if r.rank is not None)
     band_views = tuple(BandView.of("reasonscore", b) for b in ctx.bands.all()["reasonscore"])
     task_refs = tuple(Ref(t, ctx.task_paths[t]) for t in tasks)
+    # A tie group is listed once, on the page of its first member in rank order. Listing it
+    # on every page it touches would repeat each group on several pages: at 2,000 models
+    # that was over half a megabyte of links per index page.
+    page_of = {r.id: n // size for n, r in enumerate(rows)}
+    groups_on: dict[int, list[TieGroup]] = {}
+    for g in groups:
+        groups_on.setdefault(min(page_of[i] for i in g), []).append(
+            TieGroup(tuple(ctx.ref(i) for i in g), _rank_span([ctx.rows[i].rank for i in g])))
     pages = []
     for k, chunk in enumerate(chunks):
-        on_page = {r.id for r in chunk}
-        # A tie group is listed on each page that shows one of its members.
-        page_groups = tuple(
-            TieGroup(tuple(Ref(ctx.labels[i], ctx.paths[i]) for i in g),
-                     _rank_span([ctx.rows[i].rank for i in g]))
-            for g in groups if on_page & set(g))
+        page_groups = tuple(groups_on.get(k, ()))
         ranked = tuple(r for r in chunk if r.rank is not None)
         incomplete = tuple(r for r in chunk if r.rank is None)
         title = config.title if k == 0 else f"{config.title}: page {k + 1}"

@@ -62,10 +62,24 @@ def _from_dir(start: str, to_path: str, fragment: str | None) -> str:
     arguments, so the cache cannot change any output.
     """
     check_output_path(to_path)
-    url = quote(posixpath.relpath(to_path, start), safe="/-._~")
+    url = quote(_relative(start, to_path), safe="/-._~")
     if fragment:
         url += "#" + quote(fragment, safe="-._~")
     return url
+
+
+def _relative(start: str, to_path: str) -> str:
+    """`posixpath.relpath(to_path, start)` for checked output paths, without its
+    normalisation and absolute-path work (a large site asks for tens of thousands of
+    distinct pairs: every benchmark row page is a directory of its own)."""
+    if start == ".":
+        return to_path
+    up = start.split("/")
+    parts = to_path.split("/")
+    common = 0
+    while common < len(up) and common < len(parts) - 1 and up[common] == parts[common]:
+        common += 1
+    return "../" * (len(up) - common) + "/".join(parts[common:])
 
 
 class Linker:
