@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 from . import format as fmt
@@ -293,11 +294,12 @@ class Cards:
         self._summaries = {b.key: self._summary(b) for b in signals.benchmarks}
         self._compared = {b.key: self._compared_triples(b.key) for b in signals.benchmarks}
         # Anchors that exist: a link to a comparison the page does not show would be broken.
-        self._anchors = {triple_anchor(*t.key) for ts in self._compared.values() for t in ts}
+        self._anchors = {t.key: triple_anchor(*t.key) for ts in self._compared.values() for t in ts}
         # A result row appears on its model's page and on its benchmark's row pages, and a
         # triple's parts are shared by all its rows: each is made once (issue 6).
         self._views: dict[Any, ResultView] = {}
         self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
+        self._bench_refs: dict[tuple[str, str], Ref] = {}
 
     @classmethod
     def build(cls, results: Any, model_paths: dict[str, str], task_paths: dict[str, str],
@@ -411,8 +413,7 @@ class Cards:
         return compared[: self.page_size]
 
     def _anchor(self, t: Any) -> str | None:
-        anchor = triple_anchor(*t.key)
-        return anchor if anchor in self._anchors else None
+        return self._anchors.get(t.key)
 
     def _results(self, rows: Sequence[Any], first: int = 1, more: Ref | None = None) -> ReportedResults:
         """One page of result rows: `rows[first - 1 : first - 1 + page_size]`."""
@@ -424,6 +425,13 @@ class Cards:
         if view is None:
             view = self._views[row.row_id] = self._new_result_view(row)
         return view
+
+    def _benchmark_ref(self, name: str, key: str) -> Ref:
+        """One shared `Ref` per benchmark name and key (a corpus has ~10^5 rows, ~10^2 of these)."""
+        ref = self._bench_refs.get((name, key))
+        if ref is None:
+            ref = self._bench_refs[(name, key)] = Ref(name, self.bench_paths.get(key, ""))
+        return ref
 
     def _parts_of(self, triple: Any) -> tuple[str | None, Badge, Badge]:
         """A triple's anchor (when its comparison is shown) and its P and X badges."""
@@ -441,14 +449,14 @@ class Cards:
         return ResultView(
             anchor=f"r-{row.row_id}",
             model=Ref(label, own_path) if own_path else None, model_id=row.model_id,
-            benchmark=Ref(row.benchmark_path, self.bench_paths.get(row.benchmark_key, "")),
+            benchmark=self._benchmark_ref(row.benchmark_path, row.benchmark_key),
             triple_anchor=anchor, metric=row.metric_name or row.metric_key,
             score=_score_text(row.score, row.metric_unit),
             organization=row.organization or "not named", relationship=row.relationship,
             source="this leaderboard" if row.own else (row.source_path or fmt.MISSING),
             source_label="this leaderboard" if row.own else _collection(row.source_path), own=row.own,
             agentic=row.agentic, required=tuple(row.required), missing=tuple(row.missing),
-            badges=(_row_repro_badge(row), provenance, comparability),
+            badges=(_row_repro_badge(tuple(row.missing), tuple(row.required)), provenance, comparability),
         )
 
     def _triple_view(self, t: Any) -> TripleView:
@@ -588,6 +596,7 @@ def _median(values: Iterable[float]) -> float | None:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
+@lru_cache(maxsize=4096)
 def _collection(path: str | None) -> str:
     """The EEE collection of a record path: `eee/helm_lite/org/model/x.json` -> `EEE helm_lite`."""
     if not path:
@@ -607,23 +616,33 @@ def _score_text(score: float, unit: str | None) -> str:
     return text + (" %" if unit == "percent" else "")
 
 
-def _row_repro_badge(row: Any) -> Badge:
-    if row.missing:
+@lru_cache(maxsize=1024)
+def _row_repro_badge(missing: tuple[str, ...], required: tuple[str, ...]) -> Badge:
+    """A result row's R badge (a few dozen distinct ones across a corpus: made once each)."""
+    if missing:
         return Badge("R", "Reproducibility", "attention", "gap",
-                     f"does not report {', '.join(row.missing)} (required: {', '.join(row.required)})")
+                     f"does not report {', '.join(missing)} (required: {', '.join(required)})")
     return Badge("R", "Reproducibility", "clear", "reported",
-                 f"reports every required field ({', '.join(row.required)})")
+                 f"reports every required field ({', '.join(required)})")
 
 
 def _provenance_badge(triple: Any) -> Badge:
     prov = triple.provenance
-    if prov.first_party_only:
+    return _provenance(bool(prov.first_party_only), bool(prov.multi_party), tuple(prov.parties),
+                       tuple(sorted(prov.relationships)))
+
+
+@lru_cache(maxsize=4096)
+def _provenance(first_party_only: bool, multi_party: bool, parties: tuple[str, ...],
+                relationships: tuple[str, ...]) -> Badge:
+    """A triple's P badge, made once per distinct provenance (parties and relationships)."""
+    if first_party_only:
         return Badge("P", "Provenance", "attention", "1st party only",
                      "reported only by the model's developer")
-    if prov.multi_party:
-        return Badge("P", "Provenance", "clear", f"{len(prov.parties)} parties",
-                     f"reported by {len(prov.parties)} organisations: {', '.join(prov.parties)}")
-    rels = ", ".join(sorted(prov.relationships)) or "unspecified"
+    if multi_party:
+        return Badge("P", "Provenance", "clear", f"{len(parties)} parties",
+                     f"reported by {len(parties)} organisations: {', '.join(parties)}")
+    rels = ", ".join(relationships) or "unspecified"
     return Badge("P", "Provenance", "info", "one party", f"reported by one organisation ({rels})")
 
 
@@ -633,7 +652,12 @@ def _comparability_badge(c: Any) -> Badge:
     if c.flag is False:
         return Badge("X", "Comparability", "clear", f"within {fmt.percent(c.cross_party.threshold, 0)}",
                      "checked: " + "; ".join(d.summary for d in (c.variant, c.cross_party) if d.flag is not None))
-    reason = c.cross_party.not_applicable_reason or c.variant.not_applicable_reason or "nothing to compare"
+    return _not_checked(c.cross_party.not_applicable_reason or c.variant.not_applicable_reason or "nothing to compare")
+
+
+@lru_cache(maxsize=256)
+def _not_checked(reason: str) -> Badge:
+    """The X badge of a triple with nothing to compare: most triples, a handful of reasons."""
     return Badge("X", "Comparability", "na", "not checked", f"not checked: {reason}")
 
 

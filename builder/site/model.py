@@ -12,8 +12,8 @@ and list at most `page_size` rows; the navigation is the same handful of links e
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -79,7 +79,8 @@ class Interval:
     def _fmt(self):
         return fmt.score if self.scale == "score" else fmt.probability
 
-    @property
+    # The texts are cached: a cell, its bar's label and its chart point all print them.
+    @cached_property
     def text(self) -> str:
         return f"{self._fmt(self.center)} ± {self._fmt(self.margin)}"
 
@@ -91,7 +92,7 @@ class Interval:
     def margin_text(self) -> str:
         return self._fmt(self.margin)
 
-    @property
+    @cached_property
     def range_text(self) -> str:
         return f"[{self._fmt(self.low)}, {self._fmt(self.high)}]"
 
@@ -308,13 +309,6 @@ class LeaderboardPage(Page):
 # -- model pages -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ModeCell:
-    mode: str
-    estimate: str
-    range_text: str
-
-
-@dataclass(frozen=True)
 class TaskResult:
     task: Ref
     interval: Interval
@@ -323,7 +317,8 @@ class TaskResult:
     correct: int
     tokens_per_trial: float | None
     truncation_rate: float | None
-    modes: tuple[ModeCell, ...]
+    #: (estimate, low, high) of each estimator in `MODES` order; None where it has no value.
+    modes: tuple[tuple[float, float, float] | None, ...]
 
 
 @dataclass(frozen=True)
@@ -699,7 +694,7 @@ def _model_page(ctx: _Context, m: dict[str, Any]) -> ModelPage:
             truncated=int(t["truncated"]), correct=int(t["correct"]),
             tokens_per_trial=(t["tokens"] / total) if total else None,
             truncation_rate=(t["truncated"] / total) if total else None,
-            modes=tuple(_mode_cell(md, (t.get("modes") or {}).get(md)) for md in MODES),
+            modes=_mode_values(t.get("modes") or {}),
         ))
     chart = None
     if task_results:
@@ -734,16 +729,9 @@ def _tier_order(tier: str) -> tuple[int, str]:
     return (TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER), tier)
 
 
-def _mode_cell(mode: str, values: Sequence[float] | None) -> ModeCell:
-    if not values or values[0] is None:
-        return ModeCell(mode, fmt.MISSING, "")
-    est, low, high = values
-    if type(est) is float and type(low) is float and type(high) is float \
-            and math.isfinite(est) and math.isfinite(low) and math.isfinite(high):
-        # The common case, formatted inline (180 000 cells on a 2,500-model site); the
-        # same text as `fmt.probability`.
-        return ModeCell(mode, f"{est:.3f}", f"[{low:.3f}, {high:.3f}]")
-    return ModeCell(mode, fmt.probability(est), f"[{fmt.probability(low)}, {fmt.probability(high)}]")
+def _mode_values(modes: dict[str, Sequence[float] | None]) -> tuple[tuple[float, float, float] | None, ...]:
+    """The six estimators of one task in `MODES` order (fragments.estimator_rows prints them)."""
+    return tuple(tuple(v) if v and v[0] is not None else None for v in map(modes.get, MODES))
 
 
 def _neighbours(ctx: _Context, model_id: str) -> tuple[Neighbour, ...]:

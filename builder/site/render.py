@@ -23,7 +23,8 @@ import jinja2
 
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
-from .fragments import badges_html, band_html, cibar_html, interval_html, link_items, missing_html, result_rows
+from .fragments import (badges_html, band_html, cibar_html, estimator_rows, interval_html, link_items, missing_html,
+                        result_rows, task_rows)
 from .markdown import ContentPage, load_content_page
 from .model import ContentView, Page, SiteModel, build_page_model
 from .search import search_script
@@ -83,9 +84,10 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
         keep_trailing_newline=True,
     )
     env.globals["fmt"] = fmt
-    # Per-row fragments rendered once per distinct value (see fragments.py), called in
+    # Fragments that repeat on many rows, rendered in Python (see fragments.py), called in
     # templates as `badges(items)`, `missing(names, none_text, inline=...)`, `interval(iv,
-    # range=...)`, `cibar(iv)` and `band(b, full=...)`.
+    # range=...)`, `cibar(iv)`, `band(b, full=...)`, and whole table bodies:
+    # `result_rows(...)`, `task_rows(...)`, `estimator_rows(...)`, `link_items(...)`.
     env.globals["badges"] = badges_html
     env.globals["missing"] = missing_html
     env.globals["interval"] = interval_html
@@ -93,6 +95,8 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
     env.globals["band"] = band_html
     env.globals["link_items"] = link_items
     env.globals["result_rows"] = result_rows
+    env.globals["task_rows"] = task_rows
+    env.globals["estimator_rows"] = estimator_rows
     return env
 
 
