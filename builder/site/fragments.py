@@ -104,28 +104,39 @@ def _band(b, full: bool) -> Markup:
 
 def link_items(refs: Iterable, url) -> Markup:
     """`<li><a href=...>label</a></li>` per reference, for long link lists such as a model's
-    statistically tied models (over a hundred per page on a large board). Pages in one
-    directory link a reference the same way, so each (directory, reference) item is made
-    once; `url` is the page's `Linker` (or any `url()` helper, then without the cache)."""
+    statistically tied models (over a hundred per page on a large board)."""
+    return Markup("".join(f"<li>{a}</li>" for a in _links(refs, url)))
+
+
+def link_list(refs: Iterable, url) -> Markup:
+    """The references' links separated by commas, for lists inside a sentence (the members
+    of a tie group: thousands per leaderboard page on a large board)."""
+    return Markup(", ".join(_links(refs, url)))
+
+
+def _links(refs: Iterable, url) -> list[str]:
+    """`<a href=...>label</a>` per reference. Pages in one directory link a reference the
+    same way, so each (directory, reference) link is made once; `url` is the page's
+    `Linker` (or any `url()` helper, then without the cache)."""
     start = getattr(url, "start", None)
     if start is None:
-        return Markup("".join(_link_item(url(ref.path), ref.label) for ref in refs))
-    return Markup("".join(_cached_link_item(start, ref, url) for ref in refs))
+        return [_link(url(ref.path), ref.label) for ref in refs]
+    return [_cached_link(start, ref, url) for ref in refs]
 
 
-_LINK_ITEMS: dict[tuple[str, str, str], str] = {}
+_LINKS: dict[tuple[str, str, str], str] = {}
 
 
-def _cached_link_item(start: str, ref, url) -> str:
+def _cached_link(start: str, ref, url) -> str:
     key = (start, ref.path, ref.label)
-    item = _LINK_ITEMS.get(key)
-    if item is None:
-        item = _LINK_ITEMS[key] = _link_item(url(ref.path), ref.label)
-    return item
+    link = _LINKS.get(key)
+    if link is None:
+        link = _LINKS[key] = _link(url(ref.path), ref.label)
+    return link
 
 
-def _link_item(href: str, label: str) -> str:
-    return f'<li><a href="{text(href)}">{text(label)}</a></li>'
+def _link(href: str, label: str) -> str:
+    return f'<a href="{text(href)}">{text(label)}</a>'
 
 
 _AGENTIC = '<div class="meta">agentic: harness, eval_plan and eval_limits are required too</div>'

@@ -23,8 +23,8 @@ import jinja2
 
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
-from .fragments import (badges_html, band_html, cibar_html, estimator_rows, interval_html, link_items, missing_html,
-                        result_rows, task_rows)
+from .fragments import (badges_html, band_html, cibar_html, estimator_rows, interval_html, link_items, link_list,
+                        missing_html, result_rows, task_rows)
 from .markdown import ContentPage, load_content_page
 from .model import ContentView, Page, SiteModel, build_page_model
 from .search import search_script
@@ -94,6 +94,7 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
     env.globals["cibar"] = cibar_html
     env.globals["band"] = band_html
     env.globals["link_items"] = link_items
+    env.globals["link_list"] = link_list
     env.globals["result_rows"] = result_rows
     env.globals["task_rows"] = task_rows
     env.globals["estimator_rows"] = estimator_rows
