@@ -517,6 +517,15 @@ class _Context:
     #: One `Ref` per model, shared by every list that links it (tie lists hold ~10^5 links).
     refs: dict[str, Ref] = field(default_factory=dict)
 
+    #: Task intervals by (model id, task): the model page and the task page show the same one.
+    intervals: dict[tuple[str, str], Interval | None] = field(default_factory=dict)
+
+    def task_interval(self, model_id: str, task: str, t: dict[str, Any]) -> Interval | None:
+        key = (model_id, task)
+        if key not in self.intervals:
+            self.intervals[key] = task_interval(self.bands, t.get("estimate"), t.get("low"), t.get("high"))
+        return self.intervals[key]
+
     def ref(self, model_id: str) -> Ref:
         ref = self.refs.get(model_id)
         if ref is None:
@@ -685,7 +694,7 @@ def _model_page(ctx: _Context, m: dict[str, Any]) -> ModelPage:
     e = ctx.results.evaluations.get(m["id"], {})
     task_results = []
     for task, t in m["tasks"].items():
-        interval = task_interval(ctx.bands, t.get("estimate"), t.get("low"), t.get("high"))
+        interval = ctx.task_interval(m["id"], task, t)
         if interval is None:
             continue
         total = int(t["total"])
@@ -759,22 +768,24 @@ def _task_page(ctx: _Context, task: str, page_size: int) -> TaskPage:
     missing = []
     for m in ctx.models:
         t = m["tasks"].get(task)
-        interval = task_interval(ctx.bands, t.get("estimate"), t.get("low"), t.get("high")) if t else None
-        if interval is None:
-            missing.append(Ref(m["label"], ctx.paths[m["id"]]))
+        if not t or t.get("low") is None or t.get("high") is None:
+            missing.append(ctx.ref(m["id"]))
             continue
-        entries.append((m, t, interval))
-    # Order by the point estimate, ties broken by label, like the leaderboard (§7).
-    entries.sort(key=lambda x: (-(x[2].estimate if x[2].estimate is not None else x[2].center), x[0]["label"]))
-    low = np.array([x[2].low for x in entries], dtype=float)
-    high = np.array([x[2].high for x in entries], dtype=float)
+        entries.append((m, t))
+    # Order by the point estimate (the midpoint when there is none), ties broken by label,
+    # like the leaderboard (§7). Intervals are made only for the rows the page shows.
+    entries.sort(key=lambda x: (-(x[1]["estimate"] if x[1].get("estimate") is not None
+                                  else (x[1]["low"] + x[1]["high"]) / 2), x[0]["label"]))
+    low = np.array([x[1]["low"] for x in entries], dtype=float)
+    high = np.array([x[1]["high"] for x in entries], dtype=float)
     best, worst = rank_ranges(low, high) if entries else (np.array([]), np.array([]))
     rows = []
-    for n, (m, t, interval) in enumerate(entries[:page_size]):
+    for n, (m, t) in enumerate(entries[:page_size]):
+        interval = ctx.task_interval(m["id"], task, t)
         tied = None if n + 1 >= len(entries) else overlaps(low, high, n, n + 1)
         total = int(t["total"])
         rows.append(TaskModelRow(
-            model=Ref(m["label"], ctx.paths[m["id"]]), position=n + 1,
+            model=ctx.ref(m["id"]), position=n + 1,
             rank_range=(int(best[n]), int(worst[n])), interval=interval, total=total,
             truncation_rate=t["truncated"] / total if total else None, tie_next=TieMark(tied),
             leaderboard_rank=m.get("rank"),
