@@ -9,7 +9,11 @@ fresh process so peak memory is the build's own:
 1. a full build from an empty cache (target: at most 60 s, peak memory under 2 GB);
 2. page throughput (page model plus templates, every HTML page) against plain Jinja2
    rendering comparable model pages from the JSON data files in the same run (target:
-   ratio at least 0.5);
+   ratio at least 0.5). Both sides are timed the same way, `--rounds` times, alternating,
+   each in a fresh process with its input loaded before the clock starts and the cyclic GC
+   paused; the ratio is of the medians (this VM's speed drifts by half within minutes,
+   so single timings taken minutes apart cannot be compared). The throughput inside the
+   full build is printed too;
 3. a rebuild with unchanged inputs (target: at most 2 s);
 4. a rebuild after changing one model's points file: its time, how many files it
    rewrote, and whether the result equals a clean build byte for byte.
@@ -63,6 +67,50 @@ else:
 print(json.dumps({"seconds": summary.seconds, "fresh": summary.fresh, "pages": summary.pages,
                   "files": summary.files, "changed": summary.changed, "timings": summary.timings,
                   "site_timings": site_timings}))
+"""
+
+DUMP_SNIPPET = """
+import pickle, sys
+from pathlib import Path
+import builder.build
+from builder.build import BuildOptions, run_build
+data, out, cache, target = sys.argv[1:5]
+class Captured(Exception):
+    pass
+def render_site(results, content_dir, *args, **kwargs):
+    with open(target, "wb") as f:
+        pickle.dump((results, content_dir), f, protocol=pickle.HIGHEST_PROTOCOL)
+    raise Captured
+builder.build.render_site = render_site
+options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
+                       config_path=Path("content/site.toml"), content_dir=Path("content"))
+try:
+    run_build(options)
+except Captured:
+    pass
+"""
+
+OURS_SNIPPET = """
+import json, pickle, sys
+from pathlib import Path
+from builder import TEMPLATES_DIR
+from builder.site import render_site
+dump, cache = sys.argv[1:3]
+with open(dump, "rb") as f:
+    results, content_dir = pickle.load(f)
+timings = {}
+files = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=Path(cache), timings=timings)
+pages = [body for path, body in files.items() if path.endswith(".html")]
+print(json.dumps({"seconds": timings["page model"] + timings["templates"], "pages": len(pages),
+                  "bytes": sum(map(len, pages))}))
+"""
+
+PLAIN_SNIPPET = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, "benchmarks")
+from run import plain_jinja_render
+print(json.dumps(plain_jinja_render(Path(sys.argv[1]))))
 """
 
 PLAIN_TEMPLATE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -119,7 +167,7 @@ def run_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tupl
     return json.loads(proc.stdout.strip().splitlines()[-1]), wall, max(peak, before) // 1024
 
 
-def plain_jinja_pages_per_second(site: Path, page_size: int = 100) -> tuple[float, int]:
+def plain_jinja_render(site: Path, page_size: int = 100) -> dict:
     """Plain Jinja2 baseline: one page per model, showing what our model page shows, straight
     from the JSON data files with one template (no page model, macros or URL helpers).
 
@@ -154,13 +202,40 @@ def plain_jinja_pages_per_second(site: Path, page_size: int = 100) -> tuple[floa
     # parsed JSON's large heap costs neither side anything.
     gc.disable()
     start = time.perf_counter()
-    for m in board["models"]:
-        template.render(m=m, modes=modes, site_title="ReasonBoard", nav=nav, bands=bands, by_id=by_id,
-                        neighbours=neighbours.get(m["id"], ()),
-                        reported=by_model.get(m["model"], ())[:page_size]).encode("utf-8")
+    pages = [template.render(m=m, modes=modes, site_title="ReasonBoard", nav=nav, bands=bands, by_id=by_id,
+                             neighbours=neighbours.get(m["id"], ()),
+                             reported=by_model.get(m["model"], ())[:page_size]).encode("utf-8")
+             for m in board["models"]]
     seconds = time.perf_counter() - start
     gc.enable()
-    return len(board["models"]) / seconds, len(board["models"])
+    return {"seconds": seconds, "pages": len(pages), "bytes": sum(map(len, pages))}
+
+
+def child_json(snippet: str, *args: object) -> dict:
+    """Run a snippet in a fresh Python process from the repository root; its last stdout line is JSON."""
+    proc = subprocess.run([sys.executable, "-c", snippet, *map(str, args)], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"benchmark step failed:\n{proc.stderr}")
+    lines = proc.stdout.strip().splitlines()
+    return json.loads(lines[-1]) if lines else {}
+
+
+def throughput(data: Path, site: Path, work: Path, rounds: int) -> tuple[list[dict], list[dict]]:
+    """Ours and plain Jinja2, `rounds` times each, alternating, each in a fresh process."""
+    dump = work / "results.pickle"
+    child_json(DUMP_SNIPPET, data, work / "dump-site", work / "cache", dump)
+    ours, plain = [], []
+    for _ in range(rounds):
+        ours.append(child_json(OURS_SNIPPET, dump, work / "cache"))
+        plain.append(child_json(PLAIN_SNIPPET, site))
+    dump.unlink()
+    return ours, plain
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def tree_digest(site: Path) -> dict[str, str]:
@@ -192,6 +267,7 @@ def main() -> None:
     parser.add_argument("--cards", type=Path, default=DEFAULT_CARDS)
     parser.add_argument("--keep", type=Path, help="work in this directory and keep it")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3, help="throughput measurements per side (median)")
     args = parser.parse_args()
     if not args.eee.is_dir():
         sys.exit(f"EEE corpus not found at {args.eee} (pass --eee)")
@@ -199,7 +275,7 @@ def main() -> None:
     work = args.keep or Path(tempfile.mkdtemp(prefix="reasonboard-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     data, site, cache = work / "data", work / "site", work / "cache"
-    for path in (data, site, cache, work / "clean", work / "clean-cache"):
+    for path in (data, site, cache, work / "clean", work / "clean-cache", work / "dump-site"):
         shutil.rmtree(path, ignore_errors=True)
     print(f"cores: {os.cpu_count()}, models: {args.models}, work dir: {work}")
 
@@ -215,16 +291,24 @@ def main() -> None:
     render = full["timings"].get("render", float("nan"))
     site_timings = full.get("site_timings", {})
     page_seconds = site_timings.get("page model", 0.0) + site_timings.get("templates", 0.0)
-    ours = full["pages"] / page_seconds if page_seconds else float("nan")
-    plain, plain_pages = plain_jinja_pages_per_second(site)
+    in_build = full["pages"] / page_seconds if page_seconds else float("nan")
     print(f"full build      {wall:6.1f} s wall, {full['seconds']:.1f} s in build, peak {peak} MB "
           f"(targets: <= 60 s, < 2048 MB)")
     print("  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in full["timings"].items()))
     print("  render phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in site_timings.items())
           + f" (the rest is data files); {full['pages'] / render:.1f} pages/s over the whole phase")
     print(f"  pages {full['pages']}, files {full['files']}")
-    print(f"page throughput ours {ours:7.1f} pages/s (page model + templates, all pages incl. charts)"
-          f" | plain Jinja2 {plain:7.1f} pages/s ({plain_pages} model pages) | ratio {ours / plain:.2f} (target >= 0.5)")
+    print(f"  page model + templates inside the build: {page_seconds:.2f} s, {in_build:.1f} pages/s")
+
+    ours, plain = throughput(data, site, work, args.rounds)
+    for name, runs in (("ours", ours), ("plain Jinja2", plain)):
+        print(f"  {name:12s} " + ", ".join(f"{r['seconds']:.2f}" for r in runs) + " s"
+              f" for {runs[0]['pages']} pages of {runs[0]['bytes'] / runs[0]['pages'] / 1000:.0f} kB on average")
+    ours_rate = ours[0]["pages"] / median([r["seconds"] for r in ours])
+    plain_rate = plain[0]["pages"] / median([r["seconds"] for r in plain])
+    print(f"page throughput ours {ours_rate:7.1f} pages/s (page model + templates, every page incl. charts)"
+          f" | plain Jinja2 {plain_rate:7.1f} pages/s (model pages) | ratio {ours_rate / plain_rate:.2f}"
+          f" (target >= 0.5; medians of {args.rounds} alternating runs)")
 
     again, wall_again, _ = run_build(data, site, cache)
     print(f"unchanged rebuild {wall_again:5.2f} s wall ({again['seconds']:.2f} s in build, "
