@@ -82,6 +82,9 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # One environment per build: a template read once cannot change during it, so
+        # Jinja need not stat the file again on every page that uses it.
+        auto_reload=False,
     )
     env.globals["fmt"] = fmt
     # Fragments that repeat on many rows, rendered in Python (see fragments.py), called in
