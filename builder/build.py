@@ -16,6 +16,7 @@ from typing import Any, Callable
 from . import CONTENT_DIR, TEMPLATES_DIR
 from .config import SiteConfig, load_config
 from .errors import InputError
+from .gcpause import no_cyclic_gc
 from .outputs import data_files
 from .signals import OwnResult, Signals, compute_signals, load_reported
 from .site import render_site
@@ -160,8 +161,9 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
         signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
     )
-    files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
-    pages = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=options.cache_dir)
+    with no_cyclic_gc():
+        files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
+        pages = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=options.cache_dir)
     clashes = sorted(set(files) & set(pages))
     if clashes:
         raise RuntimeError(f"two artifacts claim the same output path: {clashes[0]}")

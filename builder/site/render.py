@@ -12,9 +12,7 @@ bytes (incremental deployments skip it).
 
 from __future__ import annotations
 
-import gc
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
 from .fragments import (badges_html, band_html, cibar_html, estimator_rows, interval_html, link_items, link_list,
                         missing_html, result_rows, task_rows)
+from ..gcpause import no_cyclic_gc
 from .markdown import ContentPage, load_content_page
 from .model import ContentView, Page, SiteModel, build_page_model
 from .search import search_script
@@ -111,26 +110,8 @@ def render_site(results: Any, content_dir: Path | None, templates_dir: Path,
     `cache_dir` keeps the Vega bundle between builds (it takes ~2 s to produce);
     `timings`, when given, receives the seconds spent per phase.
     """
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         return _render_site(results, content_dir, Path(templates_dir), cache_dir, _Clock(timings))
-
-
-@contextmanager
-def _no_cyclic_gc():
-    """Pause Python's cyclic garbage collector while pages are made.
-
-    Rendering allocates millions of short-lived objects next to a large live heap (the
-    statistics and signals of the build); each automatic collection walks that heap, which
-    at 2,500 models took about as long as building the page model itself. Reference
-    counting still frees everything the pages drop, and collection resumes afterwards.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _render_site(results: Any, content_dir: Path | None, templates_dir: Path,
