@@ -1,6 +1,6 @@
 """The scale benchmark (issue 6): build an EvalCards-size site and rebuild it.
 
-    python benchmarks/run.py [--models 2000] [--eee PATH] [--keep DIR] [--profile]
+    python benchmarks/run.py [--models 2000] [--eee PATH] [--cards PATH] [--rounds 3] [--keep DIR] [--profile]
 
 Fixture: `reasonboard demo --models N` points plus the full Every Eval Ever corpus of
 `../shared/data/eee-2026-02/` in `eee/` and the 16 benchmark cards. Measured, each in a
