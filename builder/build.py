@@ -24,7 +24,7 @@ from .site.writer import write_site
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import compute_leaderboard
 from .buildstate import build_key, clear_state, load_state, save_state
-from .store.cache import fingerprint, open_store
+from .store.cache import describe_ingest, fingerprints, open_store
 
 Progress = Callable[[str], None] | None
 
@@ -64,7 +64,8 @@ class BuildSummary:
     pages: int = 0
     files: int = 0
     seconds: float = 0.0
-    reused_db: bool = False
+    #: the PointsDB parts ingested by this build ("points", "reported"; empty: cache reused)
+    ingested: tuple[str, ...] = ()
     out_dir: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -80,7 +81,7 @@ class BuildSummary:
     @classmethod
     def up_to_date(cls, figures: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
         known = {k: int(v) for k, v in figures.items() if k in cls.FIGURES}
-        return cls(**known, seconds=seconds, reused_db=True, out_dir=str(out_dir), timings=timings, fresh=False)
+        return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False)
 
     def render(self) -> str:
         if not self.fresh:
@@ -92,7 +93,7 @@ class BuildSummary:
             f"  models {self.models} ({self.ranked} ranked), tasks {self.tasks}, "
             f"benchmarks {self.benchmarks}, reported results {self.results}",
             "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
-            f"  PointsDB: {'reused from cache' if self.reused_db else 'ingested'}",
+            f"  PointsDB: {describe_ingest(self.ingested)}",
         ]
         lines += [f"  warning: {w}" for w in self.warnings]
         if self.skipped:
@@ -129,8 +130,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     bands_path = content_dir / "bands.toml"
     bands = load_bands(bands_path if bands_path.is_file() else CONTENT_DIR / "bands.toml")
     salt = repr((config.model_aliases, config.benchmark_aliases))
-    sources = fingerprint(options.data_dir, salt) if options.data_dir.is_dir() else ""
-    key = build_key(sources=sources, config_path=config_path, content_dir=content_dir,
+    sources = fingerprints(options.data_dir, salt) if options.data_dir.is_dir() else None
+    key = build_key(sources=sources.whole if sources else "", config_path=config_path, content_dir=content_dir,
                     templates_dir=TEMPLATES_DIR, db_path=options.db_path, strict=options.strict)
     previous = load_state(options.cache_dir, options.out_dir)
     phase("config")
@@ -140,7 +141,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     db, store = open_store(
         options.data_dir, options.cache_dir, options.db_path,
         lambda db: load_reported(db, options.data_dir, config, options.strict).to_summary(),
-        salt=salt, known_fingerprint=sources or None,
+        salt=salt, known=sources,
     )
     reported = store.reported
     if options.strict and reported.get("problems"):
@@ -183,7 +184,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         benchmarks=len(signals.benchmarks) if signals else 0,
         results=sum(1 for r in signals.rows if not r.own) if signals else 0,
         pages=sum(1 for p in files if p.endswith(".html")), files=len(files),
-        seconds=time.perf_counter() - started, reused_db=store.reused, out_dir=str(options.out_dir),
+        seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(options.out_dir),
         timings=timings, warnings=list(store.warnings),
         skipped=[tuple(p) for p in reported.get("problems", [])],
         changed=written.files - written.unchanged,

@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 from builder.errors import InputError
+import builder.store.cache as cache_module
 from builder.store.cache import open_store
 from builder.store.pointsdb import PointsDB
 from helpers_points import point, write_csv, write_jsonl
@@ -126,6 +127,96 @@ def test_any_source_change_reingests(data, tmp_path):
     db, report = open_(data, cache, salt=salt)
     db.close()
     assert report.reused
+
+
+@pytest.fixture
+def count_points_ingests(monkeypatch) -> list[int]:
+    """Count ingests of the points part (the real ingest still runs)."""
+    calls = [0]
+    real = cache_module.ingest_points_part
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cache_module, "ingest_points_part", counted)
+    return calls
+
+
+def write_record(data: Path, name: str, score: float) -> None:
+    (data / "eee" / "src").mkdir(parents=True, exist_ok=True)
+    (data / "eee" / "src" / name).write_text(json.dumps({"score": score}), encoding="utf-8")
+
+
+def test_a_points_change_ingests_only_the_points_part(data, tmp_path, count_points_ingests):
+    cache = tmp_path / "cache"
+    write_record(data, "r1.json", 0.5)
+    reported = Reported()
+    open_(data, cache, reported)[0].close()
+    assert (count_points_ingests[0], reported.calls) == (1, 1)
+
+    write_jsonl(data / "points" / "b.jsonl", [point(model="m2", params={"i": 2}, correct=6)])
+    db, report = open_(data, cache, reported)
+    assert report.ingested == ("points",) and not report.reused
+    assert (count_points_ingests[0], reported.calls) == (2, 1)
+    assert report.reported == {"results": 1, "problems": []}  # the kept part's summary
+    assert points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 6)]
+    assert db.evaluations()[0]["label"] == "One"
+    db.close()
+    assert len(files_in(cache)) == 1
+
+
+def test_a_reported_change_ingests_only_the_reported_part(data, tmp_path, count_points_ingests):
+    cache = tmp_path / "cache"
+    reported = Reported()
+    first = open_(data, cache, reported)[1]
+    for step, change in enumerate((lambda: write_record(data, "r1.json", 0.5),
+                                   lambda: write_record(data, "r1.json", 0.7),
+                                   lambda: (data / "cards").mkdir() or (data / "cards" / "c.json").write_text("{}"),
+                                   "salt"), start=2):
+        salt = "aliases changed" if change == "salt" else ""
+        if change != "salt":
+            change()
+        db, report = open_(data, cache, reported, salt=salt)
+        assert report.ingested == ("reported",), step
+        assert (count_points_ingests[0], reported.calls) == (1, step), step
+        assert report.reported == {"results": step, "problems": []}
+        # The kept points part reports what its own ingest found.
+        assert (report.points, report.point_files, report.warnings) == (first.points, first.point_files, first.warnings)
+        assert points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
+        db.close()
+
+
+def test_a_failed_partial_ingest_keeps_the_previous_cache(data, tmp_path):
+    cache = tmp_path / "cache"
+    open_(data, cache)[0].close()
+    (target,) = cache.iterdir()
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    write_record(data, "r1.json", 0.5)
+
+    def broken(db: PointsDB) -> dict:
+        db.con.execute("DELETE FROM points")  # damage done before failing must not land
+        raise InputError(data / "eee" / "src" / "r1.json", "bad record")
+
+    with pytest.raises(InputError):
+        open_store(data, cache, None, broken)
+    assert files_in(cache) == [target.name]
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == digest
+    db, report = open_(data, cache)
+    assert report.ingested == ("reported",) and points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
+    db.close()
+
+
+def test_a_cache_from_before_the_split_is_ingested_whole(data, tmp_path, count_points_ingests):
+    cache = tmp_path / "cache"
+    open_(data, cache)[0].close()
+    (target,) = cache.iterdir()
+    with PointsDB(target) as db:
+        db.con.execute("DELETE FROM meta")
+    reported = Reported()
+    db, report = open_(data, cache, reported)
+    assert report.ingested == ("points", "reported") and reported.calls == 1 and count_points_ingests[0] == 2
+    db.close()
 
 
 def test_bad_input_writes_no_cache(data, tmp_path):

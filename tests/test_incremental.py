@@ -41,10 +41,18 @@ def bump_one_model(points: Path) -> None:
     points.write_text(out.getvalue(), encoding="utf-8")
 
 
+#: Real Every Eval Ever records from the default data (credited in data/README.md).
+RECORDS = sorted((ROOT / "data" / "eee" / "helm_mmlu").rglob("*.json"))[:3]
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory) -> Path:
+    """Demo points and two reported records, so both parts of the PointsDB hold data."""
     data = tmp_path_factory.mktemp("data")
     write_demo(data, models=6, seed=3)
+    (data / "eee").mkdir()
+    for record in RECORDS[:2]:
+        shutil.copy(record, data / "eee" / record.name)
     return data
 
 
@@ -79,11 +87,9 @@ def test_changing_one_model_rewrites_only_what_changed(demo, tmp_path):
     target = sorted((data / "points").glob("*.csv"))[0]
     bump_one_model(target)
     result = build(data, out, cache)
+    assert result.ingested == ("points",)  # the reported results came from the cache
     after = snapshot(out)
-
-    clean = tmp_path / "clean"
-    build(data, clean, tmp_path / "clean-cache")
-    assert {p: b for p, (b, _) in after.items()} == {p: b for p, (b, _) in snapshot(clean).items()}
+    assert_equals_clean_build(data, out, tmp_path)
 
     changed = {p for p in after if p not in before or after[p][0] != before[p][0]}
     rewritten = {p for p in after if p not in before or after[p][1] != before[p][1]}
@@ -94,6 +100,25 @@ def test_changing_one_model_rewrites_only_what_changed(demo, tmp_path):
     # The pages of the reported benchmarks do not depend on the demo points at all.
     untouched = [p for p in after if p.startswith("benchmarks/") and p not in changed]
     assert untouched or not any(p.startswith("benchmarks/") for p in after)
+
+
+def test_a_new_reported_record_equals_a_clean_build(demo, tmp_path):
+    """Only the reported part of the PointsDB is ingested again; the points are reused."""
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    first = build(data, out, cache)
+    shutil.copy(RECORDS[2], data / "eee" / RECORDS[2].name)
+    result = build(data, out, cache)
+    assert result.ingested == ("reported",)
+    assert result.results > first.results
+    assert_equals_clean_build(data, out, tmp_path)
+
+
+def assert_equals_clean_build(data: Path, out: Path, tmp_path: Path) -> None:
+    clean = tmp_path / "clean"
+    build(data, clean, tmp_path / "clean-cache")
+    assert {p: b for p, (b, _) in snapshot(out).items()} == {p: b for p, (b, _) in snapshot(clean).items()}
 
 
 def test_state_is_per_output_directory(demo, tmp_path):

@@ -1,11 +1,18 @@
 """Where the build's PointsDB comes from: the cache, a fresh ingest, or `--db FILE`.
 
 The build keeps its PointsDB in a cache directory (never inside the published output) and
-reuses it while its sources are unchanged: a fingerprint of every input file's path and
-content, plus the SQL and ingest code that shaped the tables, is stored in the database's
-`meta` table. A changed fingerprint means a fresh ingest into a temporary file that
-replaces the old one only once it is complete, so an interrupted or failed ingest never
-leaves a half-filled database behind.
+reuses it while its sources are unchanged. The database holds two independent parts, each
+with its own fingerprint in the `meta` table (every input file's path and content, plus the
+code that shaped the tables):
+
+* the **points** part: `points/**` and `evals.json` (the points and evaluations tables);
+* the **reported** part: `eee/**` and `cards/*.json`, with the settings that change what is
+  stored (config aliases): the reported-results and card tables.
+
+A weekly update usually touches one part (new points, or new EEE records), so only that
+part is ingested again. Any change is made in a temporary copy that replaces the old file
+only once it is complete, so an interrupted or failed ingest never leaves a half-filled
+database behind.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -23,75 +31,119 @@ from ..errors import InputError
 from .ingest import discover_point_files, ingest_evals, ingest_points, read_evals
 from .pointsdb import SQL_DIR, PointsDB
 
-FINGERPRINT_KEY = "sources_fingerprint"
-REPORT_KEY = "ingest_report"
-#: Input kinds, by the folder or file they live in under the data directory.
-SOURCE_GLOBS = (("points", "**/*"), ("eee", "**/*.json"), ("cards", "*.json"))
+#: The two parts of the store: the input folders (glob under the data directory) and files
+#: each is made from, and the `meta` keys holding its fingerprint and ingest summary.
+POINTS, REPORTED = "points", "reported"
+PART_SOURCES = {
+    POINTS: ((("points", "**/*"),), ("evals.json",)),
+    REPORTED: ((("eee", "**/*.json"), ("cards", "*.json")), ()),
+}
+PART_NAMES = {POINTS: "points", REPORTED: "reported results and cards"}
+#: The code whose changes alter what is stored (both parts: a schema change touches both).
+CODE_FOLDERS = ("store", "sources", "signals")
+
+
+def describe_ingest(ingested: tuple[str, ...]) -> str:
+    """What opening the store did, in words for the build summary."""
+    if not ingested:
+        return "reused from cache"
+    if len(ingested) == len(PART_SOURCES):
+        return "ingested"
+    kept = [PART_NAMES[part] for part in PART_SOURCES if part not in ingested]
+    return f"{' and '.join(PART_NAMES[p] for p in ingested)} ingested again; {' and '.join(kept)} reused from cache"
+
+
+def _meta_keys(part: str) -> tuple[str, str]:
+    return f"{part}_fingerprint", f"{part}_report"
 
 
 @dataclass
 class StoreReport:
     """What opening the store did, for the build summary."""
 
-    reused: bool = False
+    #: the parts ingested by this opening (empty: the cached database was reused whole)
+    ingested: tuple[str, ...] = ()
     points: int = 0
     point_files: int = 0
     warnings: list[str] = field(default_factory=list)
     reported: dict = field(default_factory=dict)
 
+    @property
+    def reused(self) -> bool:
+        return not self.ingested
 
-def source_files(data_dir: Path) -> list[Path]:
+
+def source_files(data_dir: Path, part: str | None = None) -> list[Path]:
+    """The input files of one part of the store (both parts when `part` is None), sorted."""
     files = []
-    for folder, pattern in SOURCE_GLOBS:
-        root = data_dir / folder
-        if root.is_dir():
-            files.extend(p for p in root.glob(pattern) if p.is_file())
-    evals = data_dir / "evals.json"
-    if evals.is_file():
-        files.append(evals)
+    for name in (part,) if part else PART_SOURCES:
+        globs, singles = PART_SOURCES[name]
+        for folder, pattern in globs:
+            root = data_dir / folder
+            if root.is_dir():
+                files.extend(p for p in root.glob(pattern) if p.is_file())
+        files.extend(p for p in (data_dir / f for f in singles) if p.is_file())
     return sorted(files)
 
 
-def fingerprint(data_dir: Path, extra: str = "") -> str:
-    """sha256 over (relative path, content hash) of every source file and the schema code."""
-    h = hashlib.sha256()
+@dataclass(frozen=True)
+class Fingerprints:
+    """sha256 fingerprints of the two parts of the store's sources.
+
+    `whole` covers both, for callers that only ask "did anything change" (the build key).
+    """
+
+    points: str
+    reported: str
+
+    @property
+    def whole(self) -> str:
+        return hashlib.sha256(f"{self.points}\0{self.reported}".encode()).hexdigest()
+
+    def of(self, part: str) -> str:
+        return self.points if part == POINTS else self.reported
+
+
+def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
+    """Hash (relative path, content hash) of every source file of each part and the schema
+    code; `salt` (settings such as aliases) enters the reported part, the only one it shapes."""
+    code = hashlib.sha256()
     package = Path(__file__).parent.parent
-    code = [*sorted(SQL_DIR.glob("*.sql")),
-            *(p for folder in ("store", "sources", "signals") for p in sorted((package / folder).glob("*.py")))]
-    for path in code:
-        h.update(path.name.encode())
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    for path in source_files(data_dir):
-        h.update(path.relative_to(data_dir).as_posix().encode())
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    h.update(extra.encode())
-    return h.hexdigest()
+    for path in [*sorted(SQL_DIR.glob("*.sql")),
+                 *(p for folder in CODE_FOLDERS for p in sorted((package / folder).glob("*.py")))]:
+        code.update(path.name.encode())
+        code.update(hashlib.sha256(path.read_bytes()).digest())
+
+    def part_hash(part: str, extra: str) -> str:
+        h = code.copy()
+        h.update(part.encode())
+        for path in source_files(data_dir, part):
+            h.update(path.relative_to(data_dir).as_posix().encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+        h.update(extra.encode())
+        return h.hexdigest()
+
+    return Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt))
 
 
-def ingest_all(db: PointsDB, data_dir: Path, load_reported: Callable[[PointsDB], dict]) -> StoreReport:
-    """Fill an empty PointsDB from the data directory; raises `InputError` on bad input."""
-    report = StoreReport()
-    files = discover_point_files(data_dir)
-    points = ingest_points(db, files, data_dir)
-    report.points, report.point_files = points.points, points.files
-    report.warnings.extend(points.warnings)
+def ingest_points_part(db: PointsDB, data_dir: Path) -> dict:
+    """(Re)fill the points and evaluations tables; returns the part's ingest summary."""
+    points = ingest_points(db, discover_point_files(data_dir), data_dir)
     evals_path = data_dir / "evals.json"
-    if evals_path.is_file():
-        ingest_evals(db, read_evals(evals_path))
-    report.reported = load_reported(db)
-    return report
+    ingest_evals(db, read_evals(evals_path) if evals_path.is_file() else [])
+    return {"points": points.points, "point_files": points.files, "warnings": list(points.warnings)}
 
 
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
                load_reported: Callable[[PointsDB], dict], salt: str = "",
-               known_fingerprint: str | None = None) -> tuple[PointsDB, StoreReport]:
-    """The PointsDB for this build, ingesting only when the sources changed.
+               known: Fingerprints | None = None) -> tuple[PointsDB, StoreReport]:
+    """The PointsDB for this build, ingesting only the parts whose sources changed.
 
-    `load_reported(db)` loads the reported results and cards (the signals' inputs) and
+    `load_reported(db)` (re)loads the reported results and cards (the signals' inputs) and
     returns a JSON-able summary of what it read and skipped, kept with the cache so a
     reused database still reports its skipped files. `salt` enters the fingerprint (the
-    settings that change what is stored, such as config aliases); `known_fingerprint` is
-    that fingerprint when the caller has already computed it.
+    settings that change what is stored, such as config aliases); `known` is the
+    fingerprints when the caller has already computed them.
     """
     if db_path is not None:
         return _from_user_db(db_path, data_dir, load_reported)
@@ -100,27 +152,24 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
     cache_dir.mkdir(parents=True, exist_ok=True)
     key = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
     target = cache_dir / f"pointsdb-{key}.duckdb"
-    want = known_fingerprint or fingerprint(data_dir, salt)
-    if target.exists():
-        try:
-            db = PointsDB(target)
-            if db.get_meta(FINGERPRINT_KEY) == want:
-                stored = json.loads(db.get_meta(REPORT_KEY) or "{}")
-                return db, StoreReport(reused=True, points=stored.get("points", 0),
-                                       point_files=stored.get("point_files", 0),
-                                       warnings=stored.get("warnings", []), reported=stored.get("reported", {}))
-            db.close()
-        except duckdb.Error:
-            pass  # an unreadable cache is rebuilt below
+    want = known or fingerprints(data_dir, salt)
+    summaries = _cached_summaries(target, want)
+    if all(summary is not None for summary in summaries.values()):
+        return PointsDB(target), _report(summaries, ingested=())
+
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
+    stale = tuple(part for part, summary in summaries.items() if summary is None)
+    if len(stale) < len(summaries):
+        shutil.copyfile(target, tmp)  # one part still holds: ingest only the other
     db = PointsDB(tmp)
     try:
-        report = ingest_all(db, data_dir, load_reported)
-        db.set_meta(REPORT_KEY, json.dumps({"points": report.points, "point_files": report.point_files,
-                                            "warnings": report.warnings, "reported": report.reported},
-                                           sort_keys=True))
-        db.set_meta(FINGERPRINT_KEY, want)
+        ingest = {POINTS: lambda: ingest_points_part(db, data_dir), REPORTED: lambda: load_reported(db)}
+        for part in stale:
+            summaries[part] = ingest[part]()
+            fingerprint_key, report_key = _meta_keys(part)
+            db.set_meta(report_key, json.dumps(summaries[part], sort_keys=True))
+            db.set_meta(fingerprint_key, want.of(part))
         db.con.execute("CHECKPOINT")
         db.close()
         os.replace(tmp, target)
@@ -128,7 +177,29 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
         db.close()
         tmp.unlink(missing_ok=True)
         raise
-    return PointsDB(target), report
+    return PointsDB(target), _report(summaries, ingested=stale)
+
+
+def _cached_summaries(target: Path, want: Fingerprints) -> dict[str, dict | None]:
+    """Each part's stored ingest summary when its fingerprint still matches, else None."""
+    summaries: dict[str, dict | None] = dict.fromkeys(PART_SOURCES)
+    if not target.exists():
+        return summaries
+    try:
+        with PointsDB(target, read_only=True) as db:
+            for part in PART_SOURCES:
+                fingerprint_key, report_key = _meta_keys(part)
+                if db.get_meta(fingerprint_key) == want.of(part):
+                    summaries[part] = json.loads(db.get_meta(report_key) or "{}")
+    except duckdb.Error:
+        return dict.fromkeys(PART_SOURCES)  # an unreadable cache is rebuilt from scratch
+    return summaries
+
+
+def _report(summaries: dict[str, dict], ingested: tuple[str, ...]) -> StoreReport:
+    points = summaries[POINTS]
+    return StoreReport(ingested=ingested, points=points.get("points", 0), point_files=points.get("point_files", 0),
+                       warnings=list(points.get("warnings", [])), reported=summaries[REPORTED])
 
 
 def _from_user_db(db_path: Path, data_dir: Path, load_reported: Callable[[PointsDB], dict]) -> tuple[PointsDB, StoreReport]:
@@ -149,6 +220,7 @@ def _from_user_db(db_path: Path, data_dir: Path, load_reported: Callable[[Points
         db.con.execute("DETACH src")
     except duckdb.Error as exc:
         raise InputError(db_path, f"cannot read the database: {str(exc).splitlines()[0]}") from None
-    report = StoreReport(points=db.con.execute("SELECT count(*) FROM points").fetchone()[0])
+    report = StoreReport(ingested=tuple(PART_SOURCES),  # a fresh working copy every time
+                         points=db.con.execute("SELECT count(*) FROM points").fetchone()[0])
     report.reported = load_reported(db) if data_dir.is_dir() else {}
     return db, report
