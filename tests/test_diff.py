@@ -384,6 +384,25 @@ def test_size_limit_cuts_within_interval_rows_before_significant_ones():
     assert f"Left out: {n // 2 - within_shown} non-significant changes." in text
 
 
+def test_size_limit_with_only_some_tables_of_a_tier():
+    """A tier to cut whose other tables are empty, so not drawn: only added models (of
+    "added" and "removed"), then only new ties (of the twelve Evaluation Card and tie tables)."""
+    added = compare(_many(5, 0.0), _many(2005, 0.0))
+    assert len(added.added) == 2000 and not added.removed
+    text = render_markdown(added)
+    assert MAX_BYTES * 0.9 < len(text.encode("utf-8")) <= MAX_BYTES
+    assert re.search(r"Left out: .*\b\d+ added models\.", text)
+
+    n = 2000
+    base = leaderboard([model(f"model-{i:04d}/zs/greedy", 100.0 + i, 2.0, rank=n - i) for i in range(n)])
+    head = leaderboard([model(f"model-{i:04d}/zs/greedy", 100.0 + i, 2.0, rank=n - i,
+                              tied_with=[f"model-{j:04d}/zs/greedy" for j in range(i - 3, i + 4) if 0 <= j < n and j != i])
+                        for i in range(n)])
+    text = render_markdown(compare(base, head))
+    assert MAX_BYTES * 0.9 < len(text.encode("utf-8")) <= MAX_BYTES
+    assert re.search(r"Left out: .*\b\d+ new ties\.", text)
+
+
 def test_json_has_the_same_content(pair):
     data = compare(*pair).to_dict()
     assert json.loads(json.dumps(data)) == data

@@ -87,7 +87,9 @@ def render_markdown(report: ScoreChangeReport, max_bytes: int = MAX_BYTES) -> st
 
         if _size(_Renderer(report, with_cap(0)).render()) <= max_bytes:
             # Largest number of rows per table of this tier that still fits.
-            low, high = 0, max(_Renderer(report, {}).row_counts()[name] for name in tier)
+            # Tables with no rows are not drawn at all, so they have no count.
+            counts = _Renderer(report, {}).row_counts()
+            low, high = 0, max(counts.get(name, 0) for name in tier)
             while low < high:
                 middle = (low + high + 1) // 2
                 if _size(_Renderer(report, with_cap(middle)).render()) <= max_bytes:
