@@ -20,7 +20,7 @@ from .gcpause import no_cyclic_gc
 from .outputs import data_files
 from .signals import OwnResult, Signals, compute_signals, load_reported
 from .site import render_site
-from .site.writer import write_site
+from .site.writer import check_output_dir, write_site
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import compute_leaderboard
 from .buildstate import build_key, clear_state, load_state, save_state
@@ -125,6 +125,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         clock[0] = now
         say(f"[{now - started:6.2f}s] {name} done")
 
+    check_output_dir(options.out_dir)  # before the slow steps, not after them
     content_dir, config_path = resolve_content(options)
     config = load_config(config_path)
     bands_path = content_dir / "bands.toml"

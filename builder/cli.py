@@ -1,7 +1,8 @@
 """The `reasonboard` command line: build, diff, demo, serve.
 
 Each command is a thin shell over one module; every `InputError` becomes a one-line
-message naming the file, the row and the problem, and exit status 2.
+message naming the file, the row and the problem, and exit status 2 (as does an output
+directory the build refuses to replace).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def build(data_dir: Path, out_dir: Path, db_path: Path | None, config_path: Path
           content_dir: Path | None, cache_dir: Path, strict: bool, quiet: bool) -> None:
     """Build the site from the data directory."""
     from .build import BuildOptions, run_build
+    from .site.writer import OutputPathError
 
     options = BuildOptions(
         data_dir=data_dir, out_dir=out_dir, db_path=db_path, config_path=config_path,
@@ -48,8 +50,8 @@ def build(data_dir: Path, out_dir: Path, db_path: Path | None, config_path: Path
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
         summary = run_build(options, progress=progress)
-    except InputError as exc:
-        click.echo(f"error: {exc.message}", err=True)
+    except (InputError, OutputPathError) as exc:
+        click.echo(f"error: {exc.message if isinstance(exc, InputError) else exc}", err=True)
         click.echo("Nothing was written; the previous site is untouched.", err=True)
         sys.exit(2)
     click.echo(summary.render())

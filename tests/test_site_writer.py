@@ -4,8 +4,12 @@ import os
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from builder.cli import main
 from builder.site.writer import OutputPathError, SiteFiles, write_site
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_path_claimed_twice_is_an_error():
@@ -62,6 +66,23 @@ def test_refuses_to_replace_a_directory_that_is_not_a_site(tmp_path: Path):
     with pytest.raises(OutputPathError, match="refusing"):
         write_site({"index.html": b"x", ".nojekyll": b""}, home)
     assert (home / "thesis.tex").read_text() == "precious"
+
+
+def test_the_build_command_refuses_a_bad_output_before_any_work(tmp_path: Path):
+    """One line naming the directory, exit 2, and nothing done (no PointsDB ingested).
+    (An output path that is a file is refused by the option itself, also with exit 2.)"""
+    out = tmp_path / "home"
+    out.mkdir()
+    (out / "thesis.tex").write_text("precious")
+    cache = tmp_path / "cache"
+    result = CliRunner().invoke(main, ["build", "--data", str(ROOT / "data"), "--out", str(out),
+                                       "--cache", str(cache), "--quiet"])
+    assert result.exit_code == 2
+    assert result.output.splitlines()[0] == (
+        f"error: refusing to replace {out}: it does not look like a reasonboard site (no .nojekyll; contains 'thesis.tex')")
+    assert "Traceback" not in result.output
+    assert not cache.exists()
+    assert (out / "thesis.tex").read_text() == "precious"
 
 
 def test_keeps_the_checkout_readme(tmp_path: Path):

@@ -91,11 +91,8 @@ def write_site(files: Mapping[str, bytes], out_dir: Path, incremental: bool = Fa
     checked = SiteFiles()
     checked.update(files)  # re-check: callers may hand in a plain dict
     out_dir = Path(out_dir)
+    check_output_dir(out_dir, keep)
     previous = out_dir if out_dir.is_dir() else None
-    if previous is not None:
-        _check_replaceable(previous, keep)
-    elif out_dir.exists():
-        raise OutputPathError(f"{out_dir} exists and is not a directory")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
     unchanged = 0
@@ -127,13 +124,21 @@ def _same_bytes(path: Path, data: bytes) -> bool:
         return False
 
 
-def _check_replaceable(directory: Path, keep: tuple[str, ...]) -> None:
-    if (directory / MARKER).is_file():
+def check_output_dir(out_dir: Path, keep: tuple[str, ...] = KEEP) -> None:
+    """Refuse an output path that is a file, or a directory holding something other than a
+    reasonboard site (so a mistyped `--out` never replaces someone's files). The build
+    calls this before its slow steps, and the writer again just before writing."""
+    out_dir = Path(out_dir)
+    if not out_dir.is_dir():
+        if out_dir.exists():
+            raise OutputPathError(f"{out_dir} exists and is not a directory")
         return
-    extra = sorted(p.name for p in directory.iterdir() if p.name not in keep)
+    if (out_dir / MARKER).is_file():
+        return
+    extra = sorted(p.name for p in out_dir.iterdir() if p.name not in keep)
     if extra:
         raise OutputPathError(
-            f"refusing to replace {directory}: it does not look like a reasonboard site "
+            f"refusing to replace {out_dir}: it does not look like a reasonboard site "
             f"(no {MARKER}; contains {extra[0]!r})")
 
 
