@@ -75,6 +75,17 @@ def test_not_checked_never_reads_like_within_threshold(default_build):
     assert {"status-na"} <= na_dd[0].classes and {"status-ok"} <= within_dd[0].classes
 
 
+def test_within_badge_names_each_check_once(default_build):
+    doc = page(default_build.out, "index.html")
+    titles = [li.attrs.get("title", "") for li in doc.find_all("li", cls="badge")
+              if li.find("span", cls="badge-letter").text == "X"]
+    within = [t for t in titles if "within" in t]
+    assert within, "the default data has results whose reports agree"
+    for title in within:
+        assert "checked: checked" not in title
+        assert title.count("checked: within") == sum(title.count(k) for k in ("variant checked", "cross-party checked"))
+
+
 def test_badges_distinguish_not_checked_from_within(default_build):
     doc = page(default_build.out, "index.html")
     badges = [li for li in doc.find_all("li", cls="badge") if li.find("span", cls="badge-letter").text == "X"]
