@@ -75,18 +75,25 @@ class BuildSummary:
 
     FIGURES = ("models", "ranked", "tasks", "benchmarks", "results", "pages", "files")
 
-    def figures(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in self.FIGURES}
+    def recorded(self) -> dict:
+        """What the build state keeps for a later build that finds nothing to do: the
+        figures, and the warnings and skipped files, which stay true while the inputs do."""
+        return {**{name: getattr(self, name) for name in self.FIGURES},
+                "warnings": list(self.warnings), "skipped": [list(p) for p in self.skipped]}
 
     @classmethod
-    def up_to_date(cls, figures: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
-        known = {k: int(v) for k, v in figures.items() if k in cls.FIGURES}
-        return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False)
+    def up_to_date(cls, recorded: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
+        known = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
+        return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False,
+                   warnings=[str(w) for w in recorded.get("warnings", [])],
+                   skipped=[(str(p), str(r)) for p, r in recorded.get("skipped", [])])
 
     def render(self) -> str:
         if not self.fresh:
-            return (f"{self.out_dir} is up to date: no input, template or setting changed since it was built "
-                    f"({self.pages} pages, {self.files} files; checked in {self.seconds:.2f} s)")
+            return "\n".join([
+                f"{self.out_dir} is up to date: no input, template or setting changed since it was built "
+                f"({self.pages} pages, {self.files} files; checked in {self.seconds:.2f} s)",
+                *self._input_notes()])
         lines = [
             f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s "
             f"({self.changed} written, {self.files - self.changed} unchanged)",
@@ -94,14 +101,19 @@ class BuildSummary:
             f"benchmarks {self.benchmarks}, reported results {self.results}",
             "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
             f"  PointsDB: {describe_ingest(self.ingested)}",
+            *self._input_notes(),
         ]
-        lines += [f"  warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def _input_notes(self) -> list[str]:
+        """Warnings and skipped files: repeated on every build until the inputs are fixed."""
+        lines = [f"  warning: {w}" for w in self.warnings]
         if self.skipped:
             lines.append(f"  skipped {len(self.skipped)} malformed file(s) (--strict makes this an error):")
             lines += [f"    {path}: {reason}" for path, reason in self.skipped[:20]]
             if len(self.skipped) > 20:
                 lines.append(f"    ... and {len(self.skipped) - 20} more")
-        return "\n".join(lines)
+        return lines
 
 
 def resolve_content(options: BuildOptions) -> tuple[Path, Path | None]:
@@ -190,7 +202,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         skipped=[tuple(p) for p in reported.get("problems", [])],
         changed=written.files - written.unchanged,
     )
-    save_state(options.cache_dir, options.out_dir, key, files, summary.figures())
+    save_state(options.cache_dir, options.out_dir, key, files, summary.recorded())
     return summary
 
 

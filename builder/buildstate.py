@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: the summary keeps warnings and skipped files
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -58,7 +58,7 @@ class BuildState:
     key: str
     #: output path -> [size, mtime_ns] as the build left it
     files: dict[str, list[int]]
-    #: the build's summary figures, repeated when a later build finds nothing to do
+    #: the build's summary figures, warnings and skipped files, repeated when a later build finds nothing to do
     summary: dict
 
     def matches(self, out_dir: Path) -> bool:

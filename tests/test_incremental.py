@@ -67,6 +67,24 @@ def test_unchanged_inputs_touch_nothing(demo, tmp_path):
     assert snapshot(out) == before
 
 
+def test_an_up_to_date_build_still_lists_skipped_files_and_warnings(demo, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    (data / "eee" / "broken.json").write_text("{not json", encoding="utf-8")
+    first_points = sorted((data / "points").glob("*.csv"))[0]
+    rows = first_points.read_text(encoding="utf-8").splitlines()
+    (data / "points" / "zz-repeat.csv").write_text("\n".join(rows[:2]) + "\n", encoding="utf-8")  # a duplicate row
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    first = build(data, out, cache)
+    assert first.skipped and first.warnings
+    again = build(data, out, cache)
+    assert not again.fresh
+    text = again.render()
+    assert "up to date" in text
+    assert "skipped 1 malformed file(s)" in text and "broken.json" in text
+    assert all(f"warning: {w}" in text for w in first.warnings)
+
+
 def test_a_touched_output_file_is_rebuilt(demo, tmp_path):
     out, cache = tmp_path / "site", tmp_path / "cache"
     build(demo, out, cache)

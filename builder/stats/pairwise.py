@@ -4,10 +4,11 @@ Each (model, task) interval becomes a Beta distribution by moments. `P(A > B)` o
 is computed by quadrature rather than by Monte Carlo (§8 allows "any numerical method
 agreeing within 0.01"). Comparing X_A and X_B is the same as comparing logit(X_A) and
 logit(X_B), and in logit space both densities are smooth and bounded (no pole at 0 or 1
-when a shape parameter is below 1). Both are evaluated on a common grid of 2,048 midpoints
-spanning both distributions (mean ± 12 sd in logit space) and normalised on it, and
-`P(A > B) = Σ_k w_A[k] (F_B[k] + w_B[k] / 2)` with `F_B` the mass of B below cell k. The
-normalisation cancels the Beta function; the result is deterministic and seed-free. It is
+when a shape parameter is below 1). Each distribution gets its own grid of `CELLS`
+midpoints over mean ± `SPAN` sd in logit space (`FINE_CELLS` when a shape parameter is
+below 1/2), normalised on it; `P(A > B)` sums the narrower one's cell masses times the
+wider one's CDF interpolated at its midpoints. The normalisation cancels the Beta
+function; the result is deterministic and seed-free. It is
 vectorised over (pair, task) in chunks, which makes it cheap enough to give every ranked
 model its win rates against its nearest neighbours, not just the top `pairwise_top`. The
 overall win rate averages over the tasks both models have.
