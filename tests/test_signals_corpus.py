@@ -236,9 +236,24 @@ def default_data():
         return loaded, compute_signals(db, SiteConfig(), [])
 
 
+@needs_corpus
+def test_default_records_follow_the_documented_rule():
+    """data/eee holds exactly what scripts/default_eee.py chooses from the corpus, unchanged."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("default_eee", ROOT / "scripts" / "default_eee.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    chosen = script.choose(CORPUS)
+    target = ROOT / "data" / "eee"
+    assert sorted(p.relative_to(target) for p in target.rglob("*.json")) == chosen
+    assert all((target / p).read_bytes() == (CORPUS / p).read_bytes() for p in chosen)
+    assert sum((target / p).stat().st_size for p in chosen) < 5_000_000  # "a few MB"
+
+
 def test_default_data_keeps_the_cross_party_checks_and_every_card(default_data):
     loaded, signals = default_data
-    assert loaded.problems == () and loaded.cards == 16 and loaded.records == 1024
+    assert loaded.problems == () and loaded.cards == 16 and loaded.records == 286
     multi = [t for t in signals.triples if t.provenance.multi_party]
     assert len(multi) == 15 and {t.benchmark for t in multi} == {"gpqa", "ifeval", "mmlu-pro"}
     assert all(t.comparability.cross_party.flag is False for t in multi)
