@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -217,6 +219,26 @@ def test_a_cache_from_before_the_split_is_ingested_whole(data, tmp_path, count_p
     db, report = open_(data, cache, reported)
     assert report.ingested == ("points", "reported") and reported.calls == 1 and count_points_ingests[0] == 2
     db.close()
+
+
+def test_a_cache_another_build_is_reading_still_opens(data, tmp_path):
+    """Builds of one data directory into several outputs share the cache: a second process
+    holding it open (read-only, as builds do) must not make this one fail."""
+    cache = tmp_path / "cache"
+    open_(data, cache)[0].close()
+    (target,) = cache.iterdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], read_only=True); "
+                               "print('held', flush=True); time.sleep(30)", str(target)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        db, report = open_(data, cache)
+        assert report.reused and points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
+        db.close()
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def test_bad_input_writes_no_cache(data, tmp_path):

@@ -144,6 +144,9 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
     reused database still reports its skipped files. `salt` enters the fingerprint (the
     settings that change what is stored, such as config aliases); `known` is the
     fingerprints when the caller has already computed them.
+
+    The database comes back read-only: a build writes only temporary tables, and several
+    builds (one per output directory, say) can then read one cache at the same time.
     """
     if db_path is not None:
         return _from_user_db(db_path, data_dir, load_reported)
@@ -155,15 +158,16 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
     want = known or fingerprints(data_dir, salt)
     summaries = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
-        return PointsDB(target), _report(summaries, ingested=())
+        return PointsDB(target, read_only=True), _report(summaries, ingested=())
 
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
     stale = tuple(part for part, summary in summaries.items() if summary is None)
-    if len(stale) < len(summaries):
-        shutil.copyfile(target, tmp)  # one part still holds: ingest only the other
-    db = PointsDB(tmp)
+    db = None
     try:
+        if len(stale) < len(summaries):
+            shutil.copyfile(target, tmp)  # one part still holds: ingest only the other
+        db = PointsDB(tmp)
         ingest = {POINTS: lambda: ingest_points_part(db, data_dir), REPORTED: lambda: load_reported(db)}
         for part in stale:
             summaries[part] = ingest[part]()
@@ -174,10 +178,11 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
         db.close()
         os.replace(tmp, target)
     except BaseException:
-        db.close()
+        if db is not None:
+            db.close()
         tmp.unlink(missing_ok=True)
         raise
-    return PointsDB(target), _report(summaries, ingested=stale)
+    return PointsDB(target, read_only=True), _report(summaries, ingested=stale)
 
 
 def _cached_summaries(target: Path, want: Fingerprints) -> dict[str, dict | None]:
