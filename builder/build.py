@@ -175,9 +175,9 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
         signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
     )
-    with no_cyclic_gc():
+    with no_cyclic_gc():  # render_site pauses it for itself
         files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
-        pages = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=options.cache_dir)
+    pages = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=options.cache_dir)
     clashes = sorted(set(files) & set(pages))
     if clashes:
         raise RuntimeError(f"two artifacts claim the same output path: {clashes[0]}")

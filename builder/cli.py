@@ -51,7 +51,7 @@ def build(data_dir: Path, out_dir: Path, db_path: Path | None, config_path: Path
     try:
         summary = run_build(options, progress=progress)
     except (InputError, OutputPathError) as exc:
-        click.echo(f"error: {exc.message if isinstance(exc, InputError) else exc}", err=True)
+        click.echo(f"error: {exc}", err=True)  # an InputError's text is its message
         click.echo("Nothing was written; the previous site is untouched.", err=True)
         sys.exit(2)
     click.echo(summary.render())

@@ -87,9 +87,8 @@ def render_markdown(report: ScoreChangeReport, max_bytes: int = MAX_BYTES) -> st
 
         if _size(_Renderer(report, with_cap(0)).render()) <= max_bytes:
             # Largest number of rows per table of this tier that still fits.
-            # Tables with no rows are not drawn at all, so they have no count.
             counts = _Renderer(report, {}).row_counts()
-            low, high = 0, max(counts.get(name, 0) for name in tier)
+            low, high = 0, max(counts[name] for name in tier)
             while low < high:
                 middle = (low + high + 1) // 2
                 if _size(_Renderer(report, with_cap(middle)).render()) <= max_bytes:
@@ -221,8 +220,9 @@ class _Renderer:
         return table
 
     def row_counts(self) -> dict[str, int]:
+        """Rows per table, for every table name (a table with no rows is never drawn: 0)."""
         self.render()
-        return {name: len(table.rows) for name, table in self.tables.items()}
+        return {name: len(self.tables[name].rows) if name in self.tables else 0 for name in TABLE_NAMES}
 
     def render(self) -> str:
         self.tables = {}

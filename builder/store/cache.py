@@ -31,12 +31,12 @@ from ..errors import InputError
 from .ingest import discover_point_files, ingest_evals, ingest_points, read_evals
 from .pointsdb import SQL_DIR, PointsDB
 
-#: The two parts of the store: the input folders (glob under the data directory) and files
-#: each is made from, and the `meta` keys holding its fingerprint and ingest summary.
+#: The two parts of the store and the inputs each is made from, under the data directory:
+#: (folder, glob) pairs, or (file, None).
 POINTS, REPORTED = "points", "reported"
 PART_SOURCES = {
-    POINTS: ((("points", "**/*"),), ("evals.json",)),
-    REPORTED: ((("eee", "**/*.json"), ("cards", "*.json")), ()),
+    POINTS: (("points", "**/*"), ("evals.json", None)),
+    REPORTED: (("eee", "**/*.json"), ("cards", "*.json")),
 }
 PART_NAMES = {POINTS: "points", REPORTED: "reported results and cards"}
 #: The code whose changes alter what is stored (both parts: a schema change touches both).
@@ -73,16 +73,15 @@ class StoreReport:
         return not self.ingested
 
 
-def source_files(data_dir: Path, part: str | None = None) -> list[Path]:
-    """The input files of one part of the store (both parts when `part` is None), sorted."""
+def source_files(data_dir: Path, part: str) -> list[Path]:
+    """The input files of one part of the store, sorted."""
     files = []
-    for name in (part,) if part else PART_SOURCES:
-        globs, singles = PART_SOURCES[name]
-        for folder, pattern in globs:
-            root = data_dir / folder
-            if root.is_dir():
-                files.extend(p for p in root.glob(pattern) if p.is_file())
-        files.extend(p for p in (data_dir / f for f in singles) if p.is_file())
+    for name, pattern in PART_SOURCES[part]:
+        path = data_dir / name
+        if pattern is None:
+            files += [path] if path.is_file() else []
+        elif path.is_dir():
+            files.extend(p for p in path.glob(pattern) if p.is_file())
     return sorted(files)
 
 
