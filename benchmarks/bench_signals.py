@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from builder.config import SiteConfig  # noqa: E402
-from builder.signals import compute_signals, load_reported  # noqa: E402
-from builder.store.pointsdb import PointsDB  # noqa: E402
+from reasonboard.config import SiteConfig  # noqa: E402
+from reasonboard.signals import compute_signals, load_reported  # noqa: E402
+from reasonboard.store.pointsdb import PointsDB  # noqa: E402
 
 DEFAULT_SHARED = ROOT.parent / "shared" / "data"
 

@@ -45,16 +45,16 @@ DEFAULT_CARDS = ROOT.parent / "shared" / "data" / "benchmark-cards"
 BUILD_SNIPPET = """
 import json, sys, time
 from pathlib import Path
-import builder.build
-from builder.build import BuildOptions, run_build
+import reasonboard.build
+from reasonboard.build import BuildOptions, run_build
 data, out, cache, profile = sys.argv[1:5]
 site_timings = {}
-_render_site = builder.build.render_site
+_render_site = reasonboard.build.render_site
 def render_site(*args, **kwargs):
     # The render phase also serialises the data files and makes the assets (the Vega bundle
     # from an empty cache); page throughput counts only the page model and the templates.
     return _render_site(*args, **kwargs, timings=site_timings)
-builder.build.render_site = render_site
+reasonboard.build.render_site = render_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        config_path=Path("content/site.toml"), content_dir=Path("content"))
 if profile == "1":
@@ -72,8 +72,8 @@ print(json.dumps({"seconds": summary.seconds, "fresh": summary.fresh, "pages": s
 DUMP_SNIPPET = """
 import pickle, sys
 from pathlib import Path
-import builder.build
-from builder.build import BuildOptions, run_build
+import reasonboard.build
+from reasonboard.build import BuildOptions, run_build
 data, out, cache, target = sys.argv[1:5]
 class Captured(Exception):
     pass
@@ -81,7 +81,7 @@ def render_site(results, content_dir, *args, **kwargs):
     with open(target, "wb") as f:
         pickle.dump((results, content_dir), f, protocol=pickle.HIGHEST_PROTOCOL)
     raise Captured
-builder.build.render_site = render_site
+reasonboard.build.render_site = render_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        config_path=Path("content/site.toml"), content_dir=Path("content"))
 try:
@@ -93,8 +93,8 @@ except Captured:
 OURS_SNIPPET = """
 import json, pickle, sys
 from pathlib import Path
-from builder import TEMPLATES_DIR
-from builder.site import render_site
+from reasonboard import TEMPLATES_DIR
+from reasonboard.site import render_site
 dump, cache = sys.argv[1:3]
 with open(dump, "rb") as f:
     results, content_dir = pickle.load(f)
@@ -280,7 +280,7 @@ def main() -> None:
     print(f"cores: {os.cpu_count()}, models: {args.models}, work dir: {work}")
 
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from builder.cli import main; main()", "demo", "--models", str(args.models), "--out", str(data)],
+    subprocess.run([sys.executable, "-c", "from reasonboard.cli import main; main()", "demo", "--models", str(args.models), "--out", str(data)],
                    cwd=ROOT, check=True, capture_output=True)
     shutil.copytree(args.eee, data / "eee")
     shutil.copytree(args.cards, data / "cards")

@@ -5,16 +5,19 @@ The package follows the build pipeline, one sub-package per stage:
     sources  ->  store (PointsDB)  ->  stats / signals  ->  site (page model, charts,
     rendering, writer)  ->  diff (score-change report between two builds)
 
-`build.py` wires the stages together; `cli.py` is the command-line face.
+`build.py` wires the stages together; `cli.py` is the command-line face. In the
+repository the package lives in `builder/`, its templates in `templates/` and its
+built-in content in `content/`; `pyproject.toml` maps all three into the one installed
+package `reasonboard` (see `resources.py`).
 """
 
-from pathlib import Path
+from importlib.metadata import PackageNotFoundError, version
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("reasonboard")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
 
-#: The repository root when installed in editable mode (``pip install -e .``): the
-#: templates, default content and default data live beside the package, as the design
-#: card lays them out.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-TEMPLATES_DIR = PROJECT_ROOT / "templates"
-CONTENT_DIR = PROJECT_ROOT / "content"
+from .resources import CONTENT_DIR, TEMPLATES_DIR  # noqa: E402  (after the version)
+
+__all__ = ["CONTENT_DIR", "TEMPLATES_DIR", "__version__"]

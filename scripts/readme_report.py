@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from builder.diff.command import load_build  # noqa: E402
-from builder.diff.compare import compare  # noqa: E402
-from builder.diff.markdown import render_markdown  # noqa: E402
+from reasonboard.diff.command import load_build  # noqa: E402
+from reasonboard.diff.compare import compare  # noqa: E402
+from reasonboard.diff.markdown import render_markdown  # noqa: E402
 
 START = "<!-- diff-example:start -->"
 END = "<!-- diff-example:end -->"
@@ -48,7 +48,7 @@ def build(data: Path, out: Path, cache: Path) -> None:
     """`reasonboard build --data DATA --out OUT`, run from the repository root like CI does."""
     from click.testing import CliRunner
 
-    from builder.cli import main
+    from reasonboard.cli import main
 
     result = CliRunner().invoke(main, ["build", "--data", str(data), "--out", str(out), "--cache", str(cache),
                                        "--quiet"])

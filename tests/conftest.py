@@ -27,7 +27,7 @@ class Built:
 
 def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
     """Run the whole build, capturing the `BuildResults` handed to the renderer."""
-    import builder.build as build
+    import reasonboard.build as build
 
     captured: dict[str, Any] = {}
     render = build.render_site

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.errors import InputError
-from builder.stats.bands import load_bands
+from reasonboard.errors import InputError
+from reasonboard.stats.bands import load_bands
 
 SHIPPED = Path(__file__).resolve().parent.parent / "content" / "bands.toml"
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from builder.errors import InputError
-import builder.store.cache as cache_module
-from builder.store.cache import open_store
-from builder.store.pointsdb import PointsDB
+from reasonboard.errors import InputError
+import reasonboard.store.cache as cache_module
+from reasonboard.store.cache import open_store
+from reasonboard.store.pointsdb import PointsDB
 from helpers_points import point, write_csv, write_jsonl
 
 EVALS = [{"model": "m1", "template": "tpl", "sampler": "smp", "label": "One"}]

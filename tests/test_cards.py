@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.signals.completeness import FIELDS, as_text, card_is_agentic, card_items, card_risks
-from builder.signals.populated import ABSENT, EMPTY, POPULATED
-from builder.sources.cards import CardRecord, read_cards
+from reasonboard.signals.completeness import FIELDS, as_text, card_is_agentic, card_items, card_risks
+from reasonboard.signals.populated import ABSENT, EMPTY, POPULATED
+from reasonboard.sources.cards import CardRecord, read_cards
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 CARDS = SHARED / "benchmark-cards"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.config import SiteConfig, load_config, parse_config
-from builder.errors import InputError
+from reasonboard.config import SiteConfig, load_config, parse_config
+from reasonboard.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent
 

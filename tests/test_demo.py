@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder import demo
-from builder.store.ingest import EVAL_KEYS, discover_point_files, ingest_evals, ingest_points, read_evals
-from builder.store.pointsdb import PointsDB
+from reasonboard import demo
+from reasonboard.store.ingest import EVAL_KEYS, discover_point_files, ingest_evals, ingest_points, read_evals
+from reasonboard.store.pointsdb import PointsDB
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO / "data"
@@ -293,7 +293,7 @@ def test_guess_formatting():
 
 
 def test_cli_demo_command(tmp_path):
-    from builder.cli import main
+    from reasonboard.cli import main
 
     result = CliRunner().invoke(main, ["demo", "--models", "3", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder.cli import main
-from builder.diff.compare import (
+from reasonboard.cli import main
+from reasonboard.diff.compare import (
     SCORE_UNCHANGED,
     SIGNIFICANT_DROP,
     SIGNIFICANT_GAIN,
@@ -24,7 +24,7 @@ from builder.diff.compare import (
     compare,
     significance,
 )
-from builder.diff.markdown import MAX_BYTES, VISIBLE_ROWS, render_markdown
+from reasonboard.diff.markdown import MAX_BYTES, VISIBLE_ROWS, render_markdown
 
 TASKS = ["arithmetic", "dates", "sort"]
 
@@ -622,7 +622,7 @@ def two_builds(tmp_path_factory):
 
 
 def test_two_builds_report_exactly_the_known_changes(two_builds):
-    from builder.diff.command import load_build
+    from reasonboard.diff.command import load_build
 
     tmp = two_builds["tmp"]
     base, head = load_build(tmp / "base-site"), load_build(tmp / "head-site")

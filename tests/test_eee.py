@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.sources.eee import bound, discover, parse_record, read_eee
+from reasonboard.sources.eee import bound, discover, parse_record, read_eee
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 CORPUS = SHARED / "eee-2026-02"

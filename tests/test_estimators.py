@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.store.pointsdb import MODES, PointsDB
+from reasonboard.store.pointsdb import MODES, PointsDB
 from helpers_points import Z95, Z975, ref_estimate, ref_wilson
 
 ALL_MODES = (*MODES, "V1")

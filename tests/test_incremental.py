@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.build import BuildOptions, run_build
-from builder.demo import write_demo
+from reasonboard.build import BuildOptions, run_build
+from reasonboard.demo import write_demo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -156,7 +156,7 @@ def test_a_failed_build_keeps_the_old_site_and_state(demo, tmp_path):
     bad = data / "points" / "zz-bad.csv"
     bad.write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
                    "m,t,s,x,{},10,11,0,0,0\n", encoding="utf-8")
-    from builder.errors import InputError
+    from reasonboard.errors import InputError
 
     with pytest.raises(InputError) as err:
         build(data, out, cache)

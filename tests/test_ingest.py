@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.errors import InputError
-from builder.store.ingest import (discover_point_files, ingest_evals, ingest_points, read_evals)
-from builder.store.pointsdb import PointsDB
+from reasonboard.errors import InputError
+from reasonboard.store.ingest import (discover_point_files, ingest_evals, ingest_points, read_evals)
+from reasonboard.store.pointsdb import PointsDB
 from helpers_points import COLUMNS, point, write_csv, write_jsonl, write_parquet
 
 ROWS = [

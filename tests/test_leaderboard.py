@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builder.config import SiteConfig
-from builder.stats.bands import load_bands
-from builder.stats.leaderboard import compute_leaderboard
-from builder.stats.reasonscore import reasonscore_v2
-from builder.store.pointsdb import MODES
+from reasonboard.config import SiteConfig
+from reasonboard.stats.bands import load_bands
+from reasonboard.stats.leaderboard import compute_leaderboard
+from reasonboard.stats.reasonscore import reasonscore_v2
+from reasonboard.store.pointsdb import MODES
 from helpers_points import ingest_rows, plain_bootstrap, point, ref_estimate, ref_geomean
 
 BANDS = load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml")
@@ -269,7 +269,7 @@ def test_config_task_set_and_evaluation_choice(tmp_path):
 ])
 def test_config_choices_that_match_nothing_are_errors(tmp_path, config, named):
     """A task or evaluation choice naming nothing would silently unrank or drop models."""
-    from builder.errors import InputError
+    from reasonboard.errors import InputError
 
     with pytest.raises(InputError) as err:
         build(tmp_path, config)
@@ -277,7 +277,7 @@ def test_config_choices_that_match_nothing_are_errors(tmp_path, config, named):
 
 
 def test_ties_in_center_are_broken_by_model_name():
-    from builder.stats.significance import rank_order
+    from reasonboard.stats.significance import rank_order
 
     # "a-b" sorts before "a" as text with the separator, after it by model name.
     names = ["a-b\x00t\x00s", "a\x00t\x00s"]

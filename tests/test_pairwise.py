@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.stats.pairwise import (beta_parameters, bradley_terry, neighbour_win_rates, pairwise,
+from reasonboard.stats.pairwise import (beta_parameters, bradley_terry, neighbour_win_rates, pairwise,
                                     task_win_probability, win_rates)
 from helpers_points import Z95, ref_estimate
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from builder.store.pointsdb import MODES, PointsDB
+from reasonboard.store.pointsdb import MODES, PointsDB
 from helpers_points import ingest_rows, point, ref_estimate
 
 # Three points of one model on one task, of very different sizes: the sum and the

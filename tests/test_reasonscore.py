@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.stats.reasonscore import bootstrap_uniforms, geometric_mean, reasonscore_v2
+from reasonboard.stats.reasonscore import bootstrap_uniforms, geometric_mean, reasonscore_v2
 from helpers_points import plain_bootstrap, ref_estimate, ref_geomean
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-REASONBOARD = [sys.executable, "-c", "import sys; from builder.cli import main; sys.exit(main())"]
+REASONBOARD = [sys.executable, "-c", "import sys; from reasonboard.cli import main; sys.exit(main())"]
 
 
 def build(out: Path, cache: Path, hash_seed: str) -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.config import SiteConfig
-from builder.signals import Signals, compute_signals, load_reported
-from builder.store.pointsdb import PointsDB
+from reasonboard.config import SiteConfig
+from reasonboard.signals import Signals, compute_signals, load_reported
+from reasonboard.store.pointsdb import PointsDB
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

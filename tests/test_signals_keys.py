@@ -7,10 +7,10 @@ import re
 import pytest
 from hypothesis import given, strategies as st
 
-from builder.signals.comparability import canonical, sorted_values
-from builder.signals.keys import UNNAMED_ORGANIZATION, Aliases, benchmark_path, fold, key, org_key
-from builder.signals.populated import ABSENT, EMPTY, POPULATED, level, populated, threshold
-from builder.signals.provenance import rho
+from reasonboard.signals.comparability import canonical, sorted_values
+from reasonboard.signals.keys import UNNAMED_ORGANIZATION, Aliases, benchmark_path, fold, key, org_key
+from reasonboard.signals.populated import ABSENT, EMPTY, POPULATED, level, populated, threshold
+from reasonboard.signals.provenance import rho
 
 
 @pytest.mark.parametrize("text, expected", [

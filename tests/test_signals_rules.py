@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from builder.config import SiteConfig
-from builder.errors import InputError
-from builder.signals import OwnResult, Signals, compute_signals, load_reported
-from builder.store.pointsdb import PointsDB
+from reasonboard.config import SiteConfig
+from reasonboard.errors import InputError
+from reasonboard.signals import OwnResult, Signals, compute_signals, load_reported
+from reasonboard.store.pointsdb import PointsDB
 
 # -- building crafted inputs ----------------------------------------------------------------
 

@@ -7,8 +7,8 @@ import posixpath
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from builder.signals.keys import key as signal_key
-from builder.site.render import render_site
+from reasonboard.signals.keys import key as signal_key
+from reasonboard.site.render import render_site
 from helpers_site import html_pages, page
 
 
@@ -80,7 +80,7 @@ def test_the_404_page_links_from_the_site_root(default_build):
 
 
 def test_rendering_twice_gives_identical_bytes(default_build, tmp_path: Path):
-    from builder import TEMPLATES_DIR
+    from reasonboard import TEMPLATES_DIR
 
     first = render_site(default_build.results, default_build.content_dir, TEMPLATES_DIR)
     second = render_site(default_build.results, default_build.content_dir, TEMPLATES_DIR)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from builder.site.charts import chart_specs, script_json, specs_script
+from reasonboard.site.charts import chart_specs, script_json, specs_script
 
 SAMPLES = {
     "forest-score": [{"label": "1. A", "order": 0, "low": 700.0, "high": 720.0, "center": 710.0,
@@ -50,7 +50,7 @@ def test_cached_specs_are_the_built_ones_and_spare_altair(tmp_path):
     # A fresh interpreter with a warm cache never imports Altair.
     import subprocess
 
-    code = ("import sys; from pathlib import Path; from builder.site.charts import specs_script; "
+    code = ("import sys; from pathlib import Path; from reasonboard.site.charts import specs_script; "
             f"specs_script(Path({str(tmp_path)!r})); print('altair' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import posixpath
 
-from builder.signals.completeness import FIELDS
-from builder.site.evalcards import triple_anchor
+from reasonboard.signals.completeness import FIELDS
+from reasonboard.site.evalcards import triple_anchor
 from helpers_site import html_pages, page, section
 
 

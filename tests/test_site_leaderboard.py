@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from builder import TEMPLATES_DIR
-from builder.site.render import render_site
+from reasonboard import TEMPLATES_DIR
+from reasonboard.site.render import render_site
 from helpers_site import page, parse, row_cells
 
 

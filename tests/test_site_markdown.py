@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.errors import InputError
-from builder.site.markdown import load_content_page, render_markdown, split_front_matter
+from reasonboard.errors import InputError
+from reasonboard.site.markdown import load_content_page, render_markdown, split_front_matter
 
 
 class Elements(HTMLParser):

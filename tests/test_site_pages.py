@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builder.site.model import NavLink, Pager, spread
+from reasonboard.site.model import NavLink, Pager, spread
 from helpers_site import page, row_cells
 
 
@@ -137,8 +137,8 @@ def test_the_pager_links_a_window_whose_size_does_not_grow_with_the_pages():
 def test_the_404_page_links_absolutely_when_the_site_has_a_base_url(default_build):
     from dataclasses import replace
 
-    from builder import TEMPLATES_DIR
-    from builder.site.render import render_site
+    from reasonboard import TEMPLATES_DIR
+    from reasonboard.site.render import render_site
     from helpers_site import parse
 
     results = replace(default_build.results,

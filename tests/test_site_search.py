@@ -8,9 +8,9 @@ import json
 import re
 from pathlib import Path
 
-from builder import TEMPLATES_DIR
-from builder.site import render_site
-from builder.site.writer import write_site
+from reasonboard import TEMPLATES_DIR
+from reasonboard.site import render_site
+from reasonboard.site.writer import write_site
 
 
 def paginated(default_build, out: Path, page_size: int = 5) -> dict[str, bytes]:

@@ -2,7 +2,7 @@
 
 from hypothesis import given, strategies as st
 
-from builder.slugs import MAX_LENGTH, is_safe_slug, slugify, unique_slugs
+from reasonboard.slugs import MAX_LENGTH, is_safe_slug, slugify, unique_slugs
 
 
 def test_readable_names_keep_their_words():

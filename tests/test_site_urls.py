@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builder.site.urls import Linker, check_output_path, page_path, relative_url
+from reasonboard.site.urls import Linker, check_output_path, page_path, relative_url
 
 
 def test_links_climb_out_of_sections_and_never_start_or_end_with_a_slash():

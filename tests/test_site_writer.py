@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder.cli import main
-from builder.site.writer import OutputPathError, SiteFiles, write_site
+from reasonboard.cli import main
+from reasonboard.site.writer import OutputPathError, SiteFiles, write_site
 
 ROOT = Path(__file__).resolve().parent.parent
 

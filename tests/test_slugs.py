@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.slugs import MAX_LENGTH, slugify, unique_slugs
+from reasonboard.slugs import MAX_LENGTH, slugify, unique_slugs
 
 SAFE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # Windows refuses these as file names whatever the extension ("con.html" is the console).

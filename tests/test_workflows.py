@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is in the test extra: pip install -e '.[test]'")
 
-from builder.cli import main  # noqa: E402
+from reasonboard.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
