@@ -321,3 +321,17 @@ def test_round_trip_on_ingested_inspect_logs(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert len(evals_by_id(data)) == 3  # the popularity logs of three models
     assert check_round_trip(data, tmp_path) > 0
+
+
+def test_an_evaluation_without_an_organisation_is_an_error_naming_the_config(tmp_path: Path) -> None:
+    data = copy_inputs(tmp_path)
+    entries = json.loads((data / "evals.json").read_text(encoding="utf-8"))
+    (data / "evals.json").write_text(json.dumps([{k: v for k, v in e.items() if k != "organization"}
+                                                 for e in entries]), encoding="utf-8")
+    config = tmp_path / "site.toml"
+    config.write_text('title = "Lab board"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["export", "eee", "--data", str(data), "--config", str(config),
+                                       "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert f"{config}: evaluation " in result.output and "names no organisation" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "out").exists()
