@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import io
 import json
 import math
-import os
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass
@@ -24,7 +24,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-
 from reasonboard import __version__
 from reasonboard.build import BuildOptions, Gathered, gather, load_settings
 from reasonboard.cli import main
@@ -232,7 +231,7 @@ def test_a_changed_point_changes_that_evaluations_id_and_only_its(default_export
     changed = f"{row[0]}|{row[1]}|{row[2]}"
     correct = header.index("correct")
     row[correct] = str(int(row[correct]) - 1)
-    out = csv.StringIO()
+    out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerow(row)
     points.write_text("".join([lines[0], out.getvalue(), *lines[2:]]), encoding="utf-8")
 
@@ -298,6 +297,11 @@ def check_round_trip(data: Path, tmp_path: Path) -> int:
         for name in ("temperature", "max_tokens", "top_p"):
             value = twin.setup_fields[name]
             assert (None if value is None else float(value)) == args.get(name)
+        # The whole setup agrees except the harness: the EEE reader takes eval_library.name,
+        # which is reasonboard (the harness that made the points is in its additional_details).
+        differing = {f for f in row.setup_fields if row.setup_fields[f] != twin.setup_fields[f]}
+        assert differing <= {"harness", "harness_version"}
+        assert twin.setup_fields["harness"] == "reasonboard"
     # The ReasonScore comes back too, on its own scale.
     models = {m["id"]: m for m in first.gathered.board.leaderboard["models"]}
     for evaluation, eid in exported_id.items():

@@ -39,8 +39,9 @@ import json
 import math
 import re
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..config import SiteConfig
 from ..errors import InputError

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 MANIFEST = ".reasonboard-export"
 HEADER = "# Written by `reasonboard export`; every file below is replaced by the next export.\n"
@@ -42,7 +42,7 @@ def check_export_dir(out_dir: Path) -> None:
     if not manifest.is_file():
         raise ExportPathError(f"refusing to replace {out_dir}: it is not an earlier export "
                               f"(no {MANIFEST}; contains {found[0]!r})")
-    listed = {line for line in manifest.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")}
+    listed = {line for line in manifest.read_text(encoding="utf-8", errors="replace").splitlines() if line and not line.startswith("#")}
     foreign = [path for path in found if path != MANIFEST and path not in listed]
     if foreign:
         raise ExportPathError(f"refusing to replace {out_dir}: {foreign[0]!r} was not written by an export "
