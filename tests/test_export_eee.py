@@ -339,3 +339,24 @@ def test_an_evaluation_without_an_organisation_is_an_error_naming_the_config(tmp
     assert result.exit_code == 2
     assert f"{config}: evaluation " in result.output and "names no organisation" in result.output
     assert "Traceback" not in result.output and not (tmp_path / "out").exists()
+
+
+def test_arguments_outside_the_schema_still_give_valid_records_and_a_warning(tmp_path: Path) -> None:
+    data = copy_inputs(tmp_path)
+    entries = json.loads((data / "evals.json").read_text(encoding="utf-8"))
+    entries[0]["generation_args"] = {"temperature": 0.6, "max_tokens": "16k", "seed": 7, "stop": ["\n"]}
+    (data / "evals.json").write_text(json.dumps(entries), encoding="utf-8")
+    result = cli_export(data, tmp_path / "out", tmp_path / "cache")
+    assert result.exit_code == 0, result.output
+    ident = f"{entries[0]['model']}|{entries[0]['template']}|{entries[0]['sampler']}"
+    assert f"warning: {ident}: generation_args.max_tokens" in result.output
+    validator = jsonschema.Draft7Validator(SCHEMA)
+    records = sorted((tmp_path / "out").rglob("*.json"))
+    assert len(records) == 20
+    for path in records:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        assert not list(validator.iter_errors(document)), path
+        if document["source_metadata"]["additional_details"]["reasonboard_evaluation"] == ident:
+            generation = document["evaluation_results"][0]["generation_config"]
+            assert generation == {"generation_args": {"temperature": 0.6},
+                                  "additional_details": {"max_tokens": "16k", "seed": "7", "stop": '["\\n"]'}}

@@ -122,7 +122,7 @@ def methodology_url(config: SiteConfig) -> str:
 
 def eee_records(leaderboard: Mapping[str, Any], evaluations: Mapping[str, Mapping[str, Any]],
                 config: SiteConfig, version: str, timestamp: str | None = None) -> EEEExport:
-    """One record per leaderboard evaluation, in path order.
+    """One record per leaderboard evaluation that has a result, in path order.
 
     `leaderboard` is the `leaderboard.json` document, `evaluations` the per-evaluation
     `evals.json` facts the statistics keep (`LeaderboardResult.evaluations`), `version` the
@@ -131,13 +131,16 @@ def eee_records(leaderboard: Mapping[str, Any], evaluations: Mapping[str, Mappin
     source = slugify(config.title or "reasonboard")
     url = methodology_url(config)
     records, warnings = [], []
+    simulated = 0
     for model in leaderboard["models"]:
+        if not model["tasks"]:
+            continue  # an evals.json entry without points: no result to report
         evaluation = evaluations[model["id"]]
         record, notes = _record(model, evaluation, config, source, url, version, timestamp)
         records.append(record)
         warnings += [f"{model['id']}: {note}" for note in notes]
+        simulated += bool(evaluation.get("simulated"))
     records.sort(key=lambda r: r.path)
-    simulated = sum(1 for m in leaderboard["models"] if evaluations[m["id"]].get("simulated"))
     return EEEExport(tuple(records), tuple(warnings), simulated)
 
 
