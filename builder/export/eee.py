@@ -182,7 +182,8 @@ def _record(model: Mapping[str, Any], evaluation: Mapping[str, Any], config: Sit
         "model_info": {
             "name": evaluation.get("label") or model["model"],
             "id": model_id,
-            **({"developer": developer} if "/" in model_id else {}),
+            # The developer as the id names it (the directory is that, made file-name safe).
+            **({"developer": model_id.split("/", 1)[0]} if "/" in model_id else {}),
             "additional_details": _texts({
                 "deployment_type": "unknown",
                 "model_availability": "unknown",
