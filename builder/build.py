@@ -22,9 +22,9 @@ from .signals import OwnResult, Signals, compute_signals, load_reported
 from .site import render_site
 from .site.writer import check_output_dir, write_site
 from .stats.bands import Bands, load_bands
-from .stats.leaderboard import compute_leaderboard
+from .stats.leaderboard import LeaderboardResult, compute_leaderboard
 from .buildstate import build_key, clear_state, load_state, save_state
-from .store.cache import describe_ingest, fingerprints, open_store
+from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 
 Progress = Callable[[str], None] | None
 
@@ -138,12 +138,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         say(f"[{now - started:6.2f}s] {name} done")
 
     check_output_dir(options.out_dir)  # before the slow steps, not after them
-    content_dir, config_path = resolve_content(options)
-    config = load_config(config_path)
-    bands_path = content_dir / "bands.toml"
-    bands = load_bands(bands_path if bands_path.is_file() else CONTENT_DIR / "bands.toml")
-    salt = repr((config.model_aliases, config.benchmark_aliases))
-    sources = fingerprints(options.data_dir, salt) if options.data_dir.is_dir() else None
+    content_dir, config_path, config, bands = load_settings(options)
+    sources = fingerprints(options.data_dir, cache_salt(config)) if options.data_dir.is_dir() else None
     key = build_key(sources=sources.whole if sources else "", config_path=config_path, content_dir=content_dir,
                     templates_dir=TEMPLATES_DIR, db_path=options.db_path, strict=options.strict)
     previous = load_state(options.cache_dir, options.out_dir)
@@ -151,27 +147,12 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     if previous is not None and previous.key == key and previous.matches(options.out_dir):
         return BuildSummary.up_to_date(previous.summary, options.out_dir, time.perf_counter() - started, timings)
 
-    db, store = open_store(
-        options.data_dir, options.cache_dir, options.db_path,
-        lambda db: load_reported(db, options.data_dir, config, options.strict).to_summary(),
-        salt=salt, known=sources,
-    )
+    gathered = gather(options, config, bands, sources, phase)
+    board, signals, store = gathered.board, gathered.signals, gathered.store
     reported = store.reported
-    if options.strict and reported.get("problems"):
-        path, reason = reported["problems"][0]
-        raise InputError(path, reason)
-    phase("store")
-
-    try:
-        board = compute_leaderboard(db, config, bands)
-        phase("statistics")
-        signals = compute_signals(db, config, own_results(board.leaderboard, board.evaluations, config))
-        phase("signals")
-    finally:
-        db.close()
 
     results = BuildResults(
-        config=config.with_tasks(tuple(board.leaderboard["config"]["tasks"])),
+        config=gathered.config,
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
         signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
     )
@@ -204,6 +185,56 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     )
     save_state(options.cache_dir, options.out_dir, key, files, summary.recorded())
     return summary
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """The computed results of a data directory, before any page exists: what `build`
+    renders and `export` writes as records."""
+
+    #: The site config with its task set made explicit.
+    config: SiteConfig
+    board: LeaderboardResult
+    signals: Signals | None
+    store: StoreReport
+
+
+def load_settings(options: BuildOptions) -> tuple[Path, Path | None, SiteConfig, Bands]:
+    """The content directory, config file, config and bands a build of `options` uses."""
+    content_dir, config_path = resolve_content(options)
+    config = load_config(config_path)
+    bands_path = content_dir / "bands.toml"
+    bands = load_bands(bands_path if bands_path.is_file() else CONTENT_DIR / "bands.toml")
+    return content_dir, config_path, config, bands
+
+
+def gather(options: BuildOptions, config: SiteConfig, bands: Bands, sources: Fingerprints | None = None,
+           phase: Callable[[str], None] = lambda name: None) -> Gathered:
+    """Config -> PointsDB -> statistics -> signals: everything a build computes before it
+    renders. `sources` are the data directory's fingerprints when the caller has them."""
+    salt = cache_salt(config)
+    db, store = open_store(
+        options.data_dir, options.cache_dir, options.db_path,
+        lambda db: load_reported(db, options.data_dir, config, options.strict).to_summary(),
+        salt=salt, known=sources,
+    )
+    if options.strict and store.reported.get("problems"):
+        path, reason = store.reported["problems"][0]
+        raise InputError(path, reason)
+    phase("store")
+    try:
+        board = compute_leaderboard(db, config, bands)
+        phase("statistics")
+        signals = compute_signals(db, config, own_results(board.leaderboard, board.evaluations, config))
+        phase("signals")
+    finally:
+        db.close()
+    return Gathered(config.with_tasks(tuple(board.leaderboard["config"]["tasks"])), board, signals, store)
+
+
+def cache_salt(config: SiteConfig) -> str:
+    """What besides the files decides the PointsDB's content: the alias tables."""
+    return repr((config.model_aliases, config.benchmark_aliases))
 
 
 def own_results(leaderboard: dict[str, Any], evaluations: dict[str, dict[str, Any]],

@@ -1,4 +1,4 @@
-"""The `reasonboard` command line: build, diff, demo, serve.
+"""The `reasonboard` command line: build, diff, demo, export, serve.
 
 Each command is a thin shell over one module; every `InputError` becomes a one-line
 message naming the file, the row and the problem, and exit status 2 (as does an output
@@ -68,6 +68,60 @@ def demo(models: int, out_dir: Path, seed: int) -> None:
 
     written = write_demo(out_dir, models=models, seed=seed)
     click.echo(f"wrote {written.points} points for {written.models} simulated models to {out_dir}")
+
+
+@main.group()
+def export() -> None:
+    """Write the leaderboard's own results in formats other tools read."""
+
+
+@export.command("eee")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("eee-export"),
+              show_default=True, help="Output directory (<source>/<developer>/<model>/<uuid>.json), replaced only "
+                                      "when it holds nothing but an earlier export.")
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
+              show_default=True, help="Input directory: points/, evals.json, eee/, cards/.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Use this PointsDB file instead of building one in the cache.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Site config (TOML). Default: content/site.toml when it exists.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(".reasonboard-cache"), show_default=True, help="Where the PointsDB lives.")
+@click.option("--strict", is_flag=True, help="Treat malformed EEE or card files as errors, not warnings.")
+def export_eee(out_dir: Path, data_dir: Path, db_path: Path | None, config_path: Path | None, cache_dir: Path,
+               strict: bool) -> None:
+    """The leaderboard's own results as Every Eval Ever records (schema 0.3.0), one per
+    evaluation, ready for a pull request to the shared corpus. SOURCE_DATE_EPOCH, when set,
+    is their timestamp."""
+    import os
+
+    from . import __version__
+    from .build import BuildOptions, gather, load_settings
+    from .export.eee import eee_records, source_date_epoch
+    from .export.writer import ExportPathError, check_export_dir, write_export
+
+    options = BuildOptions(data_dir=data_dir, db_path=db_path, config_path=config_path, cache_dir=cache_dir,
+                           strict=strict)
+    try:
+        check_export_dir(out_dir)  # before the slow steps, not after them
+        timestamp = source_date_epoch(os.environ.get("SOURCE_DATE_EPOCH"))
+        _content, _config_path, config, bands = load_settings(options)
+        gathered = gather(options, config, bands)
+        board = gathered.board
+        exported = eee_records(board.leaderboard, board.evaluations, gathered.config, __version__, timestamp)
+        write_export(exported.files(), out_dir)
+    except (InputError, ExportPathError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        click.echo("Nothing was written; the previous export is untouched.", err=True)
+        sys.exit(2)
+    click.echo(f"Exported {len(exported.records)} EEE records ({exported.results} results) to {out_dir}")
+    for warning in exported.warnings:
+        click.echo(f"  warning: {warning}")
+    if exported.simulated:
+        click.echo(f"  note: {exported.simulated} of them are simulated demo data: never contribute those")
+    if exported.records:
+        click.echo(f"  to contribute: copy {out_dir}/{exported.records[0].path.split('/')[0]}/ into the corpus's "
+                   "data/ directory and open a pull request (see the README)")
 
 
 def _register_commands() -> None:
