@@ -22,7 +22,8 @@ class Built:
 
     out: Path
     results: Any
-    content_dir: Path
+    #: The content lookup order the build used (project, package, demo pages for demo data).
+    content_dir: tuple[Path, ...]
 
 
 def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
@@ -40,10 +41,10 @@ def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
     mp.setattr(build, "render_site", capture)
     try:
         build.run_build(build.BuildOptions(data_dir=data_dir, out_dir=out_dir, cache_dir=cache_dir,
-                                           content_dir=ROOT / "content", config_path=ROOT / "content" / "site.toml"))
+                                           content_dir=ROOT / "content"))
     finally:
         mp.undo()
-    return Built(out_dir, captured["results"], Path(captured["content"]))
+    return Built(out_dir, captured["results"], tuple(captured["content"]))
 
 
 @pytest.fixture(scope="session")
