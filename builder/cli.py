@@ -18,7 +18,7 @@ from .errors import InputError
 
 
 @click.group()
-@click.version_option(package_name="reasonboard")
+@click.version_option(package_name="reasonboard", prog_name="reasonboard")
 def main() -> None:
     """Build an honest LLM leaderboard site: ReasonScores with confidence intervals,
     significance overlaps and Evaluation Card signals."""
