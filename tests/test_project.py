@@ -179,3 +179,18 @@ def test_a_changed_static_file_or_template_rebuilds(tmp_path, shared_cache):
     (project / "static" / "CNAME").unlink()
     assert build(project, shared_cache).fresh
     assert not (project / "site" / "CNAME").exists()
+
+
+# -- the README documents every option ------------------------------------------------------------
+
+
+def test_the_readme_command_table_lists_every_option_of_every_command():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("`")[1].split()[1]: line for line in table.splitlines() if line.startswith("| `reasonboard ")}
+    assert set(rows) == set(main.commands), (sorted(rows), sorted(main.commands))
+    for name, command in main.commands.items():
+        for param in command.params:
+            for opt in getattr(param, "opts", []):
+                if opt.startswith("--"):
+                    assert f"`{opt}" in rows[name], f"README's row for `reasonboard {name}` lacks {opt}"
