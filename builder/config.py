@@ -63,8 +63,11 @@ class SiteConfig:
 
     def with_demo_defaults(self) -> "SiteConfig":
         """For simulated data only: the demo's title and organisation where the file set none."""
-        demo = {k: v for k, v in DEMO_DEFAULTS.items() if k not in self.given}
-        return replace(self, **demo) if demo else self
+        return replace(
+            self,
+            title=self.title if "title" in self.given else DEMO_DEFAULTS["title"],
+            organization=self.organization if "organization" in self.given else DEMO_DEFAULTS["organization"],
+        )
 
 
 #: What a build of `reasonboard demo` data is called when its config does not say.
