@@ -24,7 +24,13 @@ import click
 def serve(project_dir: Path | None, site_dir: Path | None, port: int) -> None:
     """Serve the built site on http://127.0.0.1:PORT for a local preview."""
     if site_dir is None:
-        site_dir = (project_dir if project_dir is not None else Path(".")) / "site"
+        from .errors import InputError
+        from .project import resolve_project
+
+        try:
+            site_dir = resolve_project(project_dir).out_dir
+        except InputError as exc:
+            raise click.ClickException(str(exc)) from None
     if not (site_dir / "index.html").is_file():
         raise click.ClickException(f"{site_dir}: no index.html; run `reasonboard build` first")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
