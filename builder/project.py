@@ -16,7 +16,7 @@ Explicit `--data/--out/--config/--cache/--content` options keep their meaning.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .config import STATIC_KEYS, SiteConfig
@@ -45,8 +45,7 @@ class Project:
         """For simulated data: the demo's pages (its about page) after everything else."""
         if DEMO_CONTENT_DIR in self.content_dirs:
             return self
-        return Project(self.root, self.data_dir, self.out_dir, self.cache_dir, self.config_path,
-                       (*self.content_dirs, DEMO_CONTENT_DIR), self.templates_dirs, self.static_dir)
+        return replace(self, content_dirs=(*self.content_dirs, DEMO_CONTENT_DIR))
 
     def find_content(self, name: str) -> Path | None:
         """The first `name` along the content lookup order (e.g. `bands.toml`)."""
