@@ -56,7 +56,7 @@ def render_site(*args, **kwargs):
     return _render_site(*args, **kwargs, timings=site_timings)
 reasonboard.build.render_site = render_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
-                       config_path=Path("content/site.toml"), content_dir=Path("content"))
+                       content_dir=Path("content"))
 if profile == "1":
     import cProfile, pstats
     prof = cProfile.Profile()
@@ -83,7 +83,7 @@ def render_site(results, content_dir, *args, **kwargs):
     raise Captured
 reasonboard.build.render_site = render_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
-                       config_path=Path("content/site.toml"), content_dir=Path("content"))
+                       content_dir=Path("content"))
 try:
     run_build(options)
 except Captured:

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import CONTENT_DIR, TEMPLATES_DIR
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .gcpause import no_cyclic_gc
 from .outputs import data_files
+from .project import Project, resolve_project
 from .signals import OwnResult, Signals, compute_signals, load_reported
 from .site import render_site
-from .site.writer import check_output_dir, write_site
+from .site.writer import SiteFiles, check_output_dir, write_site
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
 from .buildstate import build_key, clear_state, load_state, save_state
@@ -31,13 +31,21 @@ Progress = Callable[[str], None] | None
 
 @dataclass(frozen=True)
 class BuildOptions:
-    data_dir: Path = Path("data")
-    out_dir: Path = Path("site")
+    """What the user asked for; `None` means "the project's own" (project.py)."""
+
+    project: Path | None = None
+    data_dir: Path | None = None
+    out_dir: Path | None = None
     db_path: Path | None = None
     config_path: Path | None = None
     content_dir: Path | None = None
-    cache_dir: Path = Path(".reasonboard-cache")
+    cache_dir: Path | None = None
     strict: bool = False
+
+    def resolve(self) -> Project:
+        return resolve_project(self.project, data_dir=self.data_dir, out_dir=self.out_dir,
+                               cache_dir=self.cache_dir, config_path=self.config_path,
+                               content_dir=self.content_dir)
 
 
 @dataclass(frozen=True)
@@ -116,15 +124,6 @@ class BuildSummary:
         return lines
 
 
-def resolve_content(options: BuildOptions) -> tuple[Path, Path | None]:
-    """The content directory and config file: explicit options, else ./content, else built-in."""
-    content = options.content_dir or (Path("content") if Path("content/site.toml").is_file() else CONTENT_DIR)
-    config_path = options.config_path
-    if config_path is None and (content / "site.toml").is_file():
-        config_path = content / "site.toml"
-    return content, config_path
-
-
 def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     say = progress or (lambda line: None)
     timings: dict[str, float] = {}
@@ -137,38 +136,43 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         clock[0] = now
         say(f"[{now - started:6.2f}s] {name} done")
 
-    check_output_dir(options.out_dir)  # before the slow steps, not after them
-    content_dir, config_path, config, bands = load_settings(options)
-    sources = fingerprints(options.data_dir, cache_salt(config)) if options.data_dir.is_dir() else None
-    key = build_key(sources=sources.whole if sources else "", config_path=config_path, content_dir=content_dir,
-                    templates_dir=TEMPLATES_DIR, db_path=options.db_path, strict=options.strict)
-    previous = load_state(options.cache_dir, options.out_dir)
+    project, config, bands = load_settings(options)
+    data_dir, out_dir, cache_dir = project.data_dir, project.out_dir, project.cache_dir
+    check_output_dir(out_dir)  # before the slow steps, not after them
+    sources = fingerprints(data_dir, cache_salt(config)) if data_dir.is_dir() else None
+    key = build_key(sources=sources.whole if sources else "", config_path=project.config_path,
+                    content_dirs=project.with_demo_content().content_dirs, templates_dirs=project.templates_dirs,
+                    static_dir=project.static_dir, db_path=options.db_path, strict=options.strict)
+    previous = load_state(cache_dir, out_dir)
     phase("config")
-    if previous is not None and previous.key == key and previous.matches(options.out_dir):
-        return BuildSummary.up_to_date(previous.summary, options.out_dir, time.perf_counter() - started, timings)
+    if previous is not None and previous.key == key and previous.matches(out_dir):
+        return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
 
-    gathered = gather(options, config, bands, sources, phase)
-    board, signals, store = gathered.board, gathered.signals, gathered.store
+    gathered = gather(options, project, config, bands, sources, phase)
+    board, signals, store, config, project = (
+        gathered.board, gathered.signals, gathered.store, gathered.config, gathered.project)
     reported = store.reported
 
     results = BuildResults(
-        config=gathered.config,
+        config=config,
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
         signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
     )
     with no_cyclic_gc():  # render_site pauses it for itself
         files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
-    pages = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=options.cache_dir)
+    pages = render_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir)
     clashes = sorted(set(files) & set(pages))
     if clashes:
         raise RuntimeError(f"two artifacts claim the same output path: {clashes[0]}")
-    files.update(pages)
+    pages.update(files)  # a SiteFiles: the static files below are checked as they are added
+    files = pages
+    add_static(files, project)
     phase("render")
 
     # Byte-identical files keep their modification time; the state is cleared first so an
     # interrupted write can never leave a state that vouches for a half-replaced site.
-    clear_state(options.cache_dir, options.out_dir)
-    written = write_site(files, options.out_dir, incremental=True)
+    clear_state(cache_dir, out_dir)
+    written = write_site(files, out_dir, incremental=True)
     phase("write")
 
     models = board.leaderboard["models"]
@@ -178,45 +182,48 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         benchmarks=len(signals.benchmarks) if signals else 0,
         results=sum(1 for r in signals.rows if not r.own) if signals else 0,
         pages=sum(1 for p in files if p.endswith(".html")), files=len(files),
-        seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(options.out_dir),
+        seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
         timings=timings, warnings=list(store.warnings),
         skipped=[tuple(p) for p in reported.get("problems", [])],
         changed=written.files - written.unchanged,
     )
-    save_state(options.cache_dir, options.out_dir, key, files, summary.recorded())
+    save_state(cache_dir, out_dir, key, files, summary.recorded())
     return summary
 
 
 @dataclass(frozen=True)
 class Gathered:
-    """The computed results of a data directory, before any page exists: what `build`
-    renders and `export` writes as records."""
+    """The computed results of a project, before any page exists: what `build` renders and
+    `export` writes as records."""
 
-    #: The site config with its task set made explicit.
+    #: The site config with its task set made explicit (and the demo's defaults for demo data).
     config: SiteConfig
+    #: The project, with the demo's content pages added for demo data.
+    project: Project
     board: LeaderboardResult
     signals: Signals | None
     store: StoreReport
 
 
-def load_settings(options: BuildOptions) -> tuple[Path, Path | None, SiteConfig, Bands]:
-    """The content directory, config file, config and bands a build of `options` uses."""
-    content_dir, config_path = resolve_content(options)
-    config = load_config(config_path)
-    bands_path = content_dir / "bands.toml"
-    bands = load_bands(bands_path if bands_path.is_file() else CONTENT_DIR / "bands.toml")
-    return content_dir, config_path, config, bands
+def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
+    """The project, config and band wording a build of `options` uses."""
+    project = options.resolve()
+    config = load_config(project.config_path)
+    project.check_branding(config)
+    bands_path = project.find_content("bands.toml")
+    assert bands_path is not None, "the package always ships content/bands.toml"
+    return project, config, load_bands(bands_path)
 
 
-def gather(options: BuildOptions, config: SiteConfig, bands: Bands, sources: Fingerprints | None = None,
-           phase: Callable[[str], None] = lambda name: None) -> Gathered:
+def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: Bands,
+           sources: Fingerprints | None = None, phase: Callable[[str], None] = lambda name: None) -> Gathered:
     """Config -> PointsDB -> statistics -> signals: everything a build computes before it
     renders. `sources` are the data directory's fingerprints when the caller has them."""
-    salt = cache_salt(config)
+    data_dir = project.data_dir
     db, store = open_store(
-        options.data_dir, options.cache_dir, options.db_path,
-        lambda db: load_reported(db, options.data_dir, config, options.strict).to_summary(),
-        salt=salt, known=sources,
+        data_dir, project.cache_dir, options.db_path,
+        lambda db: load_reported(db, data_dir, config, options.strict).to_summary(),
+        salt=cache_salt(config), known=sources,
     )
     if options.strict and store.reported.get("problems"):
         path, reason = store.reported["problems"][0]
@@ -224,17 +231,35 @@ def gather(options: BuildOptions, config: SiteConfig, bands: Bands, sources: Fin
     phase("store")
     try:
         board = compute_leaderboard(db, config, bands)
+        # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
+        # page; a lab's own data never does.
+        if any(e.get("simulated") for e in board.evaluations.values()):
+            config, project = config.with_demo_defaults(), project.with_demo_content()
         phase("statistics")
         signals = compute_signals(db, config, own_results(board.leaderboard, board.evaluations, config))
         phase("signals")
     finally:
         db.close()
-    return Gathered(config.with_tasks(tuple(board.leaderboard["config"]["tasks"])), board, signals, store)
+    return Gathered(config.with_tasks(tuple(board.leaderboard["config"]["tasks"])), project, board, signals, store)
 
 
 def cache_salt(config: SiteConfig) -> str:
     """What besides the files decides the PointsDB's content: the alias tables."""
     return repr((config.model_aliases, config.benchmark_aliases))
+
+
+def add_static(files: SiteFiles, project: Project) -> None:
+    """The project's `static/` into the site as it is (CNAME, logo, favicon, images).
+
+    A static file may add to the site but never replace a generated one: that would
+    silently change a page or a data file, so it is an error naming both."""
+    for site_path, source in project.static_files().items():
+        if site_path in files:
+            raise InputError(source, f"would replace the generated file {site_path} of the site; rename or remove it")
+        try:
+            files.add(site_path, source.read_bytes())
+        except ValueError as exc:  # unsafe name, case clash, file used as a directory
+            raise InputError(source, f"cannot be copied into the site: {exc}") from None
 
 
 def own_results(leaderboard: dict[str, Any], evaluations: dict[str, dict[str, Any]],

@@ -1,7 +1,8 @@
 """What the last build of an output directory was made from, and what it wrote.
 
 After coverage.py's HTML status file and Lektor's build database: a build records a key
-(a hash of every input: the data, the config and content, the templates, the code) and a
+(a hash of every input: the data, the config, the content and templates along their lookup
+order (project and package), the project's static files, the code) and a
 manifest of the files it wrote with their size and modification time. The next build
 with the same key finds the output exactly as it left it and has nothing to do; a build
 with another key renders everything in memory, and the writer replaces only the files
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-STATE_VERSION = 2  # 2: the summary keeps warnings and skipped files
+STATE_VERSION = 3  # 2: the summary keeps warnings and skipped files; 3: project lookup order and static/
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -37,15 +38,20 @@ def tree_files(root: Path, suffixes: tuple[str, ...] | None = None) -> list[Path
             and (suffixes is None or p.suffix in suffixes)]
 
 
-def build_key(*, sources: str, config_path: Path | None, content_dir: Path, templates_dir: Path,
-              db_path: Path | None, strict: bool) -> str:
+def build_key(*, sources: str, config_path: Path | None, content_dirs: Iterable[Path],
+              templates_dirs: Iterable[Path], static_dir: Path | None, db_path: Path | None, strict: bool) -> str:
     """A hash of everything a build's output depends on."""
     h = hashlib.sha256()
     h.update(f"reasonboard-build-state/{STATE_VERSION}\0{sources}\0strict={strict}\0".encode())
     if config_path is not None and config_path.is_file():
         h.update(b"config\0" + config_path.read_bytes())
-    _hash_files(h, tree_files(content_dir), content_dir)
-    _hash_files(h, tree_files(templates_dir), templates_dir)
+    # Each search path in order, tagged by kind and position: moving a file from the project
+    # to the package's place (or back) changes which one wins, so it changes the key.
+    for kind, dirs in (("content", content_dirs), ("templates", templates_dirs),
+                       ("static", [static_dir] if static_dir is not None else [])):
+        for i, folder in enumerate(dirs):
+            h.update(f"{kind}/{i}\0".encode())
+            _hash_files(h, tree_files(folder), folder)
     _hash_files(h, tree_files(PACKAGE_DIR, (".py", ".sql")), PACKAGE_DIR)
     if db_path is not None and db_path.is_file():
         stat = db_path.stat()

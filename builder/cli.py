@@ -1,6 +1,8 @@
-"""The `reasonboard` command line: build, diff, demo, export, serve.
+"""The `reasonboard` command line: init, build, diff, demo, export, serve.
 
-Each command is a thin shell over one module; every `InputError` becomes a one-line
+Commands that read a project work in the current directory or in `--project DIR`
+(project.py); explicit paths (`--data`, `--out`, ...) are read as given, relative to the
+current directory. Each command is a thin shell over one module; every `InputError` becomes a one-line
 message naming the file, the row and the problem, and exit status 2 (as does an output
 directory the build refuses to replace).
 """
@@ -16,35 +18,42 @@ from .errors import InputError
 
 
 @click.group()
-@click.version_option(package_name="reasonboard")
+@click.version_option(package_name="reasonboard", prog_name="reasonboard")
 def main() -> None:
     """Build an honest LLM leaderboard site: ReasonScores with confidence intervals,
     significance overlaps and Evaluation Card signals."""
 
 
+PROJECT_OPTION = click.option(
+    "--project", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="The leaderboard project directory (data/, content/, templates/, static/). Default: the current directory.")
+
+
 @main.command()
-@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
-              show_default=True, help="Input directory: points/, evals.json, eee/, cards/.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("site"),
-              show_default=True, help="Output directory, replaced only when the whole build succeeds.")
+@PROJECT_OPTION
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output directory, replaced only when the whole build succeeds. Default: PROJECT/site.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Use this PointsDB file instead of building one in the cache.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Site config (TOML). Default: content/site.toml when it exists.")
+              help="Site config (TOML). Default: PROJECT/content/site.toml when it exists, else built-in defaults.")
 @click.option("--content", "content_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Content pages and band wording. Default: ./content, else the built-in content.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(".reasonboard-cache"), show_default=True, help="Where the PointsDB and build state live.")
+              help="Content pages and band wording, looked up before the built-in ones. Default: PROJECT/content.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the PointsDB and build state live. Default: PROJECT/.reasonboard-cache.")
 @click.option("--strict", is_flag=True, help="Treat malformed EEE or card files as errors, not warnings.")
 @click.option("--quiet", is_flag=True, help="No progress lines; the summary only.")
-def build(data_dir: Path, out_dir: Path, db_path: Path | None, config_path: Path | None,
-          content_dir: Path | None, cache_dir: Path, strict: bool, quiet: bool) -> None:
-    """Build the site from the data directory."""
+def build(project_dir: Path | None, data_dir: Path | None, out_dir: Path | None, db_path: Path | None,
+          config_path: Path | None, content_dir: Path | None, cache_dir: Path | None, strict: bool,
+          quiet: bool) -> None:
+    """Build the site of a leaderboard project."""
     from .build import BuildOptions, run_build
     from .site.writer import OutputPathError
 
     options = BuildOptions(
-        data_dir=data_dir, out_dir=out_dir, db_path=db_path, config_path=config_path,
+        project=project_dir, data_dir=data_dir, out_dir=out_dir, db_path=db_path, config_path=config_path,
         content_dir=content_dir, cache_dir=cache_dir, strict=strict,
     )
     progress = None if quiet else (lambda line: click.echo(line, err=True))
@@ -55,6 +64,24 @@ def build(data_dir: Path, out_dir: Path, db_path: Path | None, config_path: Path
         click.echo("Nothing was written; the previous site is untouched.", err=True)
         sys.exit(2)
     click.echo(summary.render())
+
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True,
+              help="Also scaffold into a non-empty directory; existing files are still never overwritten.")
+def init(directory: Path, force: bool) -> None:
+    """Write a new leaderboard project into DIRECTORY (see its README.md)."""
+    from .newproject import ProjectExists, scaffold
+
+    try:
+        made = scaffold(directory, force=force)
+    except ProjectExists as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    for path in made.kept:
+        click.echo(f"kept {path} (exists; not overwritten)", err=True)
+    click.echo(f"wrote {len(made.written)} files to {directory}; next: read {directory / 'README.md'}")
 
 
 @main.command()
@@ -76,20 +103,21 @@ def export() -> None:
 
 
 @export.command("eee")
+@PROJECT_OPTION
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("eee-export"),
               show_default=True, help="Output directory (<source>/<developer>/<model>/<uuid>.json), replaced only "
                                       "when it holds nothing but an earlier export.")
-@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
-              show_default=True, help="Input directory: points/, evals.json, eee/, cards/.")
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Use this PointsDB file instead of building one in the cache.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Site config (TOML). Default: content/site.toml when it exists.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(".reasonboard-cache"), show_default=True, help="Where the PointsDB lives.")
+              help="Site config (TOML). Default: PROJECT/content/site.toml when it exists, else built-in defaults.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the PointsDB lives. Default: PROJECT/.reasonboard-cache.")
 @click.option("--strict", is_flag=True, help="Treat malformed EEE or card files as errors, not warnings.")
-def export_eee(out_dir: Path, data_dir: Path, db_path: Path | None, config_path: Path | None, cache_dir: Path,
-               strict: bool) -> None:
+def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, db_path: Path | None,
+               config_path: Path | None, cache_dir: Path | None, strict: bool) -> None:
     """The leaderboard's own results as Every Eval Ever records (schema 0.3.0), one per
     evaluation, ready for a pull request to the shared corpus. SOURCE_DATE_EPOCH, when set,
     is their timestamp."""
@@ -100,13 +128,13 @@ def export_eee(out_dir: Path, data_dir: Path, db_path: Path | None, config_path:
     from .export.eee import eee_records, source_date_epoch
     from .export.writer import ExportPathError, check_export_dir, write_export
 
-    options = BuildOptions(data_dir=data_dir, db_path=db_path, config_path=config_path, cache_dir=cache_dir,
-                           strict=strict)
+    options = BuildOptions(project=project_dir, data_dir=data_dir, db_path=db_path, config_path=config_path,
+                           cache_dir=cache_dir, strict=strict)
     try:
         check_export_dir(out_dir)  # before the slow steps, not after them
         timestamp = source_date_epoch(os.environ.get("SOURCE_DATE_EPOCH"))
-        _content, _config_path, config, bands = load_settings(options)
-        gathered = gather(options, config, bands)
+        project, config, bands = load_settings(options)
+        gathered = gather(options, project, config, bands)
         board = gathered.board
         exported = eee_records(board.leaderboard, board.evaluations, gathered.config, __version__, timestamp)
         write_export(exported.files(), out_dir)

@@ -3,6 +3,10 @@
 After MkDocs' config options: each key is declared once with its type, default and check,
 so a typo in the file is an error naming the key, and every other module reads a frozen
 `SiteConfig` instead of a loose dict. An empty file is valid: every option has a default.
+
+The defaults are neutral (title "Leaderboard", no organisation): a lab's results are never
+published under the demo's name. Only a build of simulated data (`reasonboard demo`) that
+sets no title or organisation of its own gets the demo's (`with_demo_defaults`).
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ DEFAULT_AGENTIC_PATTERN = (
 
 @dataclass(frozen=True)
 class SiteConfig:
-    title: str = "reasonboard"
-    description: str = "ReasonScores with confidence intervals and Evaluation Card signals"
+    title: str = "Leaderboard"
+    description: str = "ReasonScores with confidence intervals, statistical ties and Evaluation Card signals"
     base_url: str = ""
     organization: str = ""
     relationship: str = "third_party"
@@ -42,12 +46,34 @@ class SiteConfig:
     model_aliases: dict[str, str] = field(default_factory=dict)
     benchmark_aliases: dict[str, str] = field(default_factory=dict)
     evaluations: dict[str, str] = field(default_factory=dict)
+    #: Branding: paths inside the project's `static/` (checked at build time, see
+    #: project.py) and a footer line in Markdown (rendered like a content page).
+    logo: str = ""
+    favicon: str = ""
+    extra_css: str = ""
+    footer: str = ""
     #: The file the values came from, for error messages about them.
     path: str = field(default="<default config>", compare=False)
+    #: The keys the file set, so demo defaults never replace a value the publisher chose.
+    given: frozenset[str] = field(default=frozenset(), compare=False)
 
     def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
         """The same config with the task set made explicit (default: every task found)."""
         return replace(self, tasks=tasks)
+
+    def with_demo_defaults(self) -> "SiteConfig":
+        """For simulated data only: the demo's title and organisation where the file set none."""
+        return replace(
+            self,
+            title=self.title if "title" in self.given else DEMO_DEFAULTS["title"],
+            organization=self.organization if "organization" in self.given else DEMO_DEFAULTS["organization"],
+        )
+
+
+#: What a build of `reasonboard demo` data is called when its config does not say.
+DEMO_DEFAULTS = {"title": "reasonboard demo leaderboard", "organization": "reasonboard demo"}
+#: Branding keys naming a file in the project's `static/` directory.
+STATIC_KEYS = ("logo", "favicon", "extra_css")
 
 
 # -- option checks -------------------------------------------------------------------
@@ -96,6 +122,15 @@ def _string_map(value: Any) -> dict[str, str]:
     return dict(sorted(value.items()))
 
 
+def _static_path(value: Any) -> str:
+    """A relative path inside `static/`, as it will appear in the site (`img/logo.svg`)."""
+    text = _string(value)
+    parts = text.split("/")
+    if not text or text.startswith("/") or "\\" in text or any(p in ("", ".", "..") for p in parts):
+        raise ValueError("must be a relative path inside static/ such as 'logo.svg' (no '..', no leading '/')")
+    return text
+
+
 def _regex(value: Any) -> str:
     try:
         re.compile(_string(value))
@@ -118,6 +153,10 @@ OPTIONS: dict[str, Check] = {
     "populated_rule": _choice(*POPULATED_RULES),
     "agentic_pattern": _regex,
     "page_size": _positive_int,
+    "logo": _static_path,
+    "favicon": _static_path,
+    "extra_css": _static_path,
+    "footer": _string,
 }
 #: `[aliases]` holds two tables, `models` and `benchmarks`; `[evaluations]` picks one
 #: evaluation per model name ("model" = "template/sampler") when a publisher wants one row.
@@ -147,7 +186,7 @@ def parse_config(raw: dict[str, Any], path: str | Path = "<config>") -> SiteConf
         else:
             known = ", ".join(sorted([*OPTIONS, "aliases", *[k for k in TABLES if "." not in k]]))
             raise InputError(path, f"unknown key '{key}' (known keys: {known})")
-    return SiteConfig(**values, path=str(path))
+    return SiteConfig(**values, path=str(path), given=frozenset(raw))
 
 
 def _checked(path: str | Path, key: str, check: Check, value: Any) -> Any:

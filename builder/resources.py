@@ -24,3 +24,7 @@ def package_dir(package: str) -> Path:
 
 TEMPLATES_DIR = package_dir("reasonboard.templates")
 CONTENT_DIR = package_dir("reasonboard.content")
+#: Pages that belong to the demo data only (its about page): added when the data is simulated.
+DEMO_CONTENT_DIR = CONTENT_DIR / "demo"
+#: The files `reasonboard init` writes into a new project (scaffold.py).
+SCAFFOLD_DIR = package_dir("reasonboard") / "scaffold"

@@ -15,12 +15,22 @@ import click
 
 
 @click.command()
-@click.option("--dir", "site_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("site"),
-              show_default=True, help="The built site directory to serve.")
+@click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The leaderboard project whose site/ to serve. Default: the current directory.")
+@click.option("--dir", "site_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The built site directory to serve. Default: PROJECT/site.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port on 127.0.0.1 (0 picks a free one).")
-def serve(site_dir: Path, port: int) -> None:
+def serve(project_dir: Path | None, site_dir: Path | None, port: int) -> None:
     """Serve the built site on http://127.0.0.1:PORT for a local preview."""
+    if site_dir is None:
+        from .errors import InputError
+        from .project import resolve_project
+
+        try:
+            site_dir = resolve_project(project_dir).out_dir
+        except InputError as exc:
+            raise click.ClickException(str(exc)) from None
     if not (site_dir / "index.html").is_file():
         raise click.ClickException(f"{site_dir}: no index.html; run `reasonboard build` first")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))

@@ -1,1 +1,2 @@
-"""Built-in content: site.toml defaults, band wording and Markdown pages (a data package)."""
+"""Built-in content: band wording and the methodology and interpretation-guide pages; `demo/`
+holds the pages of the demo data only (a data package, no site.toml: defaults live in config.py)."""

@@ -3,10 +3,17 @@
 `default_build` runs the real `reasonboard build` pipeline on the repository's default data
 into a temporary directory and also keeps the `BuildResults` the pages were rendered from,
 so tests can compare what a page shows with the numbers behind it.
+
+`installed` builds the wheel once per session and installs it into a fresh venv outside the
+repository, for the tests that use the tool the way a lab does (test_installed.py).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +29,8 @@ class Built:
 
     out: Path
     results: Any
-    content_dir: Path
+    #: The content lookup order the build used (project, package, demo pages for demo data).
+    content_dir: tuple[Path, ...]
 
 
 def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
@@ -40,13 +48,77 @@ def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
     mp.setattr(build, "render_site", capture)
     try:
         build.run_build(build.BuildOptions(data_dir=data_dir, out_dir=out_dir, cache_dir=cache_dir,
-                                           content_dir=ROOT / "content", config_path=ROOT / "content" / "site.toml"))
+                                           content_dir=ROOT / "content"))
     finally:
         mp.undo()
-    return Built(out_dir, captured["results"], Path(captured["content"]))
+    return Built(out_dir, captured["results"], tuple(captured["content"]))
 
 
 @pytest.fixture(scope="session")
 def default_build(tmp_path_factory: pytest.TempPathFactory) -> Built:
     base = tmp_path_factory.mktemp("default-build")
     return build_site(ROOT / "data", base / "site", base / "cache")
+
+
+# -- the tool as a lab installs it ----------------------------------------------------------
+
+#: What the distribution is built from (pyproject.toml maps them into `reasonboard`).
+DIST_SOURCES = ("pyproject.toml", "README.md", "builder", "templates", "content")
+
+
+@dataclass(frozen=True)
+class Installed:
+    """A wheel built from this checkout, installed into a fresh venv outside the repository."""
+
+    wheel: Path
+    venv: Path
+
+    @property
+    def bin(self) -> Path:
+        return self.venv / ("Scripts" if os.name == "nt" else "bin")
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The environment of a shell in which only the installed tool is on PATH."""
+        own = {str(Path(sys.executable).parent)}
+        path = [str(self.bin), *(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p not in own)]
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONPATH", "VIRTUAL_ENV", "SOURCE_DATE_EPOCH", "PYTHONHOME")}
+        return {**env, "PATH": os.pathsep.join(path), "VIRTUAL_ENV": str(self.venv), **extra}
+
+    def run(self, *argv: str, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run(list(argv), cwd=cwd, env=self.env(), capture_output=True, text=True, timeout=900)
+        if ok and result.returncode != 0:
+            pytest.fail(f"{' '.join(argv)} (in {cwd}) failed with {result.returncode}:\n{result.stdout}\n{result.stderr}")
+        return result
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """`pip wheel` of a copy of the sources, then `pip install` of that wheel into a new venv.
+
+    Built from a copy so nothing lands in the checkout and the wheel can only carry what
+    the distribution declares. Dependencies come from the package index or pip's cache."""
+    base = tmp_path_factory.mktemp("installed")
+    assert ROOT not in base.parents, "the installed tool must be tested outside the repository"
+    src = base / "src"
+    for name in DIST_SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            src.mkdir(exist_ok=True)
+            shutil.copy2(source, src / name)
+    wheels = base / "wheels"
+    _pip([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src)], base)
+    (wheel,) = wheels.glob("reasonboard-*.whl")
+    venv = base / "venv"
+    _pip([sys.executable, "-m", "venv", str(venv)], base)
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    _pip([str(python), "-m", "pip", "install", "-q", str(wheel)], base)
+    return Installed(wheel=wheel, venv=venv)
+
+
+def _pip(argv: list[str], cwd: Path) -> None:
+    result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:
+        pytest.fail(f"{' '.join(argv)} failed:\n{result.stdout}\n{result.stderr}")

@@ -160,3 +160,31 @@ def plain_bootstrap(lows, highs, draws=5000, seed=42):
     gms.sort()
     ci_low, ci_high = 1000 * gms[math.floor(0.025 * draws)], 1000 * gms[math.floor(0.975 * draws)]
     return (ci_low + ci_high) / 2, (ci_high - ci_low) / 2
+
+
+# -- a lab's own (not simulated) data ---------------------------------------------------
+
+
+LAB_MODELS = ("aster-7b", "birch-13b", "cedar-34b", "dune-70b", "elm-120b")
+
+
+def write_lab_data(data_dir: Path, seed: int = 0, models: Iterable[str] = LAB_MODELS) -> Path:
+    """A small real-looking project dataset: five models, two tasks, three difficulties each,
+    and their evals.json entries (no `simulated` flag: this is a lab's own data)."""
+    rng = random.Random(seed)
+    rows, evals = [], []
+    for i, model in enumerate(models):
+        evals.append({"model": model, "template": "zerocot", "sampler": "greedy-8k",
+                      "label": model.replace("-", " ").title(), "organization": "Acme Lab",
+                      "relationship": "first_party", "generation_args": {"temperature": 0.0, "max_tokens": 8192}})
+        for task in ("arithmetic", "logic"):
+            for depth in (1, 2, 3):
+                total = 64
+                truncated = rng.randint(0, 3)
+                correct = min(total - truncated, max(0, 20 + 8 * i - 6 * depth + rng.randint(-4, 4)))
+                rows.append(point(model, task, {"depth": depth}, total=total, correct=correct,
+                                  truncated=truncated, tokens=float(total * (400 + 50 * depth)),
+                                  template="zerocot", sampler="greedy-8k"))
+    write_csv(data_dir / "points" / "results.csv", rows, COLUMNS)
+    (data_dir / "evals.json").write_text(json.dumps(evals, indent=2) + "\n", encoding="utf-8")
+    return data_dir

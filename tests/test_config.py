@@ -25,9 +25,39 @@ def test_empty_file_and_no_file_mean_defaults(tmp_path):
         assert config.tasks == () and config.model_aliases == {} and config.evaluations == {}
 
 
-def test_the_shipped_site_toml_is_valid():
-    config = load_config(REPO / "content" / "site.toml")
-    assert config.mode in ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
+def test_the_package_ships_no_site_toml_and_neutral_defaults():
+    """A lab's results are never published under the demo's name (issue 11)."""
+    assert not (REPO / "content" / "site.toml").exists()
+    config = SiteConfig()
+    assert (config.title, config.organization) == ("Leaderboard", "")
+    assert "demo" not in config.description.lower()
+
+
+def test_demo_defaults_fill_only_what_the_file_left_unset(tmp_path):
+    assert SiteConfig().with_demo_defaults().title == "reasonboard demo leaderboard"
+    own = load_config(write(tmp_path, 'title = "Lab board"\n'))
+    demo = own.with_demo_defaults()
+    assert (demo.title, demo.organization) == ("Lab board", "reasonboard demo")
+
+
+def test_the_scaffolded_site_toml_is_valid_and_names_every_key():
+    """`reasonboard init`'s site.toml: valid as written, and every key is there, commented."""
+    from reasonboard.config import OPTIONS
+    from reasonboard.resources import SCAFFOLD_DIR
+
+    text = (SCAFFOLD_DIR / "content" / "site.toml").read_text(encoding="utf-8")
+    assert load_config(SCAFFOLD_DIR / "content" / "site.toml") == SiteConfig()
+    for key in [*OPTIONS, "aliases.models", "aliases.benchmarks", "evaluations"]:
+        assert f"# {key} = " in text or f"# [{key}]" in text, key
+
+
+def test_branding_paths_stay_inside_static(tmp_path):
+    config = load_config(write(tmp_path, 'logo = "img/logo.svg"\nfooter = "[Us](mailto:a@b.org)"\n'))
+    assert (config.logo, config.footer) == ("img/logo.svg", "[Us](mailto:a@b.org)")
+    for bad in ("../secret.png", "/etc/logo.png", "img//x.png", ""):
+        with pytest.raises(InputError) as err:
+            load_config(write(tmp_path, f'favicon = "{bad}"\n'))
+        assert "key 'favicon'" in err.value.message
 
 
 def test_every_option_is_read(tmp_path):

@@ -32,7 +32,6 @@ from reasonboard.export.writer import MANIFEST
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
-CONFIG = ROOT / "content" / "site.toml"
 SCHEMA = json.loads((ROOT / "tests" / "data" / "eee-schema" / "eval.schema.json").read_text(encoding="utf-8"))
 INSPECT_LOGS = ROOT / "tests" / "data" / "per-instance" / "inspect" / "inspect_ai" / "log-sets" / "set"
 Z975 = 2.241402727604947
@@ -45,9 +44,9 @@ class Exported:
 
 
 def export_of(data_dir: Path, cache_dir: Path, timestamp: str | None = None) -> Exported:
-    options = BuildOptions(data_dir=data_dir, cache_dir=cache_dir, config_path=CONFIG, content_dir=ROOT / "content")
-    _content, _path, config, bands = load_settings(options)
-    gathered = gather(options, config, bands)
+    options = BuildOptions(project=ROOT, data_dir=data_dir, cache_dir=cache_dir)
+    project, config, bands = load_settings(options)
+    gathered = gather(options, project, config, bands)
     board = gathered.board
     return Exported(gathered, eee_records(board.leaderboard, board.evaluations, gathered.config, __version__, timestamp))
 
@@ -58,7 +57,7 @@ def default_export(tmp_path_factory: pytest.TempPathFactory) -> Exported:
 
 
 def cli_export(data_dir: Path, out: Path, cache: Path, env: dict[str, str] | None = None):
-    return CliRunner().invoke(main, ["export", "eee", "--data", str(data_dir), "--config", str(CONFIG),
+    return CliRunner().invoke(main, ["export", "eee", "--project", str(ROOT), "--data", str(data_dir),
                                      "--cache", str(cache), "--out", str(out)], env=env)
 
 

@@ -24,8 +24,7 @@ def snapshot(site: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def build(data: Path, out: Path, cache: Path):
-    return run_build(BuildOptions(data_dir=data, out_dir=out, cache_dir=cache,
-                                  config_path=ROOT / "content" / "site.toml", content_dir=ROOT / "content"))
+    return run_build(BuildOptions(data_dir=data, out_dir=out, cache_dir=cache, content_dir=ROOT / "content"))
 
 
 def bump_one_model(points: Path) -> None:

@@ -1,4 +1,5 @@
-"""Markdown from data and content: raw HTML off, no images, only http(s) links (PRODUCT.md "safety")."""
+"""Markdown from data and content: raw HTML off; from data no images and only http(s) links; content
+pages also local images, mailto and site-relative links (PRODUCT.md "safety", issue 11)."""
 
 from html.parser import HTMLParser
 from pathlib import Path
@@ -74,3 +75,26 @@ def test_bad_front_matter_names_the_file_and_the_problem(tmp_path: Path, text, p
     with pytest.raises(InputError) as err:
         load_content_page(page)
     assert problem in err.value.message and "about.md" in err.value.message
+
+
+def test_content_pages_show_local_images_only():
+    html = render_markdown("![chart](img/chart.png) ![t](https://tracker.example/p.png) ![up](../secret.png) "
+                           "![abs](/etc/x.png) ![d](data:image/png;base64,AAAA)", allow_relative=True)
+    images = [a["src"] for t, a in elements(html) if t == "img"]
+    assert images == ["img/chart.png"]
+    assert "> t up " in html  # a remote or climbing image is its alt text; the rest stays literal text
+
+
+def test_content_pages_may_link_mailto_but_data_may_not():
+    text = "[write](mailto:evals@lab.example) <evals@lab.example> [x](mailto:)"
+    own = [a["href"] for t, a in elements(render_markdown(text, allow_relative=True)) if t == "a"]
+    assert own == ["mailto:evals@lab.example", "mailto:evals@lab.example"]
+    assert [t for t, _ in elements(render_markdown(text)) if t == "a"] == []
+
+
+def test_a_prefix_leads_relative_urls_only():
+    """The footer is rendered once per page depth: relative URLs climb to the site root."""
+    html = render_markdown("[g](guide.html#bands) [w](https://example.org) [m](mailto:a@b.example) [s](#top) "
+                           "![l](img/logo.svg)", allow_relative=True, prefix="../")
+    urls = [a.get("href") or a.get("src") for t, a in elements(html) if t in ("a", "img")]
+    assert urls == ["../guide.html#bands", "https://example.org", "mailto:a@b.example", "#top", "../img/logo.svg"]

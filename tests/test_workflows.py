@@ -198,3 +198,42 @@ def test_pr_workflow_steps_run_locally(tmp_path):
     # Different seeds simulate different evaluations, so the report has moves to show.
     assert "changed" in report.splitlines()[2]
     assert summary.read_text(encoding="utf-8") == report
+
+
+# -- the tool's own CI and release ----------------------------------------------------------------
+
+
+def test_the_test_workflow_runs_what_ci_runs():
+    workflow = load(WORKFLOWS / "test.yml")
+    assert {"push", "pull_request"} <= set(triggers(workflow))
+    runs = [s["run"].strip() for s in steps(workflow) if "run" in s]
+    assert runs == [".ci/run"]
+    assert (ROOT / ".ci" / "run").is_file()
+
+
+def test_release_builds_checks_and_publishes_on_a_version_tag():
+    workflow = load(WORKFLOWS / "release.yml")
+    assert triggers(workflow) == {"push": {"tags": ["v*"]}}
+    assert workflow["permissions"] == {"contents": "read"}  # only the publish job may mint a token
+    dist, publish = workflow["jobs"]["dist"], workflow["jobs"]["publish"]
+    script = "\n".join(s["run"] for s in dist["steps"] if "run" in s)
+    argv = commands(script)
+    assert ["python", "-m", "build"] in argv  # the sdist, then the wheel from it
+    assert any(a[:4] == ["python", "-m", "twine", "check"] for a in argv)
+    assert any(a[-1] == "--version" and a[0].endswith("/reasonboard") for a in argv)
+    assert any(a[1:3] == ["init", "lab"] for a in argv) and any(a[1] == "build" for a in argv)
+    assert publish["needs"] == "dist" and publish["permissions"] == {"id-token": "write"}
+    uses = [s.get("uses", "").split("@")[0] for s in publish["steps"]]
+    assert uses[-1] == "pypa/gh-action-pypi-publish" and "run" not in publish["steps"][-1]
+    assert all("${{" not in s.get("run", "") for s in dist["steps"])
+
+
+def test_the_version_lives_in_pyproject_only():
+    import tomllib
+
+    from reasonboard import __version__
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert __version__ == declared
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.output.strip() == f"reasonboard, version {declared}"

@@ -364,7 +364,8 @@ class _Renderer:
         if not (ties.pairs_tied or ties.pairs_untied or ties.groups_formed or ties.groups_dissolved):
             return []
         lines = ["### Tie groups", "",
-                 "Statistically tied = overlapping ReasonScore intervals (STATISTICS.md section 7)."]
+                 "Statistically tied = overlapping ReasonScore intervals (the site's methodology page, "
+                 "`methodology.html#statistical-ties-and-ranks`)."]
 
         def pair(p: tuple[ModelRef, ModelRef], sign: str) -> str:
             return f"{model_name(p[0])} {sign} {model_name(p[1])}"

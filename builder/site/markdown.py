@@ -1,12 +1,18 @@
 """Markdown rendering for content pages and for text that comes from data (PRODUCT.md "safety").
 
-One markdown-it-py configuration, CommonMark plus tables, with three safety choices:
+One markdown-it-py configuration, CommonMark plus tables, with these safety choices:
 
 * raw HTML is off, so `<script>` in a benchmark card is shown as text;
-* images are off, because an image is a network request and pages make none;
-* a link survives only when its URL is `http(s)`; for the publisher's own content pages,
-  relative links to other pages of the site are allowed too (`guide.html#bands`).
-  Anything else (`javascript:`, `data:`, `//host`, `/abs`) stays plain text.
+* in text from data, images are off (an image is a network request and pages make none) and a
+  link survives only when its URL is `http(s)`;
+* the publisher's own content pages (and the `footer` of site.toml) may also link `mailto:`
+  addresses and other pages of the site (`guide.html#bands`), and show local images
+  (`img/chart.png`, from the project's `static/`): relative paths that cannot climb out of
+  the site (no `..`). A remote image is shown as its alt text.
+
+Anything else (`javascript:`, `data:`, `//host`, `/abs`) stays plain text. Relative URLs
+are written for a page at the site root; text shown on deeper pages (the footer) is rendered
+with a `prefix` (`../`) added to each of them.
 
 Content pages carry TOML front matter between `+++` lines (title, order, ...).
 """
@@ -34,12 +40,49 @@ def is_web_url(url: str) -> bool:
     return (lowered.startswith("http://") or lowered.startswith("https://")) and len(lowered.split("//", 1)[1]) > 0
 
 
+def is_mailto(url: str) -> bool:
+    """True for a `mailto:` URL with an address."""
+    return url.strip().lower().startswith("mailto:") and len(url.strip()) > len("mailto:")
+
+
 def _site_relative(url: str) -> bool:
     url = url.strip()
     if not url or _SCHEME.match(url) or url.startswith(("/", "\\")) or "\\" in url:
         return False
     path = url.split("#", 1)[0].split("?", 1)[0]
     return not path.endswith("/")
+
+
+def _local_file(url: str) -> bool:
+    """A relative path to a file of the site that stays inside it (images)."""
+    if not _site_relative(url) or "#" in url or "?" in url:
+        return False
+    return all(part not in ("", ".", "..") for part in url.strip().split("/"))
+
+
+def _local_urls(state: Any) -> None:
+    """Images: only local files render (others become their alt text). Relative link and
+    image URLs get the page's `prefix` (env), so the same text works at any depth."""
+    prefix = state.env.get("prefix", "") if isinstance(state.env, dict) else ""
+    for block in state.tokens:
+        if not block.children:
+            continue
+        children = []
+        for token in block.children:
+            if token.type == "image":
+                src = token.attrGet("src") or ""
+                if not _local_file(src):
+                    alt = token.content
+                    token = type(token)("text", "", 0)
+                    token.content = alt
+                elif prefix:
+                    token.attrSet("src", prefix + src)
+            elif token.type == "link_open" and prefix:
+                href = token.attrGet("href") or ""
+                if _site_relative(href) and not href.startswith("#"):
+                    token.attrSet("href", prefix + href)
+            children.append(token)
+        block.children = children
 
 
 def _heading_ids(state: Any) -> None:
@@ -57,15 +100,23 @@ def _heading_ids(state: Any) -> None:
 
 @lru_cache(maxsize=2)
 def _parser(allow_relative: bool) -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table").disable("image")
-    md.validateLink = (lambda url: is_web_url(url) or _site_relative(url)) if allow_relative else is_web_url
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    if allow_relative:
+        md.validateLink = lambda url: is_web_url(url) or is_mailto(url) or _site_relative(url)
+        md.core.ruler.push("local_urls", _local_urls)
+    else:
+        md.disable("image")
+        md.validateLink = is_web_url
     md.core.ruler.push("heading_ids", _heading_ids)
     return md
 
 
-def render_markdown(text: str, allow_relative: bool = False) -> str:
-    """Markdown to an HTML fragment, safe to insert unescaped (see the module docstring)."""
-    return _parser(allow_relative).render(text)
+def render_markdown(text: str, allow_relative: bool = False, prefix: str = "") -> str:
+    """Markdown to an HTML fragment, safe to insert unescaped (see the module docstring).
+
+    `allow_relative` is for the publisher's own text (content pages, footer); `prefix`
+    leads every relative URL (`../` for a page one folder down)."""
+    return _parser(allow_relative).render(text, {"prefix": prefix})
 
 
 @dataclass(frozen=True)

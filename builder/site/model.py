@@ -493,6 +493,10 @@ class SiteModel:
     #: Content pages by slug ("methodology" -> "methodology.html"), for links that exist
     #: only when the publisher keeps that page.
     content: dict[str, str] = field(default_factory=dict)
+    #: Branding from site.toml: site paths of files copied from the project's `static/`.
+    logo: str = ""
+    favicon: str = ""
+    extra_css: str = ""
 
     def by_path(self) -> dict[str, Page]:
         return {p.path: p for p in self.pages}
@@ -579,7 +583,8 @@ def build_page_model(results: Any, content_pages: Sequence[ContentPage] = ()) ->
     return SiteModel(title=config.title, description=config.description, nav=nav, pages=tuple(pages),
                      simulated_any=any(ctx.simulated.values()), base_url=config.base_url,
                      organization=config.organization,
-                     content={c.slug: f"{c.slug}.html" for c in content_pages})
+                     content={c.slug: f"{c.slug}.html" for c in content_pages},
+                     logo=config.logo, favicon=config.favicon, extra_css=config.extra_css)
 
 
 def _band_table(bands: Bands) -> tuple[tuple[str, tuple[BandView, ...]], ...]:

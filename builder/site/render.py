@@ -5,6 +5,9 @@ pages, asks `build_page_model` for every page, renders each with its own `url()`
 (relative to the page's depth, so `file://` works), and returns output path -> bytes in a
 `SiteFiles`, which refuses a path claimed twice. It writes nothing: the writer does.
 
+Templates and content pages are looked up along search paths, project first, then the
+package (project.py): a project file with a built-in name replaces it, others are added.
+
 Assets get content-hash names (`assets/style-3f2a9c1b0d.css`), so a browser or CDN cache can
 never serve a stale stylesheet after a rebuild, and an unchanged asset keeps its name and
 bytes (incremental deployments skip it).
@@ -13,18 +16,19 @@ bytes (incremental deployments skip it).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import jinja2
+from markupsafe import Markup
 
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
 from .fragments import (badges_html, band_html, cibar_html, estimator_rows, interval_html, link_items, link_list,
                         missing_html, result_rows, task_rows)
 from ..gcpause import no_cyclic_gc
-from .markdown import ContentPage, load_content_page
+from .markdown import ContentPage, load_content_page, render_markdown
 from .model import ContentView, Page, SiteModel, build_page_model
 from .search import search_script
 from ..slugs import is_safe_slug
@@ -49,21 +53,41 @@ class Assets:
     search: str = ""
 
 
-def load_content(content_dir: Path | None) -> list[ContentPage]:
-    """Every `content/*.md` page, ordered by front-matter `order`, then file name."""
-    if content_dir is None or not Path(content_dir).is_dir():
-        return []
-    pages = [load_content_page(p) for p in sorted(Path(content_dir).glob("*.md"))]
-    for page in pages:
+SearchPath = Path | Sequence[Path] | None
+
+
+def search_path(dirs: SearchPath) -> tuple[Path, ...]:
+    """One directory or a lookup order of them, first match wins."""
+    if dirs is None:
+        return ()
+    if isinstance(dirs, (str, Path)):
+        return (Path(dirs),)
+    return tuple(Path(d) for d in dirs)
+
+
+def content_files(content_dirs: SearchPath) -> list[Path]:
+    """Every `*.md` page along the lookup order; a name found twice is the first one's."""
+    found: dict[str, Path] = {}
+    for folder in search_path(content_dirs):
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.md")):
+                found.setdefault(path.name, path)
+    return [found[name] for name in sorted(found)]
+
+
+def load_content(content_dirs: SearchPath) -> list[ContentPage]:
+    """Every content page, ordered by front-matter `order`, then file name."""
+    files = content_files(content_dirs)
+    pages = [load_content_page(p) for p in files]
+    for page, path in zip(pages, files):
         if not is_safe_slug(page.slug):
             from ..errors import InputError
 
-            raise InputError(Path(content_dir) / f"{page.slug}.md",
-                             "content page file names must be lowercase letters, digits and hyphens")
+            raise InputError(path, "content page file names must be lowercase letters, digits and hyphens")
     return sorted(pages, key=lambda p: (p.order, p.slug))
 
 
-def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.Environment:
+def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jinja2.Environment:
     """Autoescaping on for every template (data never becomes markup); undefined names fail.
 
     With a `cache_dir`, compiled templates are kept between builds (Jinja checks each
@@ -74,7 +98,8 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
         (Path(cache_dir) / "jinja").mkdir(parents=True, exist_ok=True)
         bytecode = jinja2.FileSystemBytecodeCache(str(Path(cache_dir) / "jinja"))
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir)),
+        # Project templates first, then the package's (MkDocs' custom_dir).
+        loader=jinja2.FileSystemLoader([str(d) for d in search_path(templates_dir)]),
         bytecode_cache=bytecode,
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -103,20 +128,21 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.En
     return env
 
 
-def render_site(results: Any, content_dir: Path | None, templates_dir: Path,
+def render_site(results: Any, content_dirs: SearchPath, templates_dirs: SearchPath,
                 cache_dir: Path | None = None, timings: dict[str, float] | None = None) -> SiteFiles:
     """Render every page and asset; returns relative output path -> bytes.
 
-    `cache_dir` keeps the Vega bundle between builds (it takes ~2 s to produce);
+    `content_dirs` and `templates_dirs` are one directory or a lookup order (project, then
+    package). `cache_dir` keeps the Vega bundle between builds (it takes ~2 s to produce);
     `timings`, when given, receives the seconds spent per phase.
     """
     with no_cyclic_gc():
-        return _render_site(results, content_dir, Path(templates_dir), cache_dir, _Clock(timings))
+        return _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings))
 
 
-def _render_site(results: Any, content_dir: Path | None, templates_dir: Path,
+def _render_site(results: Any, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
                  cache_dir: Path | None, clock: "_Clock") -> SiteFiles:
-    content = load_content(content_dir)
+    content = load_content(content_dirs)
     model = build_page_model(results, content)
     clock.lap("page model")
 
@@ -128,7 +154,7 @@ def _render_site(results: Any, content_dir: Path | None, templates_dir: Path,
     clock.lap("assets")
 
     env = environment(templates_dir, cache_dir)
-    site = _SiteView(model, has_signals=results.signals is not None)
+    site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
     for page in model.pages:
         files.add(page.path, render_page(env, site, page, assets))
     files.add(".nojekyll", b"")
@@ -140,7 +166,7 @@ def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: 
     template = env.get_template(page.template)
     url = _absolute_linker(site.model.base_url) if page.path == "404.html" and site.model.base_url else Linker(page.path)
     html = template.render(page=page, site=site.model, url=url, assets=assets, has_signals=site.has_signals,
-                           current_section=_section(page))
+                           current_section=_section(page), footer=site.footer(page.path))
     return html.encode("utf-8")
 
 
@@ -150,10 +176,22 @@ def _section(page: Page) -> str:
     return SECTIONS.get(page.template, "")
 
 
-@dataclass(frozen=True)
+@dataclass
 class _SiteView:
     model: SiteModel
     has_signals: bool
+    #: site.toml's `footer` (Markdown), rendered once per page depth.
+    footer_text: str = ""
+    _footers: dict[int, str] = field(default_factory=dict)
+
+    def footer(self, page_path: str) -> Markup:
+        """The footer's HTML for a page at this path (relative URLs climb to the root)."""
+        if not self.footer_text:
+            return Markup("")
+        depth = page_path.count("/")
+        if depth not in self._footers:
+            self._footers[depth] = render_markdown(self.footer_text, allow_relative=True, prefix="../" * depth)
+        return Markup(self._footers[depth])
 
 
 def _absolute_linker(base_url: str):
@@ -167,10 +205,17 @@ def _absolute_linker(base_url: str):
     return url
 
 
-def _assets(files: SiteFiles, templates_dir: Path, cache_dir: Path | None, needs_charts: bool) -> Assets:
-    source = templates_dir / "assets"
-    css = _hashed(files, "style", "css", (source / "style.css").read_bytes())
-    js = _hashed(files, "site", "js", (source / "site.js").read_bytes())
+def _asset(templates_dirs: tuple[Path, ...], name: str) -> bytes:
+    """`assets/<name>` along the template lookup order (a project may replace style.css)."""
+    for folder in templates_dirs:
+        if (folder / "assets" / name).is_file():
+            return (folder / "assets" / name).read_bytes()
+    raise FileNotFoundError(f"assets/{name} is in none of {', '.join(map(str, templates_dirs))}")
+
+
+def _assets(files: SiteFiles, templates_dirs: tuple[Path, ...], cache_dir: Path | None, needs_charts: bool) -> Assets:
+    css = _hashed(files, "style", "css", _asset(templates_dirs, "style.css"))
+    js = _hashed(files, "site", "js", _asset(templates_dirs, "site.js"))
     charts = vega = ""
     if needs_charts:
         charts = _hashed(files, "charts", "js", specs_script(cache_dir))

@@ -1,0 +1,105 @@
+"""A leaderboard project: the directory a command works in, and where each input is found.
+
+After MkDocs' `custom_dir` and Hugo's lookup order: a project is a directory holding
+`data/`, `content/` (site.toml, pages, bands.toml), `templates/`, `static/`, with the built
+site in `site/` and the cache in `.reasonboard-cache/`. Whatever the project does not
+provide comes from the package, through one lookup order, project first:
+
+* templates: a project template with a built-in name replaces it, others are added;
+* content pages and `bands.toml`: likewise, by file name;
+* `static/`: copied into the site as it is (project only).
+
+In the tool's own checkout the repository root is itself a project whose `content/` and
+`templates/` are the built-in ones; the search paths then hold each directory once.
+Explicit `--data/--out/--config/--cache/--content` options keep their meaning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .config import STATIC_KEYS, SiteConfig
+from .errors import InputError
+from .resources import CONTENT_DIR, DEMO_CONTENT_DIR, TEMPLATES_DIR
+
+
+@dataclass(frozen=True)
+class Project:
+    """Every input and output location of one build, already resolved."""
+
+    root: Path
+    data_dir: Path
+    out_dir: Path
+    cache_dir: Path
+    #: The site config; None means all defaults (the package ships no site.toml).
+    config_path: Path | None
+    #: Content lookup order, first match by file name wins: project, then package.
+    content_dirs: tuple[Path, ...]
+    #: Template lookup order: project `templates/`, then the package's.
+    templates_dirs: tuple[Path, ...]
+    #: Copied into the site as it is; None when the project has none.
+    static_dir: Path | None
+
+    def with_demo_content(self) -> "Project":
+        """For simulated data: the demo's pages (its about page) after everything else."""
+        if DEMO_CONTENT_DIR in self.content_dirs:
+            return self
+        return replace(self, content_dirs=(*self.content_dirs, DEMO_CONTENT_DIR))
+
+    def find_content(self, name: str) -> Path | None:
+        """The first `name` along the content lookup order (e.g. `bands.toml`)."""
+        for folder in self.content_dirs:
+            if (folder / name).is_file():
+                return folder / name
+        return None
+
+    def static_files(self) -> dict[str, Path]:
+        """Site path -> file for everything under `static/` (sorted, hidden files included:
+        `.well-known/` belongs to the site as much as `CNAME`), except `.gitkeep`, which
+        only keeps an empty folder in git."""
+        if self.static_dir is None:
+            return {}
+        return {p.relative_to(self.static_dir).as_posix(): p
+                for p in sorted(self.static_dir.rglob("*")) if p.is_file() and p.name != ".gitkeep"}
+
+    def check_branding(self, config: SiteConfig) -> None:
+        """`logo`, `favicon` and `extra_css` must name a file in `static/` (one-line error)."""
+        present = self.static_files()
+        for key in STATIC_KEYS:
+            value = getattr(config, key)
+            if value and value not in present:
+                where = self.static_dir if self.static_dir is not None else self.root / "static"
+                raise InputError(config.path, f"key '{key}' names '{value}', which is not a file in {where}")
+
+
+def _search_path(*dirs: Path | None) -> tuple[Path, ...]:
+    """Existing directories in order, each once (the checkout's own content is the package's)."""
+    seen: list[Path] = []
+    for d in dirs:
+        if d is not None and d.is_dir() and all(d.resolve() != s.resolve() for s in seen):
+            seen.append(d)
+    return tuple(seen)
+
+
+def resolve_project(root: Path | None = None, *, data_dir: Path | None = None, out_dir: Path | None = None,
+                    cache_dir: Path | None = None, config_path: Path | None = None,
+                    content_dir: Path | None = None) -> Project:
+    """Where everything is for a project at `root` (default: the current directory)."""
+    root = Path(root) if root is not None else Path(".")
+    if not root.is_dir():
+        raise InputError(root, "project directory not found")
+    content = content_dir if content_dir is not None else root / "content"
+    if config_path is None and (content / "site.toml").is_file():
+        config_path = content / "site.toml"
+    static = root / "static"
+    return Project(
+        root=root,
+        data_dir=data_dir if data_dir is not None else root / "data",
+        out_dir=out_dir if out_dir is not None else root / "site",
+        cache_dir=cache_dir if cache_dir is not None else root / ".reasonboard-cache",
+        config_path=config_path,
+        content_dirs=_search_path(content, CONTENT_DIR),
+        templates_dirs=_search_path(root / "templates", TEMPLATES_DIR),
+        static_dir=static if static.is_dir() else None,
+    )
