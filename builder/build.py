@@ -24,7 +24,8 @@ from .site.writer import check_output_dir, write_site
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import compute_leaderboard
 from .buildstate import build_key, clear_state, load_state, save_state
-from .store.cache import describe_ingest, fingerprints, open_store
+from .store.cache import StoreReport, describe_ingest, fingerprints, open_store
+from .store.ingest import POINT_SUFFIXES, REQUIRED, describe_ignored
 
 Progress = Callable[[str], None] | None
 
@@ -38,6 +39,9 @@ class BuildOptions:
     content_dir: Path | None = None
     cache_dir: Path = Path(".reasonboard-cache")
     strict: bool = False
+    #: publish a site with no points instead of failing (an empty leaderboard in CI
+    #: would otherwise replace the real one without anyone noticing)
+    allow_empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     salt = repr((config.model_aliases, config.benchmark_aliases))
     sources = fingerprints(options.data_dir, salt) if options.data_dir.is_dir() else None
     key = build_key(sources=sources.whole if sources else "", config_path=config_path, content_dir=content_dir,
-                    templates_dir=TEMPLATES_DIR, db_path=options.db_path, strict=options.strict)
+                    templates_dir=TEMPLATES_DIR, db_path=options.db_path, strict=options.strict,
+                    allow_empty=options.allow_empty)
     previous = load_state(options.cache_dir, options.out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(options.out_dir):
@@ -157,9 +162,11 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         salt=salt, known=sources,
     )
     reported = store.reported
-    if options.strict and reported.get("problems"):
-        path, reason = reported["problems"][0]
-        raise InputError(path, reason)
+    try:
+        check_inputs(options, store)
+    except InputError:
+        db.close()
+        raise
     phase("store")
 
     try:
@@ -204,6 +211,41 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     )
     save_state(options.cache_dir, options.out_dir, key, files, summary.recorded())
     return summary
+
+
+def check_inputs(options: BuildOptions, store: StoreReport) -> None:
+    """Stop before anything is computed or written when the inputs would publish something
+    false: no points at all (unless `--allow-empty`), or, with `--strict`, a malformed
+    reported-results file or an evals.json entry that does not match the points."""
+    if store.points == 0 and not options.allow_empty:
+        raise empty_error(options, store)
+    if not options.strict:
+        return
+    if store.mismatches:
+        first = store.mismatches[0]
+        more = f" (and {len(store.mismatches) - 1} more)" if len(store.mismatches) > 1 else ""
+        raise InputError(first.path, first.problem + more, line=first.line)
+    if store.reported.get("problems"):
+        path, reason = store.reported["problems"][0]
+        raise InputError(path, reason)
+
+
+def empty_error(options: BuildOptions, store: StoreReport) -> InputError:
+    """Why there is nothing to publish, saying where the build looked and what it skipped."""
+    advice = "; pass --allow-empty to publish an empty leaderboard anyway"
+    if options.db_path is not None:
+        return InputError(options.db_path, "the database holds no points" + advice)
+    folder = options.data_dir / "points"
+    if not folder.is_dir():
+        found = "the folder does not exist"
+    elif store.ignored:
+        found = describe_ignored([options.data_dir / p for p in store.ignored], options.data_dir)
+    elif store.point_files:
+        found = f"{store.point_files} points file(s) read, none with a data row"
+    else:
+        found = "the folder holds no points files"
+    return InputError(folder, f"no points to publish: {found}; expected {', '.join(POINT_SUFFIXES)} files with the "
+                              f"columns {','.join(REQUIRED)}{advice}")
 
 
 def own_results(leaderboard: dict[str, Any], evaluations: dict[str, dict[str, Any]],

@@ -38,10 +38,10 @@ def tree_files(root: Path, suffixes: tuple[str, ...] | None = None) -> list[Path
 
 
 def build_key(*, sources: str, config_path: Path | None, content_dir: Path, templates_dir: Path,
-              db_path: Path | None, strict: bool) -> str:
+              db_path: Path | None, strict: bool, allow_empty: bool = False) -> str:
     """A hash of everything a build's output depends on."""
     h = hashlib.sha256()
-    h.update(f"reasonboard-build-state/{STATE_VERSION}\0{sources}\0strict={strict}\0".encode())
+    h.update(f"reasonboard-build-state/{STATE_VERSION}\0{sources}\0strict={strict}\0allow_empty={allow_empty}\0".encode())
     if config_path is not None and config_path.is_file():
         h.update(b"config\0" + config_path.read_bytes())
     _hash_files(h, tree_files(content_dir), content_dir)

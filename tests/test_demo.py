@@ -280,7 +280,7 @@ def test_rerun_with_fewer_models_removes_only_stale_demo_files(tmp_path):
     demo.write_demo(tmp_path, models=6, seed=2)
     mine = tmp_path / "points" / "real-results.csv"
     mine.write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n")
-    demo.write_demo(tmp_path, models=3, seed=2)
+    demo.write_demo(tmp_path, models=3, seed=2, force=True)
     written = {p.stem for p in (tmp_path / "points").glob("*.csv")}
     assert written == {r.model for r in demo.build_roster(3, 2)} | {"real-results"}
 
@@ -310,7 +310,7 @@ def test_committed_default_data_is_the_simulator_output(tmp_path):
     committed = {p.name: p.read_bytes() for p in sorted((DEFAULT_DATA / "points").glob("*.csv"))}
     regenerated = {p.name: p.read_bytes() for p in sorted((tmp_path / "points").glob("*.csv"))}
     assert committed.keys() == regenerated.keys()
-    assert committed == regenerated, "regenerate with: reasonboard demo --models 16 --out data"
+    assert committed == regenerated, "regenerate with: reasonboard demo --models 16 --out data --force"
     assert (DEFAULT_DATA / "evals.json").read_bytes() == (tmp_path / "evals.json").read_bytes()
     assert sum(map(len, committed.values())) < 2_000_000
 
