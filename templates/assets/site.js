@@ -106,7 +106,8 @@
       found.forEach(function (m) {
         var item = document.createElement("li");
         var link = document.createElement("a");
-        link.href = index.prefix + encodeURIComponent(m[2]) + index.suffix;
+        // A slug is "model" or "model/evaluation": encode each part, keep the slash.
+        link.href = index.prefix + m[2].split("/").map(encodeURIComponent).join("/") + index.suffix;
         link.textContent = m[0];
         var page = document.createElement("a");
         page.href = index.pages[m[3]];
