@@ -239,13 +239,13 @@ def empty_error(options: BuildOptions, store: StoreReport) -> InputError:
     if not folder.is_dir():
         found = "the folder does not exist"
     elif store.ignored:
-        found = describe_ignored([options.data_dir / p for p in store.ignored], options.data_dir)
+        found = f"ignored {describe_ignored([options.data_dir / p for p in store.ignored], options.data_dir)}"
     elif store.point_files:
         found = f"{store.point_files} points file(s) read, none with a data row"
     else:
-        found = "the folder holds no points files"
-    return InputError(folder, f"no points to publish: {found}; expected {', '.join(POINT_SUFFIXES)} files with the "
-                              f"columns {','.join(REQUIRED)}{advice}")
+        found = "the folder holds no files"
+    return InputError(folder, f"no points to publish ({found}); reasonboard reads {', '.join(POINT_SUFFIXES)} files "
+                              f"here with the columns {','.join(REQUIRED)}{advice}")
 
 
 def own_results(leaderboard: dict[str, Any], evaluations: dict[str, dict[str, Any]],

@@ -29,7 +29,7 @@ import duckdb
 
 from ..errors import InputError
 from .consistency import Mismatch, check_evals
-from .ingest import describe_ignored, discover_point_files, ignored_point_files, ingest_evals, ingest_points, read_evals
+from .ingest import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files, ingest_evals, ingest_points, read_evals
 from .pointsdb import SQL_DIR, PointsDB
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
@@ -140,7 +140,8 @@ def ingest_points_part(db: PointsDB, data_dir: Path) -> dict:
     ignored = ignored_point_files(data_dir)
     warnings = list(points.warnings) + [m.message for m in mismatches]
     if ignored and points.points:
-        warnings.append(f"{data_dir / 'points'}: {describe_ignored(ignored, data_dir)}")
+        warnings.append(f"{data_dir / 'points'}: ignored {describe_ignored(ignored, data_dir)} "
+                        f"(only {', '.join(POINT_SUFFIXES)} files are read)")
     return {"points": points.points, "point_files": points.files, "warnings": warnings,
             "mismatches": [m.to_json() for m in mismatches],
             "ignored": [p.relative_to(data_dir).as_posix() for p in ignored]}

@@ -94,10 +94,9 @@ def ignored_point_files(data_dir: Path) -> list[Path]:
 
 
 def describe_ignored(files: list[Path], data_dir: Path) -> str:
-    """`ignored points/a.tsv, points/b.xlsx (only .csv, .jsonl, .parquet files are read)`."""
+    """`points/a.tsv, points/b.xlsx` (the first ten, then a count)."""
     names = [_relative(p, data_dir) for p in files]
-    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return f"ignored {shown} (only {', '.join(POINT_SUFFIXES)} files are read)"
+    return ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
 
 
 def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestReport:
@@ -222,6 +221,8 @@ def _list_expr(column: str, present: bool) -> str:
 
 
 EXPECTED_CSV = f"comma-separated, with the header {','.join(REQUIRED)} (optionally ,tiers,groups)"
+CRCR = ("lines end in \\r\\r\\n (a doubled carriage return, as a file converted twice between Windows and Unix "
+        "line ends has); expected \\r\\n or \\n line ends: save it again with Windows (CRLF) or Unix (LF) line ends")
 
 
 def _csv_header(path: Path) -> tuple[str, ...]:
@@ -243,21 +244,21 @@ def _sniff_header(path: Path, first: str) -> None:
     """The shapes spreadsheets give a CSV file that reasonboard does not read, each named
     for what the file looks like and what is expected, rather than accepted by guessing."""
     if first.endswith("\r\r"):
-        raise InputError(path, "lines end in \\r\\r\\n (a doubled carriage return, as a file converted twice "
-                               f"between Windows and Unix line ends has); expected \\n or \\r\\n line ends and "
-                               f"{EXPECTED_CSV}", line=1)
+        raise InputError(path, CRCR, line=1)
     line = first.rstrip("\r")
     known = set(REQUIRED + OPTIONAL)
     for delimiter, name in ((";", "semicolon-separated"), ("\t", "tab-separated")):
         fields = [f.strip().strip('"') for f in line.split(delimiter)]
         if "," not in line and len(fields) > 1 and known.intersection(fields):
-            raise InputError(path, f"the file looks {name} (header {line[:60]!r}), as spreadsheets save in some "
+            shown = delimiter.join(fields[:3]) + delimiter + "..."
+            raise InputError(path, f"the file looks {name} (header {shown!r}), as spreadsheets save in some "
                                    f"locales; expected {EXPECTED_CSV}: save it as \"CSV UTF-8 (comma delimited)\"",
                              line=1)
     names = [h.strip() for h in next(csv.reader([line]), [])]
     trailing = len(names) - len([n for n in names if n]) if names and not names[-1] else 0
     if trailing and all(names[:len(names) - trailing]) and not any(names[len(names) - trailing:]):
-        raise InputError(path, f"the header ends with {trailing} empty column(s) (a trailing comma, as spreadsheets "
+        empty = "an empty column" if trailing == 1 else f"{trailing} empty columns"
+        raise InputError(path, f"the header ends with {empty} (a trailing comma, as spreadsheets "
                                f"write when cells beyond the table were touched); expected {EXPECTED_CSV}: remove "
                                "the trailing comma from every line", line=1)
 
@@ -269,9 +270,7 @@ def _csv_problem(path: Path, header: tuple[str, ...]) -> InputError | None:
     lines = text.split("\n")
     for number, line in enumerate(lines, start=1):
         if line.endswith("\r\r"):
-            return InputError(path, "the line ends in \\r\\r\\n (a doubled carriage return, as a file converted twice "
-                                    "between Windows and Unix line ends has); expected \\n or \\r\\n line ends",
-                              line=number)
+            return InputError(path, CRCR, line=number)
     reader = csv.reader(io.StringIO(text, newline=""))
     start = 1
     for fields in reader:
@@ -279,6 +278,8 @@ def _csv_problem(path: Path, header: tuple[str, ...]) -> InputError | None:
             hint = ""
             if len(fields) > len(header) and not fields[-1].strip():
                 hint = "; the line ends with a comma: remove it"
+            elif len(fields) == 1 and (";" in fields[0] or "\t" in fields[0]):
+                hint = "; the line looks semicolon- or tab-separated: the file must be comma-separated"
             elif len(fields) > len(header):
                 hint = ('; a value with a comma must be quoted, e.g. params as "{""size"": 4, ""len"": 8}"')
             return InputError(path, f"{len(fields)} fields where the header has {len(header)} "
