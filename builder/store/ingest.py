@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 
 from ..errors import InputError
-from ..sources.text import decode_text, read_text
+from ..sources.text import read_text
 from .pointsdb import PointsDB
 
 REQUIRED = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
