@@ -364,7 +364,7 @@ def test_demo_refuses_a_directory_that_holds_data(tmp_path):
 
     result = CliRunner().invoke(main, ["demo", "--models", "3", "--out", str(data)])
     assert result.exit_code == 2
-    assert result.output == (f"error: {data}: is not empty (evals.json, points); the demo would replace its "
+    assert result.output == (f"error: {data}: the directory is not empty (evals.json, points); the demo would replace its "
                              "evals.json and put simulated points beside its own. Choose a new or empty directory, "
                              "or pass --force\n")
     assert (data / "evals.json").read_bytes() == evals

@@ -60,7 +60,12 @@ def did_you_mean(wanted: Triple, candidates: list[Triple]) -> Triple | None:
 
 
 def check_evals(db: PointsDB, entries: list[dict[str, Any]], evals_path: Path) -> list[Mismatch]:
-    """Every entry without points and every evaluation (with points) without an entry."""
+    """Every entry without points and every evaluation (with points) without an entry.
+
+    A "did you mean" is looked for on the other side only: an entry that has its points
+    is not what a stray entry meant, and suggesting it would send the user astray. An
+    entry and the evaluation it was meant for make one warning, not two.
+    """
     with_points = {
         (model, template, sampler): source
         for model, template, sampler, source in db.con.execute(
@@ -81,21 +86,19 @@ def check_evals(db: PointsDB, entries: list[dict[str, Any]], evals_path: Path) -
     found: list[Mismatch] = []
     explained: set[Triple] = set()  # evaluations already named as an entry's "did you mean"
     for triple in orphans:
-        guess = did_you_mean(triple, unlisted or list(with_points))
+        guess = did_you_mean(triple, unlisted)
         if guess is None:
             problem = "nothing of it is published"
-        elif guess in unlisted:
+        else:
             explained.add(guess)
             problem = (f"did you mean {_name(guess)} (points in {with_points[guess]})? Until they match, that "
                        f"evaluation is published under its raw id with no generation arguments (its "
                        f"reproducibility badge lists them as missing)")
-        else:
-            problem = f"nothing of it is published; did you mean {_name(guess)} (points in {with_points[guess]})?"
         found.append(Mismatch(path, at(triple), f"entry {listed[triple]} ({_name(triple)}) matches no points; {problem}"))
     for triple in unlisted:
         if triple in explained:
             continue
-        guess = did_you_mean(triple, orphans or list(listed))
+        guess = did_you_mean(triple, orphans)
         hint = ""
         if guess:
             line = at(guess)
