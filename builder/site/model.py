@@ -912,11 +912,11 @@ def _curves(ctx: _Context, task: str, order: list[str]) -> tuple[Curve, ...]:
         data = []
         for n, mid in enumerate(charted, start=1):
             ordered = sorted(by_model[mid].items(), key=lambda kv: level_index[kv[0]])
-            for k, (lv, iv) in enumerate(ordered):
-                data.append({"model": f"{n}. {ctx.labels[mid]}", "tag": str(n), "series_order": n, "level": lv,
+            for lv, iv in ordered:
+                data.append({"model": f"{n}. {ctx.labels[mid]}", "series_order": n, "level": lv,
                              "level_order": level_index[lv],
                              "estimate": iv.estimate if iv.estimate is not None else iv.center,
-                             "low": iv.low, "high": iv.high, "text": iv.text, "last": k == len(ordered) - 1})
+                             "low": iv.low, "high": iv.high, "text": iv.text})
         data = tuple(data)
         rows = tuple(CurveRow(Ref(ctx.labels[mid], ctx.paths[mid]),
                               tuple(by_model[mid][lv].text if lv in by_model[mid] else fmt.MISSING for lv in levels))
