@@ -233,7 +233,8 @@ def _csv_header(path: Path) -> tuple[str, ...]:
     is named with its line rather than by DuckDB's byte offset.
     """
     text = read_text(path)
-    first = text.split("\n", 1)[0]
+    end = text.find("\n")
+    first = text if end < 0 else text[:end]
     _sniff_header(path, first)
     header = [h.strip() for h in next(csv.reader([first.rstrip("\r")]), [])]
     _check_columns(path, header)
