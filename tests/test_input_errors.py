@@ -302,3 +302,13 @@ def test_a_doubled_carriage_return_further_down_names_its_line(tmp_path):
     path.write_bytes(("\r\n".join(lines[:3]) + "\r\r\n" + "\r\n".join(lines[3:])).encode("utf-8"))
     message = failed_with(build(data, tmp_path), tmp_path)
     assert message.startswith(f"{path}, line 3: lines end in \\r\\r\\n")
+
+
+def test_an_unclosed_quote_is_named(tmp_path):
+    data = tmp_path / "data"
+    path = data / "points" / "a.csv"
+    path.parent.mkdir(parents=True)
+    path.write_text(csv_text() + 'm,tpl,smp,t,"{},10,5,0,0,0\n', encoding="utf-8")
+    message = failed_with(build(data, tmp_path), tmp_path)
+    assert message.startswith(f"{path}, line 5: 5 fields where the header has 10")
+    assert message.endswith('a quoted value runs on past the end of the line: a quote (") is not closed')

@@ -165,6 +165,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
                 FROM staged) WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
             """
         ).fetchone()
+        assert first is not None  # duplicates > 0: an overridden row exists
         source, file_idx, source_row, model, task, params = first
         report.duplicate_example = f"{source}, {_where(files[file_idx], source_row)} ({model}, {task}, {params})"
         report.warnings.append(
@@ -268,16 +269,25 @@ def _csv_problem(path: Path, header: tuple[str, ...]) -> InputError | None:
     """Why DuckDB could not read a CSV file, in the file's own terms when it is one of the
     shapes below; None leaves DuckDB's message. Only called on that failure path."""
     text = read_text(path)
-    lines = text.split("\n")
-    for number, line in enumerate(lines, start=1):
-        if line.endswith("\r\r"):
-            return InputError(path, CRCR, line=number)
+    doubled = text.find("\r\r\n")
+    if doubled >= 0:
+        return InputError(path, CRCR, line=text.count("\n", 0, doubled) + 1)
+    try:
+        return _field_count_problem(path, header, text)
+    except csv.Error:
+        return None  # not a shape named here: DuckDB's own message is shown
+
+
+def _field_count_problem(path: Path, header: tuple[str, ...], text: str) -> InputError | None:
+    """The first line whose field count differs from the header's, with the likely cause."""
     reader = csv.reader(io.StringIO(text, newline=""))
     start = 1
     for fields in reader:
         if fields and len(fields) != len(header):
             hint = ""
-            if len(fields) > len(header) and not fields[-1].strip():
+            if any("\n" in f or "\r" in f for f in fields):
+                hint = "; a quoted value runs on past the end of the line: a quote (\") is not closed"
+            elif len(fields) > len(header) and not fields[-1].strip():
                 hint = "; the line ends with a comma: remove it"
             elif len(fields) == 1 and (";" in fields[0] or "\t" in fields[0]):
                 hint = "; the line looks semicolon- or tab-separated: the file must be comma-separated"
@@ -305,14 +315,17 @@ def _line_of(path: Path, source_row: int) -> int | None:
     if suffix != ".csv":
         return None
     reader = csv.reader(io.StringIO(read_text(path), newline=""))
-    next(reader, None)  # the header
-    row, start = 0, reader.line_num + 1
-    for fields in reader:
-        if fields:  # DuckDB skips blank lines, so they have no row number
-            row += 1
-            if row == source_row:
-                return start
-        start = reader.line_num + 1
+    try:
+        next(reader, None)  # the header
+        row, start = 0, reader.line_num + 1
+        for fields in reader:
+            if fields:  # DuckDB skips blank lines, so they have no row number
+                row += 1
+                if row == source_row:
+                    return start
+            start = reader.line_num + 1
+    except csv.Error:
+        pass
     return None
 
 
@@ -539,11 +552,16 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
+def _skip_space(text: str, pos: int) -> int:
+    match = _SPACE.match(text, pos)
+    return match.end() if match else pos
+
+
 def entry_lines(text: str) -> list[int]:
     """The editor line where each entry of a top-level JSON list starts (one pass); empty
     when the document is not a plain list (the `{"evaluations": [...]}` form) or not JSON."""
     decoder = json.JSONDecoder()
-    pos = _SPACE.match(text).end()
+    pos = _skip_space(text, 0)
     if not text.startswith("[", pos):
         return []
     lines: list[int] = []
@@ -551,14 +569,14 @@ def entry_lines(text: str) -> list[int]:
     pos += 1
     try:
         while True:
-            pos = _SPACE.match(text, pos).end()
+            pos = _skip_space(text, pos)
             if text.startswith("]", pos) or pos >= len(text):
                 return lines
             line += text.count("\n", counted, pos)
             counted = pos
             lines.append(line)
             _, pos = decoder.raw_decode(text, pos)
-            pos = _SPACE.match(text, pos).end() + 1  # past the comma
+            pos = _skip_space(text, pos) + 1  # past the comma
     except json.JSONDecodeError:
         return []
 
