@@ -155,6 +155,16 @@ def test_filter_finds_models_on_other_index_pages(browser, default_build, tmp_pa
         link.click()
         page.wait_for_load_state("load")
         assert page.url.endswith(f"models/{last['slug']}.html")
+        # An evaluation page under its model's page ("model/evaluation"): the slash stays a slash.
+        models = default_build.results.leaderboard["models"]
+        nested = next(m for m in models[5:] if "/" in m["slug"])
+        session.open(out / "index.html")
+        page.fill("#filter", nested["label"])
+        link = page.locator("[data-filter-elsewhere] a", has_text=nested["label"]).first
+        assert link.get_attribute("href") == f"models/{nested['slug']}.html"
+        link.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(f"models/{nested['slug']}.html") and page.locator("h1").is_visible()
         assert session.errors == [] and session.blocked == []
     finally:
         session.close()

@@ -84,7 +84,7 @@ def test_row_anchors_name_the_evaluation_not_the_rank(builds):
     first, second = _row_links(before.out), _row_links(after.out)
     anchor = "m-aurora-70b-zerocot-greedy"
     # aurora was first; zephyr now is. The anchor still leads to aurora's row.
-    assert list(first)[0] == anchor and list(second)[0] != anchor
+    assert next(iter(first)) == anchor and next(iter(second)) != anchor
     assert first[anchor] == "models/aurora-70b.html"
     assert second[anchor] == "models/aurora-70b/zerocot-greedy.html"
     assert second["m-aurora-70b-zerocot-t0-7"] == "models/aurora-70b/zerocot-t0-7.html"

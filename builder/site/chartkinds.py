@@ -13,6 +13,7 @@ import altair as alt
 
 from .charts import DATA_NAME, POINT, RANGE, SERIES, SHAPES
 
+
 def _rows() -> alt.NamedData:
     return alt.NamedData(DATA_NAME)
 
