@@ -25,6 +25,7 @@ from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
 from .buildstate import build_key, clear_state, load_state, save_state
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
+from .store.ingest import POINT_SUFFIXES, REQUIRED, describe_ignored
 
 Progress = Callable[[str], None] | None
 
@@ -41,6 +42,9 @@ class BuildOptions:
     content_dir: Path | None = None
     cache_dir: Path | None = None
     strict: bool = False
+    #: publish a site with no points instead of failing (an empty leaderboard in CI
+    #: would otherwise replace the real one without anyone noticing)
+    allow_empty: bool = False
 
     def resolve(self) -> Project:
         return resolve_project(self.project, data_dir=self.data_dir, out_dir=self.out_dir,
@@ -142,7 +146,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     sources = fingerprints(data_dir, cache_salt(config)) if data_dir.is_dir() else None
     key = build_key(sources=sources.whole if sources else "", config_path=project.config_path,
                     content_dirs=project.with_demo_content().content_dirs, templates_dirs=project.templates_dirs,
-                    static_dir=project.static_dir, db_path=options.db_path, strict=options.strict)
+                    static_dir=project.static_dir, db_path=options.db_path, strict=options.strict,
+                    allow_empty=options.allow_empty)
     previous = load_state(cache_dir, out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
@@ -225,9 +230,11 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         lambda db: load_reported(db, data_dir, config, options.strict).to_summary(),
         salt=cache_salt(config), known=sources,
     )
-    if options.strict and store.reported.get("problems"):
-        path, reason = store.reported["problems"][0]
-        raise InputError(path, reason)
+    try:
+        check_inputs(options, data_dir, store)
+    except InputError:
+        db.close()
+        raise
     phase("store")
     try:
         board = compute_leaderboard(db, config, bands)
@@ -260,6 +267,41 @@ def add_static(files: SiteFiles, project: Project) -> None:
             files.add(site_path, source.read_bytes())
         except ValueError as exc:  # unsafe name, case clash, file used as a directory
             raise InputError(source, f"cannot be copied into the site: {exc}") from None
+
+
+def check_inputs(options: BuildOptions, data_dir: Path, store: StoreReport) -> None:
+    """Stop before anything is computed or written when the inputs would publish something
+    false: no points at all (unless `--allow-empty`), or, with `--strict`, a malformed
+    reported-results file or an evals.json entry that does not match the points."""
+    if store.points == 0 and not options.allow_empty:
+        raise empty_error(options, data_dir, store)
+    if not options.strict:
+        return
+    if store.mismatches:
+        first = store.mismatches[0]
+        more = f" (and {len(store.mismatches) - 1} more)" if len(store.mismatches) > 1 else ""
+        raise InputError(first.path, first.problem + more, line=first.line)
+    if store.reported.get("problems"):
+        path, reason = store.reported["problems"][0]
+        raise InputError(path, reason)
+
+
+def empty_error(options: BuildOptions, data_dir: Path, store: StoreReport) -> InputError:
+    """Why there is nothing to publish, saying where the build looked and what it skipped."""
+    advice = "; pass --allow-empty to publish an empty leaderboard anyway"
+    if options.db_path is not None:
+        return InputError(options.db_path, "the database holds no points" + advice)
+    folder = data_dir / "points"
+    if not folder.is_dir():
+        found = "the folder does not exist"
+    elif store.ignored:
+        found = f"ignored {describe_ignored([data_dir / p for p in store.ignored], data_dir)}"
+    elif store.point_files:
+        found = f"{store.point_files} points file(s) read, none with a data row"
+    else:
+        found = "the folder holds no files"
+    return InputError(folder, f"no points to publish ({found}); reasonboard reads {', '.join(POINT_SUFFIXES)} files "
+                              f"here with the columns {','.join(REQUIRED)}{advice}")
 
 
 def own_results(leaderboard: dict[str, Any], evaluations: dict[str, dict[str, Any]],

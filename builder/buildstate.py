@@ -39,10 +39,11 @@ def tree_files(root: Path, suffixes: tuple[str, ...] | None = None) -> list[Path
 
 
 def build_key(*, sources: str, config_path: Path | None, content_dirs: Iterable[Path],
-              templates_dirs: Iterable[Path], static_dir: Path | None, db_path: Path | None, strict: bool) -> str:
+              templates_dirs: Iterable[Path], static_dir: Path | None, db_path: Path | None, strict: bool,
+              allow_empty: bool = False) -> str:
     """A hash of everything a build's output depends on."""
     h = hashlib.sha256()
-    h.update(f"reasonboard-build-state/{STATE_VERSION}\0{sources}\0strict={strict}\0".encode())
+    h.update(f"reasonboard-build-state/{STATE_VERSION}\0{sources}\0strict={strict}\0allow_empty={allow_empty}\0".encode())
     if config_path is not None and config_path.is_file():
         h.update(b"config\0" + config_path.read_bytes())
     # Each search path in order, tagged by kind and position: moving a file from the project

@@ -43,18 +43,20 @@ PROJECT_OPTION = click.option(
               help="Content pages and band wording, looked up before the built-in ones. Default: PROJECT/content.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the PointsDB and build state live. Default: PROJECT/.reasonboard-cache.")
-@click.option("--strict", is_flag=True, help="Treat malformed EEE or card files as errors, not warnings.")
+@click.option("--strict", is_flag=True, help="Treat malformed EEE or card files, and evals.json entries that do not "
+              "match the points, as errors, not warnings.")
+@click.option("--allow-empty", is_flag=True, help="Publish a leaderboard with no points instead of failing.")
 @click.option("--quiet", is_flag=True, help="No progress lines; the summary only.")
 def build(project_dir: Path | None, data_dir: Path | None, out_dir: Path | None, db_path: Path | None,
           config_path: Path | None, content_dir: Path | None, cache_dir: Path | None, strict: bool,
-          quiet: bool) -> None:
+          allow_empty: bool, quiet: bool) -> None:
     """Build the site of a leaderboard project."""
     from .build import BuildOptions, run_build
     from .site.writer import OutputPathError
 
     options = BuildOptions(
         project=project_dir, data_dir=data_dir, out_dir=out_dir, db_path=db_path, config_path=config_path,
-        content_dir=content_dir, cache_dir=cache_dir, strict=strict,
+        content_dir=content_dir, cache_dir=cache_dir, strict=strict, allow_empty=allow_empty,
     )
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
@@ -89,11 +91,16 @@ def init(directory: Path, force: bool) -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Directory to write points/ and evals.json into.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Simulation seed.")
-def demo(models: int, out_dir: Path, seed: int) -> None:
+@click.option("--force", is_flag=True, help="Write into a directory that is not empty (replaces its evals.json).")
+def demo(models: int, out_dir: Path, seed: int, force: bool) -> None:
     """Write a simulated (fictional) data directory that `build --data` accepts."""
     from .demo import write_demo
 
-    written = write_demo(out_dir, models=models, seed=seed)
+    try:
+        written = write_demo(out_dir, models=models, seed=seed, force=force)
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
     click.echo(f"wrote {written.points} points for {written.models} simulated models to {out_dir}")
 
 

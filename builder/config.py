@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import InputError
+from .sources.text import read_text
 
 ESTIMATOR_MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 RELATIONSHIPS = ("first_party", "third_party", "collaborative")
@@ -206,9 +207,9 @@ def load_config(path: str | Path | None) -> SiteConfig:
 
 def read_toml(path: Path, what: str) -> dict[str, Any]:
     """Parse a TOML file; a missing or invalid one is an `InputError` naming `what` it is."""
+    if not path.is_file():
+        raise InputError(path, f"{what} not found")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, f"{what} not found") from None
+        return tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(path, f"invalid TOML: {exc}") from None

@@ -4,7 +4,8 @@
 accepts (PRODUCT.md "CLI"): `DIR/points/<model>.csv`, one file per model name holding all of
 its evaluations, and `DIR/evals.json`. The repository's default `data/points` and
 `data/evals.json` are this output for 16 models and seed 0 (`reasonboard demo --models 16
---out data`). Every evaluation is marked `"simulated": true`, so every page that shows one can
+--out data --force`: `data/` also holds real EEE records and cards, and a directory that is
+not empty is refused without `--force`). Every evaluation is marked `"simulated": true`, so every page that shows one can
 say it is simulated demo data.
 
 How a point is simulated. The tasks follow ReasonScape's task-complexity plane (seed 003,
@@ -42,6 +43,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
+
+from .errors import InputError
 
 DEFAULT_MODELS = 16
 DEFAULT_SEED = 0
@@ -518,6 +521,17 @@ class DemoSummary:
     files: tuple[Path, ...]
 
 
+def refuse_non_empty(out_dir: Path) -> None:
+    """`InputError` when `out_dir` exists and holds anything (a file in its place too)."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(out_dir, "is a file, not a directory; choose a new or empty directory for the demo data")
+    present = sorted(p.name for p in out_dir.iterdir()) if out_dir.is_dir() else []
+    if present:
+        shown = ", ".join(present[:5]) + (", ..." if len(present) > 5 else "")
+        raise InputError(out_dir, f"the directory is not empty ({shown}); the demo would replace its evals.json and put simulated "
+                                  "points beside its own. Choose a new or empty directory, or pass --force")
+
+
 def _write_text(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8", newline="")
@@ -548,9 +562,17 @@ def _stale_demo_files(out_dir: Path, keep: set[str]) -> list[Path]:
     return [p for p in (out_dir / POINTS_DIR / f"{s}.csv" for s in sorted(stems - keep)) if p.is_file()]
 
 
-def write_demo(out_dir: str | Path, models: int = DEFAULT_MODELS, seed: int = DEFAULT_SEED) -> DemoSummary:
-    """Simulate and write `out_dir/points/<model>.csv` (one per model) and `out_dir/evals.json`."""
+def write_demo(out_dir: str | Path, models: int = DEFAULT_MODELS, seed: int = DEFAULT_SEED,
+               force: bool = False) -> DemoSummary:
+    """Simulate and write `out_dir/points/<model>.csv` (one per model) and `out_dir/evals.json`.
+
+    A directory that is not empty is refused unless `force`: it is most likely someone's
+    real data directory, whose `evals.json` this would replace and whose points folder it
+    would fill with simulated models beside the real ones.
+    """
     out_dir = Path(out_dir)
+    if not force:
+        refuse_non_empty(out_dir)
     data = simulate(models, seed)
     names = sorted({e.evaluation.model for e in data.evaluations})
     slugs = {model_slug(m) for m in names}

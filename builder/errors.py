@@ -1,7 +1,7 @@
 """The one error type a user ever sees from a build.
 
 Bad input must stop the build before anything is written, with a message that names
-the file, the row and the problem (PRODUCT.md, "Bad input"). Every reader raises
+the file, the line and the problem (PRODUCT.md, "Bad input"). Every reader raises
 `InputError` with those three parts, and the CLI prints it without a traceback.
 """
 
@@ -11,17 +11,26 @@ from pathlib import Path
 
 
 class InputError(Exception):
-    """An input file is unusable. `row` is 1-based (a data row, a line or a JSON index)."""
+    """An input file is unusable.
 
-    def __init__(self, path: str | Path | None, problem: str, row: int | str | None = None):
+    `line` is the line number as an editor shows it (the header of a CSV file is line 1,
+    its first data row line 2). `row` is for inputs without lines a user can open in an
+    editor (a Parquet row, a JSON list index), and is shown only when there is no `line`.
+    """
+
+    def __init__(self, path: str | Path | None, problem: str, row: int | str | None = None,
+                 line: int | None = None):
         self.path = str(path) if path is not None else None
         self.row = row
+        self.line = line
         self.problem = problem
         super().__init__(self.message)
 
     @property
     def message(self) -> str:
         where = self.path or "<input>"
-        if self.row is not None:
+        if self.line is not None:
+            where += f", line {self.line}"
+        elif self.row is not None:
             where += f", row {self.row}"
         return f"{where}: {self.problem}"

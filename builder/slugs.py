@@ -20,7 +20,8 @@ import hashlib
 import re
 import unicodedata
 from collections import Counter
-from typing import Iterable
+from dataclasses import dataclass
+from typing import Iterable, Sequence
 
 MAX_LENGTH = 80
 HASH_LENGTH = 8
@@ -96,3 +97,46 @@ def _suffixed(slug: str, key: str, length: int) -> str:
 def is_safe_slug(slug: str) -> bool:
     """True when `slug` is what `slugify` promises: usable as a file name anywhere."""
     return bool(_VALID.match(slug)) and len(slug) <= MAX_LENGTH and slug not in RESERVED
+
+
+@dataclass(frozen=True)
+class EvaluationSlug:
+    """Where one evaluation (model, template, sampler) lives on the site.
+
+    `model` names the model's page, `models/<model>.html`; it depends on the model name
+    only, so the page keeps its address when evaluations of the model are added or removed
+    (issue 15, item 4). `page` is the evaluation's own page under `models/`: the model
+    page itself while the model has one evaluation, else `<model>/<evaluation>` with the
+    evaluation part made from its template and sampler alone. `anchor` names the evaluation
+    wherever a list has one row per evaluation (never its rank, which moves).
+    """
+
+    model: str
+    page: str
+    anchor: str
+
+
+def evaluation_slugs(evaluations: Sequence[tuple[str, str, str]]) -> list[EvaluationSlug]:
+    """Slugs for (model, template, sampler) triples, in the same order.
+
+    Each part is made by `unique_slugs` among its own kind only (model names among model
+    names, template/sampler pairs among the same model's pairs), so adding an evaluation
+    changes no other evaluation's page unless its model goes from one evaluation to two.
+    """
+    triples = [tuple(map(str, e)) for e in evaluations]
+    names = sorted({m for m, _, _ in triples})
+    model_slug = dict(zip(names, unique_slugs(names)))
+    per_model: dict[str, list[tuple[str, str]]] = {}
+    for m, t, s in triples:
+        per_model.setdefault(m, []).append((t, s))
+    own: dict[tuple[str, str, str], str] = {}
+    for m, pairs in per_model.items():
+        if len(pairs) > 1:
+            slugs = unique_slugs([f"{t} {s}" for t, s in pairs], [f"{t}|{s}" for t, s in pairs])
+            own.update({(m, t, s): slug for (t, s), slug in zip(pairs, slugs)})
+    anchors = unique_slugs([" ".join(e) for e in triples], ["|".join(e) for e in triples])
+    out = []
+    for e, anchor in zip(triples, anchors):
+        base = model_slug[e[0]]
+        out.append(EvaluationSlug(base, f"{base}/{own[e]}" if e in own else base, anchor))
+    return out

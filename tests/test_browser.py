@@ -8,12 +8,13 @@ every chart on it is drawn. The leaderboard's sorting and filtering are exercise
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from helpers_site import html_pages
+from helpers_site import html_pages, page
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -47,6 +48,10 @@ class Session:
         self.page = self.context.new_page()
         self.page.on("request", lambda r: None if r.url.startswith(("file://", "data:")) else self.seen.append(r.url))
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        # Warnings too: a chart library's `WARN ...` on every page is noise a reader's console
+        # should not carry (issue 15, item 9).
+        self.warnings: list[str] = []
+        self.page.on("console", lambda m: self.warnings.append(m.text) if m.type == "warning" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
 
     def _route(self, route):
@@ -86,6 +91,7 @@ def test_every_page_loads_offline_without_errors_or_requests(browser, default_bu
     assert problems == []
     assert undrawn == []
     assert session.errors == [] and session.blocked == [] and session.seen == []
+    assert session.warnings == []
 
 
 def test_sorting_and_filtering_the_leaderboard(browser, default_build):
@@ -149,6 +155,212 @@ def test_filter_finds_models_on_other_index_pages(browser, default_build, tmp_pa
         link.click()
         page.wait_for_load_state("load")
         assert page.url.endswith(f"models/{last['slug']}.html")
+        # An evaluation page under its model's page ("model/evaluation"): the slash stays a slash.
+        models = default_build.results.leaderboard["models"]
+        nested = next(m for m in models[5:] if "/" in m["slug"])
+        session.open(out / "index.html")
+        page.fill("#filter", nested["label"])
+        link = page.locator("[data-filter-elsewhere] a", has_text=nested["label"]).first
+        assert link.get_attribute("href") == f"models/{nested['slug']}.html"
+        link.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(f"models/{nested['slug']}.html") and page.locator("h1").is_visible()
         assert session.errors == [] and session.blocked == []
+    finally:
+        session.close()
+
+
+# -- issue 15, items 8-10: phones and desktops, sorting, charts ------------------------------
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+CHARTS_DRAWN = ("() => [...document.querySelectorAll('figure[data-chart]')]"
+                ".every(f => f.classList.contains('drawn') || f.classList.contains('failed'))")
+
+
+SCROLLER_PROBLEMS = """() => {
+    const out = [];
+    for (const box of document.querySelectorAll('.table-wrap, .chart-canvas')) {
+        if (box.scrollWidth <= box.clientWidth + 1) { continue; }
+        if (box.tabIndex < 0) { out.push('not focusable: ' + (box.id || box.className)); }
+        for (const caption of box.querySelectorAll('caption')) {
+            if (caption.getBoundingClientRect().width > box.clientWidth + 1) { out.push('caption cut: ' + caption.id); }
+        }
+    }
+    return out;
+}"""
+
+
+def _open_drawn(session: Session, path: Path) -> None:
+    session.open(path)
+    if session.page.locator("figure[data-chart]").count():
+        session.page.wait_for_function(CHARTS_DRAWN, timeout=15000)
+
+
+def _page_kinds(out: Path) -> list[str]:
+    """One page of every kind, plus the benchmark pages hardest to fit (longest unbroken words)."""
+    pages = html_pages(out)
+    models = [p for p in pages if p.startswith("models/")]
+    nested = [p for p in models if p.count("/") == 2]
+    groups = sorted({p.rsplit("/", 1)[0] + ".html" for p in nested})
+    single = [p for p in models if p.count("/") == 1 and p not in groups]
+    benches = [p for p in pages if p.startswith("benchmarks/")]
+
+    def longest_word(rel: str) -> int:
+        return max(map(len, page(out, rel).text.split()), default=0)
+
+    hardest = sorted(benches, key=lambda p: (-longest_word(p), p))[:2]
+    picked = [p for p in pages if "/" not in p]  # leaderboard, pairwise, signals, content, 404
+    picked += [*single[:1], *groups[:1], *nested[:1], next(p for p in pages if p.startswith("tasks/")), *hardest]
+    return picked
+
+
+@pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["390x844", "1280x900"])
+def test_no_page_is_wider_than_the_viewport_and_consoles_stay_clean(browser, default_build, device):
+    session = Session(browser, **device)
+    wide = []
+    try:
+        for rel in _page_kinds(default_build.out):
+            _open_drawn(session, default_build.out / rel)
+            width, inner = session.page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+            if width > inner:
+                wide.append((rel, width, inner))
+            # What scrolls sideways scrolls in its own box, which takes keyboard focus; a
+            # caption in such a box fits the visible width (wraps) instead of being cut off.
+            for problem in session.page.evaluate(SCROLLER_PROBLEMS):
+                wide.append((rel, problem))
+        assert wide == []
+        assert session.errors == [] and session.warnings == [] and session.blocked == []
+    finally:
+        session.close()
+
+
+def _labels(page) -> list[str]:
+    return page.locator("#leaderboard tbody:first-of-type tr[data-row] th a").all_inner_texts()
+
+
+def _expected_order(default_build, key: str, descending: bool) -> list[str]:
+    """Ranked rows sorted by one leaderboard.json figure (stable: ties keep rank order)."""
+    ranked = [m for m in default_build.results.leaderboard["models"] if m["rank"] is not None]
+    ranked.sort(key=lambda m: m["rank"])
+    value = (lambda m: m["reasonscore"]["center"]) if key == "reasonscore" else (lambda m: m[key])
+    return [m["label"] for m in sorted(ranked, key=lambda m: -value(m) if descending else value(m))]
+
+
+def _focus_is_visible(page) -> bool:
+    """The focused element is on screen and not clipped away: the point in the middle of its
+    first box (a wrapped link has several), within the viewport, is the element itself."""
+    return page.evaluate("""() => {
+        const el = document.activeElement;
+        if (!el || el === document.body) { return true; }
+        const r = el.getClientRects()[0];
+        if (!r) { return false; }
+        const left = Math.max(r.left, 0), right = Math.min(r.right, innerWidth);
+        const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
+        if (right - left < 2 || bottom - top < 2) { return false; }
+        const hit = document.elementFromPoint((left + right) / 2, (top + bottom) / 2);
+        return !!hit && (hit === el || el.contains(hit));
+    }""")
+
+
+def test_a_numeric_columns_first_click_sorts_best_first_by_mouse_and_keyboard(browser, default_build):
+    session = Session(browser, **DESKTOP)
+    try:
+        session.open(default_build.out / "index.html")
+        page = session.page
+        page.locator("#leaderboard thead th button", has_text="ReasonScore").click()
+        assert _labels(page) == _expected_order(default_build, "reasonscore", descending=True)
+        page.locator("#leaderboard thead th button", has_text="ReasonScore").click()
+        assert _labels(page) == _expected_order(default_build, "reasonscore", descending=False)
+        # Truncation: lower is better, so its first press puts the lowest first. By keyboard.
+        page.locator("#leaderboard thead th button", has_text="Score/token").focus()
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.textContent").startswith("Truncation")
+        page.keyboard.press("Enter")
+        assert _labels(page) == _expected_order(default_build, "truncation_rate", descending=False)
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Enter")
+        assert _labels(page) == _expected_order(default_build, "score_per_token", descending=True)
+        # The visible hint says what a click does.
+        hint = page.locator(".tie-note").inner_text()
+        assert "Click a column heading to sort" in hint and "best first" in hint
+        assert session.errors == []
+    finally:
+        session.close()
+
+
+def test_on_a_phone_the_leaderboard_sorts_by_touch_and_keyboard_and_focus_never_hides(browser, default_build):
+    session = Session(browser, **PHONE)
+    try:
+        session.open(default_build.out / "index.html")
+        page = session.page
+        ranked = _labels(page)
+        # Keyboard: from the top of the page to the first row's link, every Tab stop is on
+        # screen (the card layout hides the column headings; their buttons must not take focus).
+        first_link = page.locator("#leaderboard tbody tr[data-row] th a").first
+        page.locator("body").focus()
+        hidden, stops = [], []
+        for _ in range(60):
+            page.keyboard.press("Tab")
+            stops.append(page.evaluate("document.activeElement.tagName"))
+            if not _focus_is_visible(page):
+                hidden.append(page.evaluate("document.activeElement.outerHTML.slice(0, 80)"))
+            if first_link.evaluate("a => a === document.activeElement"):
+                break
+        assert hidden == []
+        assert "SELECT" in stops
+        hint = page.locator(".tie-note").inner_text()
+        assert "Click a column heading" not in hint and "Sort by" in hint
+        assert not page.locator("#leaderboard thead th button").first.is_visible()
+        menu = page.get_by_label("Sort by")
+        assert menu.is_visible()
+        menu.focus()
+        assert menu.evaluate("m => m.options[m.selectedIndex].text").startswith("Rank")
+        page.keyboard.press("ArrowDown")  # next choice: Model, A to Z
+        assert _labels(page) == sorted(ranked, key=str)
+        # ... and onwards through the following Tab stops (the rows' links), all visible.
+        for _ in range(5):
+            page.keyboard.press("Tab")
+            assert _focus_is_visible(page)
+        # Touch: tap the menu and choose an order.
+        menu.tap()
+        menu.select_option(label="ReasonScore, highest first")
+        assert _labels(page) == _expected_order(default_build, "reasonscore", descending=True)
+        menu.select_option(label="Truncation, lowest first")
+        assert _labels(page) == _expected_order(default_build, "truncation_rate", descending=False)
+        assert page.locator("#leaderboard").get_attribute("data-order") == "custom"
+        menu.select_option(label="Rank, lowest first")
+        assert _labels(page) == ranked
+        assert page.locator("#leaderboard").get_attribute("data-order") == "rank"
+        assert session.errors == [] and session.warnings == []
+    finally:
+        session.close()
+
+
+def test_charts_keep_numbers_and_labels_readable(browser, default_build):
+    session = Session(browser, **DESKTOP)
+    try:
+        _open_drawn(session, default_build.out / "pairwise.html")
+        heatmap = session.page.locator("figure[data-chart=heatmap] svg")
+        assert heatmap.count() == 1
+        # No gridline runs through the cells (and so through their numbers).
+        assert heatmap.locator(".role-axis-grid line, .role-axis-grid path").count() == 0
+        task = next(p for p in html_pages(default_build.out) if p.startswith("tasks/"))
+        _open_drawn(session, default_build.out / task)
+        curves = session.page.locator("figure[data-chart=curves]")
+        assert curves.count() >= 1
+        for k in range(curves.count()):
+            figure = curves.nth(k)
+            boxes = figure.locator("svg .role-mark text").evaluate_all(
+                "ts => ts.filter(t => t.textContent.trim()).map(t => { const r = t.getBoundingClientRect();"
+                " return [r.left, r.top, r.right, r.bottom]; })")
+            overlapping = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+                           if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]]
+            assert overlapping == []
+            # Every charted model is named in the legend (colour and shape), one entry each.
+            rows = json.loads(figure.locator("script.chart-data").text_content())
+            entries = figure.locator("svg .role-legend-label text").evaluate_all("ts => ts.map(t => t.textContent)")
+            assert sorted(entries) == sorted({r["model"] for r in rows})
+        assert session.errors == [] and session.warnings == []
     finally:
         session.close()

@@ -60,7 +60,8 @@ def test_first_open_ingests_and_second_reuses(data, tmp_path):
     db, report = open_(data, cache, reported)
     assert not report.reused
     assert (report.points, report.point_files) == (2, 2)
-    assert len(report.warnings) == 1 and "later" in report.warnings[0]
+    assert len(report.warnings) == 2 and "later" in report.warnings[0]
+    assert "evaluation m2 / tpl / smp (points in points/b.jsonl) has no entry in evals.json" in report.warnings[1]
     assert points(db) == [("m1", '{"i":1}', 4), ("m2", '{"i":2}', 5)]
     db.close()
     assert len(files_in(cache)) == 1 and files_in(cache)[0].endswith(".duckdb")  # no temporary left
@@ -246,7 +247,7 @@ def test_bad_input_writes_no_cache(data, tmp_path):
     path = write_csv(data / "points" / "c.csv", [point(params={"i": 9}, total=3, correct=4)])
     with pytest.raises(InputError) as err:
         open_(data, cache)
-    assert err.value.path == str(path) and err.value.row == 1
+    assert err.value.path == str(path) and err.value.line == 2  # the header is line 1
     assert files_in(cache) == []
 
 

@@ -280,7 +280,7 @@ def test_rerun_with_fewer_models_removes_only_stale_demo_files(tmp_path):
     demo.write_demo(tmp_path, models=6, seed=2)
     mine = tmp_path / "points" / "real-results.csv"
     mine.write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n")
-    demo.write_demo(tmp_path, models=3, seed=2)
+    demo.write_demo(tmp_path, models=3, seed=2, force=True)
     written = {p.stem for p in (tmp_path / "points").glob("*.csv")}
     assert written == {r.model for r in demo.build_roster(3, 2)} | {"real-results"}
 
@@ -310,7 +310,7 @@ def test_committed_default_data_is_the_simulator_output(tmp_path):
     committed = {p.name: p.read_bytes() for p in sorted((DEFAULT_DATA / "points").glob("*.csv"))}
     regenerated = {p.name: p.read_bytes() for p in sorted((tmp_path / "points").glob("*.csv"))}
     assert committed.keys() == regenerated.keys()
-    assert committed == regenerated, "regenerate with: reasonboard demo --models 16 --out data"
+    assert committed == regenerated, "regenerate with: reasonboard demo --models 16 --out data --force"
     assert (DEFAULT_DATA / "evals.json").read_bytes() == (tmp_path / "evals.json").read_bytes()
     assert sum(map(len, committed.values())) < 2_000_000
 
@@ -347,3 +347,46 @@ def test_default_leaderboard_has_leaders_ties_and_a_weak_tail():
     adjacent_tied = [ranked[i + 1][2] >= ranked[i][1] for i in range(len(ranked) - 1)]
     assert any(adjacent_tied) and not all(adjacent_tied)
     assert all(hi - lo < 40 for _, lo, hi in ranked)  # margins below +-20
+
+
+# -- a data directory that is not empty is refused (issue 15, item 3) ---------------------
+
+
+def test_demo_refuses_a_directory_that_holds_data(tmp_path):
+    from reasonboard.cli import main
+
+    data = tmp_path / "data"
+    (data / "points").mkdir(parents=True)
+    evals = b'[{"model": "aurora-70b", "template": "zerocot", "sampler": "greedy-8k"}]\n'
+    (data / "evals.json").write_bytes(evals)
+    (data / "points" / "aurora-70b.csv").write_text("model,template\n", encoding="utf-8")
+    before = sorted(p.relative_to(data) for p in data.rglob("*"))
+
+    result = CliRunner().invoke(main, ["demo", "--models", "3", "--out", str(data)])
+    assert result.exit_code == 2
+    assert result.output == (f"error: {data}: the directory is not empty (evals.json, points); the demo would replace its "
+                             "evals.json and put simulated points beside its own. Choose a new or empty directory, "
+                             "or pass --force\n")
+    assert (data / "evals.json").read_bytes() == evals
+    assert sorted(p.relative_to(data) for p in data.rglob("*")) == before
+
+
+def test_demo_force_writes_into_a_directory_that_holds_data(tmp_path):
+    from reasonboard.cli import main
+
+    (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["demo", "--models", "3", "--out", str(tmp_path), "--force"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    entries = json.loads((tmp_path / "evals.json").read_text(encoding="utf-8"))
+    assert {e["model"] for e in entries} == {r.model for r in demo.build_roster(3, 0)}
+
+
+def test_demo_into_a_new_or_empty_directory_needs_no_force(tmp_path):
+    from reasonboard.cli import main
+
+    for out in (tmp_path / "new" / "data", tmp_path / "empty"):
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        result = CliRunner().invoke(main, ["demo", "--models", "3", "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert (out / "evals.json").is_file()

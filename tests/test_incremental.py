@@ -159,7 +159,7 @@ def test_a_failed_build_keeps_the_old_site_and_state(demo, tmp_path):
 
     with pytest.raises(InputError) as err:
         build(data, out, cache)
-    assert "zz-bad.csv" in err.value.message and err.value.row == 1
+    assert "zz-bad.csv, line 2:" in err.value.message and err.value.line == 2
     assert snapshot(out) == before
     os.remove(bad)
     assert not build(data, out, cache).fresh  # back to the inputs of the site on disk

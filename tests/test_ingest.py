@@ -146,7 +146,7 @@ def test_later_file_wins_and_the_build_says_so_once(shared_db, tmp_path):
     db, report = load(tmp_path, shared_db)
     assert report.duplicates == 1
     assert len(report.warnings) == 1
-    assert "points/1-old.csv, row 1" in report.warnings[0] and "later" in report.warnings[0]
+    assert "points/1-old.csv, line 2" in report.warnings[0] and "later" in report.warnings[0]
     rows = db.con.execute("SELECT template, params, correct, source FROM points ORDER BY ALL").fetchall()
     assert rows == [("tpl", '{"a":1,"b":2}', 9, "points/2-new.jsonl"),
                     ("tpl", '{"z":1}', 2, "points/1-old.csv"),
@@ -209,9 +209,9 @@ def test_each_bad_csv_value_names_file_row_and_problem(shared_db, tmp_path, colu
     with pytest.raises(InputError) as err:
         load(tmp_path, db)
     assert err.value.path == str(path)
-    assert err.value.row == 3
+    assert err.value.line == 4  # the header is line 1, the third data row line 4
     assert problem in err.value.problem
-    assert str(path) in str(err.value) and "row 3" in str(err.value) and problem in str(err.value)
+    assert str(path) in str(err.value) and "line 4" in str(err.value) and problem in str(err.value)
     assert table(db) == []  # nothing written, not even the good file's point
 
 
@@ -228,7 +228,7 @@ def test_bad_jsonl_value_names_the_line(shared_db, tmp_path, column, value, prob
     db = shared_db
     with pytest.raises(InputError) as err:
         load(tmp_path, db)
-    assert (err.value.path, err.value.row) == (str(path), 4)
+    assert (err.value.path, err.value.line) == (str(path), 4)
     assert problem in err.value.problem
     assert table(db) == []
 
@@ -262,7 +262,7 @@ def test_the_earliest_bad_row_is_reported_in_a_long_file(shared_db, tmp_path):
     path = write_csv(tmp_path / "points" / "a.csv", rows)
     with pytest.raises(InputError) as err:
         load(tmp_path, shared_db)
-    assert (err.value.path, err.value.row) == (str(path), 1501)
+    assert (err.value.path, err.value.line) == (str(path), 1502)
     assert "0 <= n_e <= n_u" in err.value.problem
 
 
@@ -286,7 +286,7 @@ def test_unknown_or_missing_csv_columns_are_named(shared_db, tmp_path, header, p
     with pytest.raises(InputError) as err:
         load(tmp_path, db)
     assert err.value.path == str(path) and problem in err.value.problem
-    assert err.value.row == "header"
+    assert err.value.line == 1
     assert table(db) == []
 
 
@@ -294,7 +294,7 @@ def test_unknown_and_missing_keys_in_jsonl_and_parquet(shared_db, tmp_path):
     path = write_jsonl(tmp_path / "points" / "a.jsonl", [GOOD, dict(GOOD, extra=1)])
     with pytest.raises(InputError) as err:
         load(tmp_path, shared_db)
-    assert (err.value.path, err.value.row) == (str(path), 2) and "unknown column 'extra'" in err.value.problem
+    assert (err.value.path, err.value.line) == (str(path), 2) and "unknown column 'extra'" in err.value.problem
     path.unlink()
     missing = {k: v for k, v in GOOD.items() if k != "tokens"}
     path = write_parquet(tmp_path / "points" / "b.parquet", [missing])
@@ -315,7 +315,7 @@ def test_bad_jsonl_lines(shared_db, tmp_path, line, problem):
     path.write_text(json.dumps(dict(GOOD, params={"i": 0})) + "\n" + line + "\n", encoding="utf-8")
     with pytest.raises(InputError) as err:
         load(tmp_path, shared_db)
-    assert (err.value.path, err.value.row) == (str(path), 2) and problem in err.value.problem
+    assert (err.value.path, err.value.line) == (str(path), 2) and problem in err.value.problem
 
 
 BAD_CSV = [
@@ -363,6 +363,8 @@ EVAL = {"model": "m1", "template": "tpl", "sampler": "smp", "label": "Model 1", 
 
 def write_evals(tmp_path, value) -> Path:
     path = tmp_path / "evals.json"
+    if isinstance(value, list):  # one entry a line: entry i is on line i + 1
+        value = "[\n" + ",\n".join(json.dumps(e) for e in value) + "\n]\n"
     path.write_text(value if isinstance(value, str) else json.dumps(value), encoding="utf-8")
     return path
 
@@ -397,8 +399,8 @@ def test_bad_evals_name_file_entry_and_problem(tmp_path, entries, row, problem):
     path = write_evals(tmp_path, entries)
     with pytest.raises(InputError) as err:
         read_evals(path)
-    assert (err.value.path, err.value.row) == (str(path), row)
-    assert problem in err.value.problem and str(path) in str(err.value)
+    assert (err.value.path, err.value.line) == (str(path), row + 1)
+    assert err.value.problem.startswith(f"entry {row}: ") and problem in err.value.problem and f"{path}, line {row + 1}:" in str(err.value)
 
 
 @pytest.mark.parametrize("text, problem", [

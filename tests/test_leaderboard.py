@@ -217,8 +217,10 @@ def test_labels_and_slugs(doc):
     assert models["eps|b|smp"]["label"] == "eps (b, smp)"
     slugs = [m["slug"] for m in doc["models"]]
     assert len(set(slugs)) == len(slugs)
-    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", s) for s in slugs)
+    # "model" (the model's own page) or "model/evaluation" when the model has several.
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*(/[a-z0-9]+(-[a-z0-9]+)*)?", s) for s in slugs)
     assert models["alpha|tpl|smp"]["slug"] == "alpha"
+    assert (models["eps|a|smp"]["slug"], models["eps|b|smp"]["slug"]) == ("eps/a-smp", "eps/b-smp")
 
 
 def walk(value, path=""):

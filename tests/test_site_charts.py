@@ -16,8 +16,8 @@ SAMPLES = {
                       "text": "320.0 ± 20.0", "hollow": True}],
     "forest-probability": [{"label": "arith", "order": 0, "low": 0.5, "high": 0.6, "center": 0.55,
                             "text": "0.550 ± 0.050", "hollow": False}],
-    "curves": [{"model": f"{i + 1}. {m}", "tag": str(i + 1), "series_order": i + 1, "level": str(lv), "level_order": lv,
-                "estimate": 0.9 - 0.1 * lv - i / 10, "low": 0.1, "high": 0.9, "text": "x", "last": lv == 2}
+    "curves": [{"model": f"{i + 1}. {m}", "series_order": i + 1, "level": str(lv), "level_order": lv,
+                "estimate": 0.9 - 0.1 * lv - i / 10, "low": 0.1, "high": 0.9, "text": "x"}
                for i, m in enumerate(["A", "B"]) for lv in range(3)],
     "heatmap": [{"row": f"{a + 1}. M{a}", "col": str(b + 1), "opponent": f"{b + 1}. M{b}", "row_order": a,
                  "col_order": b, "win_rate": None if a == b else 0.7, "text": "" if a == b else "70",

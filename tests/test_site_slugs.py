@@ -59,3 +59,30 @@ def test_any_names_give_unique_safe_stable_slugs(names):
     assert len(set(slugs)) == len(names)
     assert all(is_safe_slug(s) for s in slugs)
     assert unique_slugs(names) == slugs
+
+
+_names = st.sampled_from(["Aurora 70B", "aurora-70b", "模型", "con", "a/../b", "x" * 120, "Basalt"])
+_triples = st.lists(st.tuples(_names, st.sampled_from(["zerocot", "ZeroCoT", "cot"]),
+                              st.sampled_from(["greedy", "t0.7", "t0-7", "..."])), unique=True, max_size=12)
+
+
+@given(_triples, _triples)
+def test_evaluation_pages_are_unique_safe_and_a_models_page_ignores_its_evaluations(triples, others):
+    from reasonboard.slugs import evaluation_slugs
+
+    slugs = evaluation_slugs(triples)
+    assert len({s.page for s in slugs}) == len(triples) and len({s.anchor for s in slugs}) == len(triples)
+    for (model, _, _), s in zip(triples, slugs):
+        assert all(is_safe_slug(part) for part in s.page.split("/")) and is_safe_slug(s.anchor)
+        assert s.page.split("/")[0] == s.model
+        # The model's page depends on the model names present, not on how many evaluations any
+        # model has: the same model names with other template/sampler pairs give the same slug.
+        same_models = [(m, "t", "s") for m in dict.fromkeys(m for m, _, _ in triples)]
+        assert dict(zip(same_models, evaluation_slugs(same_models)))[(model, "t", "s")].model == s.model
+    # A model's page never clashes with another model's evaluation directory page.
+    assert not {s.model for s in slugs} & {s.page for s in slugs if "/" in s.page}
+    # Adding evaluations of other models leaves these pages alone unless model slugs collide.
+    more = [t for t in others if t[0] not in {m for m, _, _ in triples}]
+    combined = evaluation_slugs([*triples, *more])[:len(triples)]
+    if {slugify(m) for m, _, _ in more}.isdisjoint({slugify(m) for m, _, _ in triples}):
+        assert [c.page for c in combined] == [s.page for s in slugs]

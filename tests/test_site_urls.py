@@ -54,3 +54,13 @@ def test_page_paths_refuse_unsafe_slugs():
     for slug in ["..", "a/b", "A", "", "con"]:
         with pytest.raises(ValueError):
             page_path("models", slug)
+
+
+def test_evaluation_pages_sit_under_their_models_page_and_nowhere_else():
+    from reasonboard.site.urls import evaluation_page_path
+
+    assert evaluation_page_path("aurora-7b") == "models/aurora-7b.html"
+    assert evaluation_page_path("aurora-7b/zerocot-greedy") == "models/aurora-7b/zerocot-greedy.html"
+    for slug in ["..", "a/..", "a//b", "a/b/c", "/a", "a/", "A/b", "a/con"]:
+        with pytest.raises(ValueError):
+            evaluation_page_path(slug)

@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
+from ..sources.text import read_text
 from .compare import compare
 from .markdown import render_markdown
 
@@ -64,16 +65,11 @@ def _locate(path: Path) -> tuple[Path, Path]:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read the file ({exc})") from None
+    raw = read_text(path)  # the one encoding rule of every text input
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise InputError(path, f"invalid JSON: {exc.msg}", row=exc.lineno) from None
+        raise InputError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
 
 
 def _check_leaderboard(doc: Any, path: Path) -> None:

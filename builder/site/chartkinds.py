@@ -11,10 +11,18 @@ from typing import Any, Callable
 
 import altair as alt
 
-from .charts import DATA_NAME, POINT, RANGE, SERIES
+from .charts import DATA_NAME, POINT, RANGE, SERIES, SHAPES
+
 
 def _rows() -> alt.NamedData:
     return alt.NamedData(DATA_NAME)
+
+
+#: Charts as wide as their container and as tall as their rows need. Vega-Lite's default
+#: for `width="container"` fits both directions, and a height of one step per row cannot be
+#: fitted, so every page logged `WARN Dropping "fit-y" because spec has discrete height.`
+#: Fitting the width alone is what these charts mean (issue 15, item 9).
+FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
 def _forest(domain_max: float, value_format: str, axis_title: str) -> alt.LayerChart:
@@ -37,7 +45,7 @@ def _forest(domain_max: float, value_format: str, axis_title: str) -> alt.LayerC
         x=alt.X("center:Q", scale=scale),
         fill=alt.condition("datum.hollow", alt.value("transparent"), alt.value(POINT)),
         tooltip=tooltip)
-    return alt.layer(line, dot).properties(width="container", height={"step": 18})
+    return alt.layer(line, dot).properties(width="container", height={"step": 18}, autosize=FIT_WIDTH)
 
 
 def forest_score() -> alt.LayerChart:
@@ -53,26 +61,32 @@ def forest_probability() -> alt.LayerChart:
 def curves() -> alt.LayerChart:
     """Difficulty curves: estimate against one difficulty parameter, a line per model.
 
-    Rows: `model` ("3. name", the series), `tag` ("3"), `series_order`, `level` (x, as
-    text), `level_order`, `estimate`, `low`, `high`, `text`, `last` (true on the model's
-    hardest level). Each line ends in its number, which is also the start of its legend
-    entry, so a line can be told from the others without colour; the twin table lists every
+    Rows: `model` ("3. name", the series), `series_order`, `level` (x, as text),
+    `level_order`, `estimate`, `low`, `high`, `text`.
+
+    Each model's points have their own shape as well as their own colour, and the legend
+    shows both, so a line can be told from the others without colour. Numbers printed at the
+    ends of the lines did that before, but lines that end close together printed them on top
+    of each other (issue 15, item 9); a legend cannot collide. The twin table lists every
     number.
     """
     series = alt.EncodingSortField(field="series_order", order="ascending")
-    color = alt.Color("model:N", sort=series, scale=alt.Scale(range=SERIES),
-                      legend=alt.Legend(title="model", orient="bottom", columns=2, labelLimit=280))
+    legend = alt.Legend(title="model", orient="bottom", columns=2, labelLimit=280, symbolStrokeWidth=1.5)
+    color = alt.Color("model:N", sort=series, scale=alt.Scale(range=SERIES), legend=legend)
+    shape = alt.Shape("model:N", sort=series, scale=alt.Scale(range=SHAPES), legend=legend)
     base = alt.Chart(_rows()).encode(
         x=alt.X("level:N", sort=alt.EncodingSortField(field="level_order", order="ascending"),
                 title="difficulty level", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("estimate:Q", scale=alt.Scale(domain=[0, 1]), title="C_P estimate", axis=alt.Axis(format=".1f")),
-        color=color,
     )
     tooltip = [alt.Tooltip("model:N"), alt.Tooltip("level:N"), alt.Tooltip("text:N", title="interval")]
-    line = base.mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(size=40, filled=True)).encode(tooltip=tooltip)
-    tags = base.mark_text(align="left", dx=7, fontSize=11, fontWeight="bold").encode(text="tag:N").transform_filter(
-        "datum.last")
-    return alt.layer(line, tags).properties(width="container", height=240)
+    # One legend whose entries show each model's colour and shape. The lines are coloured
+    # through `stroke`, not `color`: with `color` on both layers Vega-Lite draws a second,
+    # colourless legend for the shapes; stroke, color and shape with one definition merge.
+    line = base.mark_line(strokeWidth=1.5).encode(
+        stroke=alt.Stroke("model:N", sort=series, scale=alt.Scale(range=SERIES), legend=legend), tooltip=tooltip)
+    points = base.mark_point(size=55, filled=True, opacity=1).encode(color=color, shape=shape, tooltip=tooltip)
+    return alt.layer(line, points).properties(width="container", height=240, autosize=FIT_WIDTH)
 
 
 def heatmap() -> alt.LayerChart:
@@ -82,16 +96,20 @@ def heatmap() -> alt.LayerChart:
     `row_order`, `col_order`, `win_rate` (null on the diagonal), `text` (the percentage
     printed in the cell without its sign, so the value never depends on colour), `percent`.
     """
+    # No gridlines: on a band scale they run through the middle of every cell, across its
+    # printed number (issue 15, item 9). The cells themselves mark the grid.
     base = alt.Chart(_rows()).encode(
-        y=alt.Y("row:N", sort=alt.EncodingSortField(field="row_order", order="ascending"), title=None),
+        y=alt.Y("row:N", sort=alt.EncodingSortField(field="row_order", order="ascending"), title=None,
+                axis=alt.Axis(grid=False)),
         x=alt.X("col:N", sort=alt.EncodingSortField(field="col_order", order="ascending"),
-                title="opponent (by position in the rows)", axis=alt.Axis(labelAngle=0, orient="top")),
+                title="opponent (by position in the rows)", axis=alt.Axis(labelAngle=0, orient="top", grid=False)),
     )
     tooltip = [alt.Tooltip("row:N", title="model"), alt.Tooltip("opponent:N", title="opponent"),
                alt.Tooltip("percent:N", title="P(model beats opponent)")]
     cells = base.mark_rect().encode(
         color=alt.Color("win_rate:Q", scale=alt.Scale(scheme="blueorange", domain=[0, 1], reverse=True),
-                        legend=alt.Legend(title="win rate (cells in %)", format=".0%", orient="bottom")),
+                        legend=alt.Legend(title="win rate (cells in %)", format=".0%", orient="bottom",
+                                          values=[0, 0.25, 0.5, 0.75, 1], gradientLength=220)),
         tooltip=tooltip)
     labels = base.mark_text(fontSize=10).encode(
         text="text:N",
@@ -111,7 +129,7 @@ def rates() -> alt.Chart:
         x=alt.X("rate:Q", scale=alt.Scale(domain=[0, 1]), title="share",
                 axis=alt.Axis(format=".0%", values=[0, 0.25, 0.5, 0.75, 1])),
         tooltip=[alt.Tooltip("label:N", title="item"), alt.Tooltip("text:N", title="share")],
-    ).properties(width="container", height={"step": 18})
+    ).properties(width="container", height={"step": 18}, autosize=FIT_WIDTH)
 
 
 KINDS: dict[str, Callable[[], alt.TopLevelMixin]] = {

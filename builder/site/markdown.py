@@ -29,6 +29,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from ..errors import InputError
+from ..sources.text import read_text
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _HEADING_ID = re.compile(r"[^a-z0-9]+")
@@ -150,7 +151,7 @@ def split_front_matter(text: str, path: Path | str) -> tuple[dict[str, Any], str
 
 def load_content_page(path: Path) -> ContentPage:
     """Read one content page; unknown front-matter keys are an error that names the key."""
-    meta, body = split_front_matter(path.read_text(encoding="utf-8"), path)
+    meta, body = split_front_matter(read_text(path), path)
     unknown = sorted(set(meta) - FRONT_MATTER_KEYS)
     if unknown:
         raise InputError(path, f"unknown front matter key '{unknown[0]}' (known: {', '.join(sorted(FRONT_MATTER_KEYS))})")

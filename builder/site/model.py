@@ -23,8 +23,8 @@ from ..stats.significance import overlaps, rank_ranges
 from . import format as fmt
 from .charts import Chart
 from .markdown import ContentPage
-from ..slugs import unique_slugs
-from .urls import page_path
+from ..slugs import evaluation_slugs, unique_slugs
+from .urls import evaluation_page_path, page_path
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 #: Difficulty curves draw this many models per chart; more lines stop being readable.
@@ -189,6 +189,8 @@ class Page:
 class ModelRow:
     id: str
     path: str
+    #: The row's HTML id on lists of evaluations: it names the evaluation, never its rank.
+    anchor: str
     label: str
     model: str
     template_name: str
@@ -369,11 +371,39 @@ class ModelPage(Page):
     score_per_token_v1: str | None
     neighbours: tuple[Neighbour, ...]
     reported: Any  # evalcards.ReportedResults: this model's result rows with their signals
+    #: The model's page when it has several evaluations (this page is one of them), else None.
+    parent: Ref | None = None
     modes: tuple[str, ...] = MODES
 
     @property
     def charts(self) -> tuple[Chart, ...]:
         return (self.chart,) if self.chart else ()
+
+
+@dataclass(frozen=True)
+class EvaluationSummary:
+    """One evaluation as its model's page lists it: the leaderboard row and its settings."""
+
+    row: ModelRow
+    settings: tuple[Setting, ...]
+
+    @property
+    def settings_text(self) -> str:
+        return ", ".join(f"{s.name} {s.value}" for s in self.settings) or fmt.MISSING
+
+
+@dataclass(frozen=True)
+class ModelGroupPage(Page):
+    """`models/<model>.html` of a model with several evaluations (template/sampler pairs).
+
+    Its address depends on the model name only: adding or removing an evaluation changes
+    what it lists, never where it is, so links to a model keep working (issue 15, item 4).
+    Each evaluation has its own page under it.
+    """
+
+    model: str
+    label: str
+    evaluations: tuple[EvaluationSummary, ...]
 
 
 # -- task pages ------------------------------------------------------------------------
@@ -514,6 +544,7 @@ class _Context:
     by_id: dict[str, dict[str, Any]]
     paths: dict[str, str]
     labels: dict[str, str]
+    anchors: dict[str, str]
     task_paths: dict[str, str]
     simulated: dict[str, bool]
     cards: Any  # evalcards.Cards
@@ -550,11 +581,13 @@ def build_page_model(results: Any, content_pages: Sequence[ContentPage] = ()) ->
     tasks = list(lb["config"]["tasks"])
     task_slugs = unique_slugs(tasks)
     evaluations = results.evaluations
+    slugs = evaluation_slugs([(m["model"], m["template"], m["sampler"]) for m in models])
     ctx = _Context(
         results=results, bands=results.bands, models=models,
         by_id={m["id"]: m for m in models},
-        paths={m["id"]: page_path("models", m["slug"]) for m in models},
+        paths={m["id"]: evaluation_page_path(m["slug"]) for m in models},
         labels={m["id"]: m["label"] for m in models},
+        anchors={m["id"]: "m-" + s.anchor for m, s in zip(models, slugs)},
         task_paths={t: page_path("tasks", s) for t, s in zip(tasks, task_slugs)},
         simulated={m["id"]: bool(evaluations.get(m["id"], {}).get("simulated")) for m in models},
         cards=None,
@@ -565,7 +598,10 @@ def build_page_model(results: Any, content_pages: Sequence[ContentPage] = ()) ->
 
     pages: list[Page] = []
     pages += _leaderboard_pages(ctx, config, tasks)
-    pages += [_model_page(ctx, m) for m in models]
+    groups = _model_groups(ctx, slugs)
+    parents = {row.id: Ref(g.label, g.path) for g in groups for row in (e.row for e in g.evaluations)}
+    pages += [_model_page(ctx, m, parents.get(m["id"])) for m in models]
+    pages += groups
     pages += [_task_page(ctx, t, config.page_size) for t in tasks]
     pages.append(_pairwise_page(ctx, config.pairwise_top))
     pages += ctx.cards.pages()
@@ -619,7 +655,7 @@ def _model_row(ctx: _Context, m: dict[str, Any]) -> ModelRow:
     spt = m.get("score_per_token")
     rank_range = tuple(m["rank_range"]) if m.get("rank_range") else None
     return ModelRow(
-        id=m["id"], path=ctx.paths[m["id"]], label=m["label"], model=m["model"],
+        id=m["id"], path=ctx.paths[m["id"]], anchor=ctx.anchors[m["id"]], label=m["label"], model=m["model"],
         template_name=m["template"], sampler=m["sampler"], rank=m.get("rank"), rank_range=rank_range,
         complete=bool(m["complete"]), missing_tasks=tuple(m.get("missing_tasks") or ()),
         score=score_interval(ctx.bands, m.get("reasonscore")),
@@ -694,7 +730,33 @@ def _chart_label(row: ModelRow) -> str:
 
 # -- model page ----------------------------------------------------------------------------
 
-def _model_page(ctx: _Context, m: dict[str, Any]) -> ModelPage:
+def _settings(ctx: _Context, model_id: str) -> tuple[Setting, ...]:
+    args = ctx.results.evaluations.get(model_id, {}).get("generation_args") or {}
+    return tuple(Setting(str(k), fmt.plain(v)) for k, v in sorted(args.items()))
+
+
+def _model_groups(ctx: _Context, slugs: Sequence[Any]) -> list[ModelGroupPage]:
+    """The page of each model with several evaluations, listing them in leaderboard order."""
+    members: dict[str, list[dict[str, Any]]] = {}
+    model_slug: dict[str, str] = {}
+    for m, s in zip(ctx.models, slugs):
+        members.setdefault(m["model"], []).append(m)
+        model_slug[m["model"]] = s.model
+    pages = []
+    for name in sorted(n for n, ms in members.items() if len(ms) > 1):
+        rows = tuple(EvaluationSummary(ctx.rows[m["id"]], _settings(ctx, m["id"])) for m in members[name])
+        first = members[name][0]
+        # The evals.json label without the "(template, sampler)" that tells the rows apart.
+        label = first["label"].removesuffix(f" ({first['template']}, {first['sampler']})")
+        pages.append(ModelGroupPage(
+            path=page_path("models", model_slug[name]), title=label, template="model_group.html",
+            simulated=any(r.row.simulated for r in rows),
+            description=f"The {len(rows)} evaluations of {label}: one per prompt template and sampler",
+            model=name, label=label, evaluations=rows))
+    return pages
+
+
+def _model_page(ctx: _Context, m: dict[str, Any], parent: Ref | None = None) -> ModelPage:
     row = ctx.rows[m["id"]]
     e = ctx.results.evaluations.get(m["id"], {})
     task_results = []
@@ -722,7 +784,7 @@ def _model_page(ctx: _Context, m: dict[str, Any]) -> ModelPage:
                 BandView.of("reasonscore", ctx.bands.reasonscore(v.get("reasonscore"))), fmt.tokens(v.get("avg_tokens")))
         for tier, v in sorted((m.get("tiers") or {}).items(), key=lambda kv: _tier_order(kv[0])))
     spt_v1 = m.get("score_per_token_v1")
-    settings = tuple(Setting(str(k), fmt.plain(v)) for k, v in sorted((e.get("generation_args") or {}).items()))
+    settings = _settings(ctx, m["id"])
     title = row.label + ("" if row.complete else " (incomplete)")
     return ModelPage(
         path=row.path, title=title, template="model.html", simulated=row.simulated,
@@ -731,7 +793,7 @@ def _model_page(ctx: _Context, m: dict[str, Any]) -> ModelPage:
         harness=e.get("harness"), settings=settings, groups=tuple(e.get("groups") or ()),
         task_results=tuple(task_results), chart=chart, tiers=tiers,
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
-        neighbours=_neighbours(ctx, m["id"]), reported=ctx.cards.reported_for(m["id"]),
+        neighbours=_neighbours(ctx, m["id"]), reported=ctx.cards.reported_for(m["id"]), parent=parent,
     )
 
 
@@ -855,11 +917,11 @@ def _curves(ctx: _Context, task: str, order: list[str]) -> tuple[Curve, ...]:
         data = []
         for n, mid in enumerate(charted, start=1):
             ordered = sorted(by_model[mid].items(), key=lambda kv: level_index[kv[0]])
-            for k, (lv, iv) in enumerate(ordered):
-                data.append({"model": f"{n}. {ctx.labels[mid]}", "tag": str(n), "series_order": n, "level": lv,
+            for lv, iv in ordered:
+                data.append({"model": f"{n}. {ctx.labels[mid]}", "series_order": n, "level": lv,
                              "level_order": level_index[lv],
                              "estimate": iv.estimate if iv.estimate is not None else iv.center,
-                             "low": iv.low, "high": iv.high, "text": iv.text, "last": k == len(ordered) - 1})
+                             "low": iv.low, "high": iv.high, "text": iv.text})
         data = tuple(data)
         rows = tuple(CurveRow(Ref(ctx.labels[mid], ctx.paths[mid]),
                               tuple(by_model[mid][lv].text if lv in by_model[mid] else fmt.MISSING for lv in levels))

@@ -36,7 +36,8 @@ from .urls import Linker, check_output_path
 from .writer import SiteFiles
 
 #: Which navigation entry a page belongs to (for `aria-current`).
-SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "task.html": "index.html",
+SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
+            "task.html": "index.html",
             "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html",
             "benchmark_rows.html": "signals.html"}
 

@@ -41,6 +41,20 @@ def page_path(section: str, slug: str, page: int = 1) -> str:
     return f"{section}/{slug}.html"
 
 
+def evaluation_page_path(slug: str) -> str:
+    """The page of a leaderboard row from its `slug` (leaderboard.json): `models/<slug>.html`.
+
+    The slug is a model slug (`aurora-70b`: the model has one evaluation, its page is the
+    model's page) or a model slug and an evaluation slug (`aurora-70b/zerocot-greedy-8k`:
+    one page per evaluation under the model's own, see `slugs.evaluation_slugs`). Each part
+    must be a safe slug, so the path stays inside `models/`.
+    """
+    parts = slug.split("/")
+    if len(parts) > 2 or not all(is_safe_slug(p) for p in parts):
+        raise ValueError(f"unsafe slug {slug!r}")
+    return f"models/{slug}.html"
+
+
 def relative_url(from_path: str, to_path: str, fragment: str | None = None) -> str:
     """The URL that leads from the page at `from_path` to the file at `to_path`.
 

@@ -11,6 +11,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..errors import InputError
+from .text import read_text
+
 
 def relative(path: Path, base: Path) -> str:
     """`path` relative to `base` in POSIX form, or as given when it is not below it."""
@@ -35,9 +38,10 @@ def read_documents(paths: list[Path], base: Path, problems: list[tuple[str, str]
     for path in paths:
         rel = relative(path, base)
         try:
-            document = json.loads(path.read_bytes())
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append((rel, f"cannot read the file: {exc}"))
+            document = json.loads(read_text(path))
+        except InputError as exc:  # not UTF-8, or unreadable: the same rule as every input
+            where = f"line {exc.line}: " if exc.line is not None else ""
+            problems.append((rel, where + exc.problem))
             continue
         except json.JSONDecodeError as exc:
             problems.append((rel, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"))

@@ -18,7 +18,7 @@ import numpy as np
 from ..config import SiteConfig
 from ..errors import InputError
 from ..store.pointsdb import MODES, PointsDB
-from ..slugs import unique_slugs
+from ..slugs import evaluation_slugs
 from .bands import Bands
 from .pairwise import neighbour_win_rates, pairwise
 from .reasonscore import reasonscore_v2
@@ -218,15 +218,13 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
 
 
 def assign_slugs(models: list[dict[str, Any]]) -> None:
-    """Stable, unique, file-system-safe slugs for model pages: the model name, with template
-    and sampler added when one model name has several evaluations."""
-    per_model: dict[str, int] = {}
-    for d in models:
-        per_model[d["model"]] = per_model.get(d["model"], 0) + 1
-    names = [d["model"] if per_model[d["model"]] == 1 else f"{d['model']} {d['template']} {d['sampler']}"
-             for d in models]
-    for doc, slug in zip(models, unique_slugs(names, [d["id"] for d in models])):
-        doc["slug"] = slug
+    """Each row's `slug`: its page is `models/<slug>.html` (`slugs.evaluation_slugs`): the
+    model's own page while the model has one evaluation, else a page under it,
+    `<model>/<template>-<sampler>`, so the model's address never depends on how many
+    evaluations it has."""
+    triples = [(d["model"], d["template"], d["sampler"]) for d in models]
+    for doc, slug in zip(models, evaluation_slugs(triples)):
+        doc["slug"] = slug.page
 
 
 def _tiers(db: PointsDB, tasks: list[str], index: dict[tuple, int], m: int) -> dict[int, dict[str, dict[str, float]]]:

@@ -28,7 +28,8 @@ from typing import Callable
 import duckdb
 
 from ..errors import InputError
-from .ingest import discover_point_files, ingest_evals, ingest_points, read_evals
+from .consistency import Mismatch, check_evals
+from .ingest import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files, ingest_evals, ingest_points, read_evals
 from .pointsdb import SQL_DIR, PointsDB
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
@@ -67,6 +68,10 @@ class StoreReport:
     point_files: int = 0
     warnings: list[str] = field(default_factory=list)
     reported: dict = field(default_factory=dict)
+    #: where evals.json and the points disagree (also among `warnings`; `--strict` fails)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    #: files under points/ that were not read (wrong suffix), relative to the data directory
+    ignored: list[str] = field(default_factory=list)
 
     @property
     def reused(self) -> bool:
@@ -129,8 +134,17 @@ def ingest_points_part(db: PointsDB, data_dir: Path) -> dict:
     """(Re)fill the points and evaluations tables; returns the part's ingest summary."""
     points = ingest_points(db, discover_point_files(data_dir), data_dir)
     evals_path = data_dir / "evals.json"
-    ingest_evals(db, read_evals(evals_path) if evals_path.is_file() else [])
-    return {"points": points.points, "point_files": points.files, "warnings": list(points.warnings)}
+    entries = read_evals(evals_path) if evals_path.is_file() else []
+    ingest_evals(db, entries)
+    mismatches = check_evals(db, entries, evals_path)
+    ignored = ignored_point_files(data_dir)
+    warnings = list(points.warnings) + [m.message for m in mismatches]
+    if ignored and points.points:
+        warnings.append(f"{data_dir / 'points'}: ignored {describe_ignored(ignored, data_dir)} "
+                        f"(only {', '.join(POINT_SUFFIXES)} files are read)")
+    return {"points": points.points, "point_files": points.files, "warnings": warnings,
+            "mismatches": [m.to_json() for m in mismatches],
+            "ignored": [p.relative_to(data_dir).as_posix() for p in ignored]}
 
 
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
@@ -203,7 +217,9 @@ def _cached_summaries(target: Path, want: Fingerprints) -> dict[str, dict | None
 def _report(summaries: dict[str, dict], ingested: tuple[str, ...]) -> StoreReport:
     points = summaries[POINTS]
     return StoreReport(ingested=ingested, points=points.get("points", 0), point_files=points.get("point_files", 0),
-                       warnings=list(points.get("warnings", [])), reported=summaries[REPORTED])
+                       warnings=list(points.get("warnings", [])), reported=summaries[REPORTED],
+                       mismatches=[Mismatch.from_json(m) for m in points.get("mismatches", [])],
+                       ignored=list(points.get("ignored", [])))
 
 
 def _from_user_db(db_path: Path, data_dir: Path, load_reported: Callable[[PointsDB], dict]) -> tuple[PointsDB, StoreReport]:

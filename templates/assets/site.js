@@ -23,13 +23,23 @@
     return descending ? -order : order;
   }
 
-  function sortTable(table, header, index) {
-    var descending = header.getAttribute("aria-sort") === "ascending";
+  // The direction a column sorts in on its first click: best first. The template says which
+  // that is per column (data-sort-first): highest first for scores, lowest first for rank,
+  // truncation and cost, A to Z for names. Without it, numbers sort highest first.
+  function firstDirection(header) {
+    var stated = header.getAttribute("data-sort-first");
+    if (stated === "ascending" || stated === "descending") { return stated; }
+    return /\bnum\b/.test(header.className) ? "descending" : "ascending";
+  }
+
+  function sortTable(table, header, direction) {
+    var descending = direction === "descending";
+    var index = header.cellIndex;
     var headers = table.querySelectorAll("thead th");
     for (var h = 0; h < headers.length; h++) { headers[h].removeAttribute("aria-sort"); }
-    header.setAttribute("aria-sort", descending ? "descending" : "ascending");
+    header.setAttribute("aria-sort", direction);
     // Tie markers describe neighbours in rank order; they mean nothing in another order.
-    var byRank = header.hasAttribute("data-rank-order") && !descending;
+    var byRank = header.hasAttribute("data-rank-order") && direction === firstDirection(header);
     table.setAttribute("data-order", byRank ? "rank" : "custom");
     var bodies = table.tBodies;
     for (var b = 0; b < bodies.length; b++) {
@@ -39,6 +49,65 @@
       keyed.sort(function (x, y) { return compare(x[0], y[0], descending) || x[1] - y[1]; });
       keyed.forEach(function (entry) { bodies[b].appendChild(entry[2]); });
     }
+    var select = table.sortSelect;
+    if (select) { select.value = index + ":" + direction; }
+  }
+
+  function columnName(header) {
+    return header.getAttribute("data-sort-name") || header.textContent.replace(/\s+/g, " ").trim();
+  }
+
+  function directionWords(header, direction) {
+    if (!/\bnum\b/.test(header.className)) { return direction === "ascending" ? "A to Z" : "Z to A"; }
+    return direction === "ascending" ? "lowest first" : "highest first";
+  }
+
+  // Card layout (narrow screens): the column headings are not shown, so a visible
+  // "Sort by" menu offers every sortable column, best first and reversed. It works by touch
+  // and by keyboard like any menu; CSS shows it only while the table is shown as cards.
+  function addSortMenu(table, headers) {
+    var wrap = table.parentNode && /\btable-wrap\b/.test(table.parentNode.className) ? table.parentNode : table;
+    var box = document.createElement("div");
+    box.className = "sort-control";
+    var label = document.createElement("label");
+    var select = document.createElement("select");
+    select.id = (table.id || "table") + "-sort";
+    label.htmlFor = select.id;
+    label.textContent = "Sort by";
+    var current = table.getAttribute("data-order") === "rank" ? table.querySelector("thead th[data-rank-order]") : null;
+    var groups = [["Best first", 0], ["Reversed", 1]].map(function (spec) {
+      var group = document.createElement("optgroup");
+      group.label = spec[0];
+      Array.prototype.forEach.call(headers, function (header) {
+        var first = firstDirection(header);
+        var direction = spec[1] === 0 ? first : (first === "ascending" ? "descending" : "ascending");
+        var option = document.createElement("option");
+        option.value = header.cellIndex + ":" + direction;
+        option.textContent = columnName(header) + ", " + directionWords(header, direction);
+        if (current === header && spec[1] === 0) { option.selected = true; }
+        group.appendChild(option);
+      });
+      return group;
+    });
+    if (!current) {
+      var none = document.createElement("option");
+      none.value = "";
+      none.textContent = "as listed";
+      none.selected = true;
+      select.appendChild(none);
+    }
+    groups.forEach(function (group) { select.appendChild(group); });
+    select.addEventListener("change", function () {
+      var parts = select.value.split(":");
+      if (parts.length !== 2) { return; }
+      var header = table.querySelector("thead tr").cells[Number(parts[0])];
+      if (header) { sortTable(table, header, parts[1]); }
+    });
+    box.appendChild(label);
+    box.appendChild(document.createTextNode(" "));
+    box.appendChild(select);
+    wrap.parentNode.insertBefore(box, wrap);
+    table.sortSelect = select;
   }
 
   function setUpSorting(table) {
@@ -49,8 +118,13 @@
       button.className = "sort";
       while (header.firstChild) { button.appendChild(header.firstChild); }
       header.appendChild(button);
-      button.addEventListener("click", function () { sortTable(table, header, header.cellIndex); });
+      button.addEventListener("click", function () {
+        var now = header.getAttribute("aria-sort");
+        var direction = now ? (now === "ascending" ? "descending" : "ascending") : firstDirection(header);
+        sortTable(table, header, direction);
+      });
     });
+    if (/\bstack\b/.test(table.className) && headers.length) { addSortMenu(table, headers); }
   }
 
   function setUpFilter(form) {
@@ -106,7 +180,8 @@
       found.forEach(function (m) {
         var item = document.createElement("li");
         var link = document.createElement("a");
-        link.href = index.prefix + encodeURIComponent(m[2]) + index.suffix;
+        // A slug is "model" or "model/evaluation": encode each part, keep the slash.
+        link.href = index.prefix + m[2].split("/").map(encodeURIComponent).join("/") + index.suffix;
         link.textContent = m[0];
         var page = document.createElement("a");
         page.href = index.pages[m[3]];
@@ -120,6 +195,24 @@
       box.appendChild(list);
     }
     box.hidden = false;
+  }
+
+  // A chart as wide as its container and one step tall per row: Vega-Lite cannot fit a
+  // width while the height is given in steps without logging 'WARN Dropping "fit-y"' on
+  // every page (it warns even for autosize "fit-x"), so the height becomes a number here,
+  // the step times the rows on the y axis, which is the height the step would give.
+  function fixStepHeight(spec) {
+    if (!spec.height || typeof spec.height.step !== "number") { return; }
+    var encoding = spec.encoding || (spec.layer && spec.layer[0] && spec.layer[0].encoding) || {};
+    var field = encoding.y && encoding.y.field;
+    if (!field) { return; }
+    var seen = {};
+    var count = 0;
+    spec.datasets.rows.forEach(function (row) {
+      var key = String(row[field]);
+      if (!Object.prototype.hasOwnProperty.call(seen, key)) { seen[key] = true; count += 1; }
+    });
+    spec.height = spec.height.step * Math.max(count, 1);
   }
 
   function drawCharts() {
@@ -139,13 +232,19 @@
       if (!template || !data || !target) { return; }
       var spec = JSON.parse(JSON.stringify(template));
       spec.datasets = { rows: JSON.parse(data.textContent) };
+      fixStepHeight(spec);
       // Long model names: give axis labels at most 40% of the width the chart really has.
       var width = target.clientWidth || 600;
       spec.config = spec.config || {};
       spec.config.axisY = spec.config.axisY || {};
       spec.config.axisY.labelLimit = Math.max(80, Math.min(320, Math.round(width * 0.4)));
       window.vegaEmbed(target, spec, { mode: "vega-lite", renderer: "svg", actions: false })
-        .then(function () { figure.className += " drawn"; })
+        .then(function () {
+          // Wider than the page (the win-rate matrix on a phone): it scrolls in its box, which
+          // then takes keyboard focus so it can be scrolled without a pointer.
+          if (target.scrollWidth > target.clientWidth + 1) { target.tabIndex = 0; }
+          figure.className += " drawn";
+        })
         ["catch"](function (error) { figure.className += " failed"; if (window.console) { console.error(error); } });
     });
   }
