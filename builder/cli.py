@@ -1,4 +1,4 @@
-"""The `reasonboard` command line: build, diff, demo, serve.
+"""The `reasonboard` command line: build, ingest, diff, demo, serve.
 
 Each command is a thin shell over one module; every `InputError` becomes a one-line
 message naming the file, the row and the problem, and exit status 2 (as does an output
@@ -68,6 +68,48 @@ def demo(models: int, out_dir: Path, seed: int) -> None:
 
     written = write_demo(out_dir, models=models, seed=seed)
     click.echo(f"wrote {written.points} points for {written.models} simulated models to {out_dir}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
+              show_default=True, help="Data directory to write points/ingested/ and evals.json into.")
+@click.option("--model", default=None, help="Model name for every input (default: as the harness names it).")
+@click.option("--template", default=None, help="Template name (default: from the harness, else 'default').")
+@click.option("--sampler", default=None, help="Sampler name (default: from the recorded generation settings).")
+@click.option("--organization", default=None, help="Organization written into the evals.json entries.")
+@click.option("--relationship", type=click.Choice(["first_party", "third_party", "collaborative"]), default=None,
+              help="Relationship of the evaluator to the model, written into the evals.json entries.")
+@click.option("--scorer", default=None, help="Scorer or metric to take credit from (default: the harness's primary one).")
+@click.option("--params", "param_keys", default=None,
+              help="Sample metadata keys that are difficulty coordinates, comma-separated. [default: level,difficulty]")
+@click.option("--partial", is_flag=True, help="Read the samples of logs that did not finish (cancelled, error).")
+@click.option("--strict", is_flag=True, help="Fail, writing nothing, when any input or task is skipped.")
+def ingest(paths: tuple[Path, ...], data_dir: Path, model: str | None, template: str | None, sampler: str | None,
+           organization: str | None, relationship: str | None, scorer: str | None, param_keys: str | None,
+           partial: bool, strict: bool) -> None:
+    """Turn per-sample harness outputs (Inspect AI, lm-evaluation-harness, HELM, lighteval,
+    Every Eval Ever instance-level JSONL) into points files and evals.json entries."""
+    from .ingest import IngestOptions, run_ingest
+    from .progress import DelayedBar
+    from .sources.trials import DEFAULT_PARAM_KEYS, ReadOptions
+
+    keys = tuple(k.strip() for k in param_keys.split(",") if k.strip()) if param_keys is not None else DEFAULT_PARAM_KEYS
+    options = IngestOptions(
+        paths=paths, data_dir=data_dir, model=model, template=template, sampler=sampler,
+        organization=organization, relationship=relationship, strict=strict,
+        read=ReadOptions(scorer=scorer, params=keys, partial=partial),
+    )
+    bar = DelayedBar("ingesting")
+    try:
+        result = run_ingest(options, on_line=lambda line: bar.echo(line.render()), progress=bar.update)
+    except InputError as exc:
+        bar.close()
+        click.echo(f"error: {exc}", err=True)
+        click.echo("Nothing was written.", err=True)
+        sys.exit(2)
+    bar.close()
+    click.echo(result.summary())
 
 
 def _register_commands() -> None:
