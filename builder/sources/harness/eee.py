@@ -39,7 +39,8 @@ class _Evaluation(msgspec.Struct):
 
 
 class _Input(msgspec.Struct):
-    choices: list[msgspec.Raw] | None = None
+    choices: list[Any] | None = None
+    reference: Any = None
 
 
 class _Usage(msgspec.Struct):
@@ -129,14 +130,26 @@ def _trials(run: Run, path: Path, options: ReadOptions, limit: int | None, model
             usage = line.token_usage or _Usage()
             stop = metadata.get("stop_reason")
             epoch = metadata.get("epoch")
-            choices = line.input.choices if line.input else None
+            choices = _options(line.input)
             yield Trial(
                 sample_id=str(line.sample_id), epoch=epoch if isinstance(epoch, int) and epoch > 0 else 1,
                 params=pick_params(metadata, options.params), score=1.0 if line.evaluation.is_correct else 0.0,
                 truncated=is_truncated(stop if isinstance(stop, str) else None, usage.output_tokens, limit),
-                options=len(choices) if choices else None,
+                options=choices,
                 tokens=count_tokens(usage.output_tokens, usage.reasoning_tokens),
             )
+
+
+def _options(given: _Input | None) -> int | None:
+    """The number of answer options, or None for write-in. A generation task whose
+    converter copied its reference answers into `choices` (EEE narrativeqa from HELM) is
+    write-in: in a multiple-choice sample the references are some of the choices, not all."""
+    if given is None or not given.choices:
+        return None
+    references = given.reference if isinstance(given.reference, list) else [given.reference]
+    if all(choice in references for choice in given.choices):
+        return None
+    return len(given.choices)
 
 
 # -- the aggregate record beside an instance file ---------------------------------------------

@@ -250,7 +250,7 @@ def _run(path: Path, header: _Header, samples: Iterator[_Sample], options: ReadO
     evaluation = Evaluation(
         harness=HARNESS, harness_version=version, model=spec.model.strip(), template="default",
         sampler=sampler_name(config.get("temperature"), limit), task=strip_registry(spec.task),
-        metric=scorer + (f".{main_key}" if main_key else "") if scorer else "(no scorer)",
+        metric=(scorer + (f".{main_key}" if main_key and main_key != scorer else "")) if scorer else "(no scorer)",
         generation_args={k: config[k] for k in GENERATION_KEYS if config.get(k) is not None},
     )
     run = Run(source=path, format=FORMAT, evaluation=evaluation, trials=())
@@ -259,18 +259,24 @@ def _run(path: Path, header: _Header, samples: Iterator[_Sample], options: ReadO
 
 
 def _primary_scorer(header: _Header, options: ReadOptions) -> tuple[str | None, str | None]:
-    """(the sample `scores` key to read, the key of a dict value or None)."""
+    """(the sample `scores` key to read, the key of a dict value or None).
+
+    `--scorer NAME` names a results entry, a scorer, or a key inside the primary scorer's
+    dict values (`--scorer prompt_level_strict` for ifeval)."""
     entries = list(header.results.scores if header.results else [])
     if options.scorer:
         for entry in entries:
             if options.scorer in (entry.name, entry.scorer):
                 return _entry_key(entry)
-        return options.scorer, None
     if entries:
-        return _entry_key(entries[0])
-    if header.eval.scorers:
-        return header.eval.scorers[0].name, None
-    return None, None
+        scorer, key = _entry_key(entries[0])
+    elif header.eval.scorers:
+        scorer, key = header.eval.scorers[0].name, None
+    else:
+        scorer, key = None, None
+    if options.scorer:
+        return options.scorer, options.scorer if key is None else key
+    return scorer, key
 
 
 def _entry_key(entry: _ScorerRef) -> tuple[str, str | None]:
@@ -285,7 +291,7 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
             run.counts["errors"] += 1
             continue
         scores = sample.scores or {}
-        key = scorer if scorer in scores else (None if scorer else next(iter(scores), None))
+        key = _score_key(scores, scorer, main_key)
         if key is None:
             run.counts["unscored"] += 1
             continue
@@ -312,6 +318,18 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
             truncated=is_truncated(stop, usage.output_tokens, sample_limit),
             options=len(sample.choices) if sample.choices else None, tokens=tokens,
         )
+
+
+def _score_key(scores: dict[str, _Score], scorer: str | None, main_key: str | None) -> str | None:
+    """The sample's score to read: the named scorer; with no scorer recorded, the first; with
+    `--scorer` naming a key of dict values, the first scorer whose value has that key."""
+    if scorer in scores:
+        return scorer
+    if scorer is None:
+        return next(iter(scores), None)
+    if main_key is not None:
+        return next((k for k, v in scores.items() if isinstance(v.value, dict) and main_key in v.value), None)
+    return None
 
 
 def _params(metadata: dict[str, msgspec.Raw] | None, keys: tuple[str, ...]) -> str:
