@@ -234,8 +234,9 @@ def _settings(record: dict[str, Any] | None) -> dict[str, Any]:
     out["max_tokens"] = int(gen["max_tokens"]) if "max_tokens" in gen else None
     library = record.get("eval_library") if isinstance(record.get("eval_library"), dict) else {}
     source = record.get("source_metadata") if isinstance(record.get("source_metadata"), dict) else {}
-    name = library.get("name") or source.get("source_name")
-    if isinstance(name, str) and name.strip():
+    name = next((n for n in (library.get("name"), source.get("source_name"))
+                 if isinstance(n, str) and n.strip() and n.strip().lower() != "unknown"), None)
+    if name:
         out["harness"] = name.strip()
         version = library.get("version")
         out["version"] = version if isinstance(version, str) else None
