@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from ..trials import (
     Evaluation,
@@ -193,7 +194,7 @@ def _stat_value(stat: Mapping[str, Any], key: str) -> float | None:
     if not stat.get("count"):
         return None
     value = stat.get(key)
-    return float(value) if _is_number(value) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _trials(instances: list[Any], requests: Mapping[tuple[str, int], _Request], params: str,

@@ -33,9 +33,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import duckdb
 
@@ -121,8 +122,8 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
         temperature = generation.get("temperature")
 
         tokens_sql = _tokens_sql(response)
-        tokens_recorded = bool(tokens_sql != "NULL" and con.execute(
-            f"SELECT count(*) FROM read_parquet(?) WHERE {tokens_sql} > 0", [str(path)]).fetchone()[0])
+        tokens_recorded = tokens_sql != "NULL" and bool(_one(con.execute(
+            f"SELECT count(*) FROM read_parquet(?) WHERE {tokens_sql} > 0", [str(path)]))[0])
         choice = _choose_metric(con, path, metric_types, options.scorer)
         evaluation = Evaluation(
             harness=HARNESS,
@@ -187,13 +188,22 @@ def _tokens_sql(response: Mapping[str, str]) -> str:
 
 
 def _trials_sql(doc: Mapping[str, str], tokens_sql: str, *, with_options: bool) -> str:
+    """One row per sample: id, score, choices, output tokens, metadata. The score is cast to
+    DOUBLE so booleans, integers and DECIMAL columns all arrive as Python floats."""
     return ("SELECT "
             + _field(doc, "id", "CAST(doc.id AS VARCHAR)") + ", "
-            + "metric[?], "
+            + "CAST(metric[?] AS DOUBLE), "
             + (_field(doc, "choices", "len(doc.choices)", r"\[\]\Z") if with_options else "NULL") + ", "
             + tokens_sql + ", "
             + _field(doc, "specific", "doc.specific", r"\A(STRUCT|MAP)\(")
             + " FROM read_parquet(?)")
+
+
+def _one(con: duckdb.DuckDBPyConnection) -> tuple[Any, ...]:
+    """The row of an aggregate query (which always has one)."""
+    row = con.fetchone()
+    assert row is not None
+    return row
 
 
 def _one_line(error: Exception) -> str:
@@ -241,7 +251,7 @@ def _limit(generation: Mapping[str, Any], task_config: Mapping[str, Any], doc_si
     """The output token limit of a generative task: the model's `max_new_tokens`, else the
     task's `generation_size` (as lighteval itself decides)."""
     for value in (generation.get("max_new_tokens"), task_config.get("generation_size"), doc_size):
-        if _is_number(value) and value > 0:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
             return int(value)
     return None
 
@@ -314,13 +324,14 @@ class _Values:
 
 
 def _values(con: duckdb.DuckDBPyConnection, path: Path, metric: str) -> _Values:
-    numbers, binary, out_of_range, non_binary = con.execute(_SCAN_SQL, [metric, str(path)]).fetchone()
+    numbers, binary, out_of_range, non_binary = _one(con.execute(_SCAN_SQL, [metric, str(path)]))
     return _Values(numbers, binary, out_of_range, non_binary)
 
 
 def _choose_metric(con: duckdb.DuckDBPyConnection, path: Path, types: Mapping[str, str],
                    scorer: str | None) -> _Choice:
     numeric = [name for name, kind in types.items() if NUMERIC.match(kind)]
+    chosen: str | None
     if scorer:
         if scorer not in types:
             return _Choice(scorer, f"no per-sample metric {scorer} (the file has: {', '.join(types) or 'none'})")

@@ -34,9 +34,10 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from ..trials import (
     Evaluation,
