@@ -230,3 +230,16 @@ def test_unreadable_inputs(tmp_path):
         handle.write('{"doc_id": 1, "acc": \n')
     with pytest.raises(UnreadableInput, match="line 2"):
         one_run(path)
+
+
+def test_pairing_with_the_results_file(tmp_path):
+    """The date in the name must match; a renamed file goes with a lone one-task results file."""
+    shutil.copy(ASDIV_DIR / f"results_{ASDIV_STAMP}.json", tmp_path)
+    renamed = tmp_path / "asdiv-samples.jsonl"
+    shutil.copy(ASDIV, renamed)
+    run = one_run(renamed)
+    assert (run.evaluation.task, len(list(run.trials))) == ("asdiv", 50)
+    other_date = tmp_path / "samples_asdiv_2024-09-01T00-00-00.000000.jsonl"
+    shutil.copy(ASDIV, other_date)
+    with pytest.raises(UnreadableInput, match="results_2024-09-01T00-00-00.000000.json"):
+        one_run(other_date)

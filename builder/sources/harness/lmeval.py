@@ -124,24 +124,24 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
 
 def _results_beside(path: Path) -> tuple[Path, str]:
     """`results_<date>.json` of the same run and the task name, both from the samples file's
-    name; a renamed samples file is paired with the only results file beside it."""
+    name. The date must match: a results file of another run in the same folder may have
+    other shots or settings. A renamed samples file is paired with the only results file
+    beside it when that file holds one task."""
     match = _SAMPLES_NAME.match(path.name)
-    beside = sorted(p for p in path.parent.glob("results_*.json") if p.is_file())
     if match:
         exact = path.parent / f"results_{match['date']}.json"
         if exact.is_file():
             return exact, match["task"]
-    if len(beside) == 1:
-        results = _load_results(beside[0])
-        if match:
-            return beside[0], match["task"]
-        tasks = list(_mapping(results.get("configs")))
-        if len(tasks) == 1:
-            return beside[0], tasks[0]
+        raise UnreadableInput(f"no {exact.name} beside it (lm-eval's results file names the model and settings)")
+    beside = sorted(p for p in path.parent.glob("results_*.json") if p.is_file())
+    if len(beside) != 1:
+        raise UnreadableInput("not named samples_<task>_<date>.jsonl and not alone with one results_*.json: "
+                              "its results file (the model and settings) cannot be told")
+    tasks = list(_mapping(_load_results(beside[0]).get("configs")))
+    if len(tasks) != 1:
         raise UnreadableInput(f"cannot tell which task of {beside[0].name} this samples file holds "
                               "(its name is not samples_<task>_<date>.jsonl)")
-    wanted = f"results_{match['date']}.json" if match else "results_<date>.json"
-    raise UnreadableInput(f"no {wanted} beside it (lm-eval's results file names the model and settings)")
+    return beside[0], tasks[0]
 
 
 def _load_results(path: Path) -> dict[str, Any]:
