@@ -137,6 +137,9 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
             truncation_observed=generative and tokens_recorded and limit is not None,
             tokens_observed=tokens_recorded,
         )
+    except duckdb.Error as error:
+        con.close()
+        raise UnreadableInput(f"cannot be read as lighteval details ({_one_line(error)})") from None
     except BaseException:
         con.close()
         raise
