@@ -96,7 +96,7 @@ def _why_not(path: Path) -> str:
     if eee.is_aggregate(path):
         return "EEE aggregate record (read with the instance-level file it describes)"
     if lmeval_results(path):
-        return "lm-evaluation-harness results file (read with its samples files)"
+        return "harness results file (read with its per-sample files)"
     return "not a per-sample harness output"
 
 
