@@ -80,13 +80,21 @@ class Summed:
 
 
 class TrialStore:
-    """The trials of one ingest, in a private in-memory DuckDB connection."""
+    """The trials of one ingest, in a private in-memory DuckDB connection.
+
+    Trials are buffered across runs and handed over `BATCH` at a time (registering a batch
+    costs milliseconds, so a flush per small log would dominate an ingest of many logs);
+    the few run records go in at `sum()`, with the runs skipped on the way marked.
+    """
 
     def __init__(self) -> None:
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET enable_progress_bar = false")
         self.con.execute(_statements()[0])
-        self._runs = 0
+        self._runs: list[tuple[int, int, str, str, str, str, str]] = []
+        self._skipped: set[int] = set()
+        self._pending: list[Trial] = []
+        self._pending_runs: list[int] = []
         self._seq = 0
 
     def close(self) -> None:
@@ -94,35 +102,34 @@ class TrialStore:
 
     def add_run(self, input_idx: int, model: str, template: str, sampler: str, task: str, metric: str) -> int:
         """Register a run (its evaluation after the command line's overrides); returns its id."""
-        run_idx = self._runs
-        self._runs += 1
-        self.con.execute("INSERT INTO ingest_runs VALUES (?, ?, ?, ?, ?, ?, ?, false)",
-                         [run_idx, input_idx, model, template, sampler, task, metric])
+        run_idx = len(self._runs)
+        self._runs.append((run_idx, input_idx, model, template, sampler, task, metric))
         return run_idx
 
     def add_trials(self, run_idx: int, trials: Iterable[Trial]) -> int:
-        """Stream a run's trials in, `BATCH` at a time; returns how many were read."""
+        """Stream a run's trials in; returns how many were read."""
         count = 0
-        batch: list[Trial] = []
+        pending, runs = self._pending, self._pending_runs
         for trial in trials:
-            batch.append(trial)
-            if len(batch) >= BATCH:
-                self._flush(run_idx, batch)
-                count += len(batch)
-                batch = []
-        if batch:
-            self._flush(run_idx, batch)
-            count += len(batch)
+            pending.append(trial)
+            runs.append(run_idx)
+            count += 1
+            if len(pending) >= BATCH:
+                self._flush()
+                pending, runs = self._pending, self._pending_runs
         return count
 
     def skip_run(self, run_idx: int) -> None:
         """Leave out a run whose reader gave up half-way (its trials stay, unused)."""
-        self.con.execute(_sql("mark_skipped"), {"run_idx": run_idx})
+        self._skipped.add(run_idx)
 
-    def _flush(self, run_idx: int, batch: list[Trial]) -> None:
+    def _flush(self) -> None:
+        batch, runs = self._pending, self._pending_runs
+        if not batch:
+            return
         n = len(batch)
         columns = {
-            "run_idx": np.full(n, run_idx, dtype=np.int32),
+            "run_idx": np.array(runs, dtype=np.int32),
             "seq": np.arange(self._seq, self._seq + n, dtype=np.int64),
             "sample_id": np.array([t.sample_id for t in batch], dtype=object),
             "epoch": np.fromiter((t.epoch for t in batch), dtype=np.int32, count=n),
@@ -133,11 +140,25 @@ class TrialStore:
             "tokens": np.fromiter((-1 if t.tokens is None else t.tokens for t in batch), dtype=np.int64, count=n),
         }
         self._seq += n
+        self._pending, self._pending_runs = [], []
         self.con.register("trial_batch", columns)
         try:
             self.con.execute(_sql("insert_trials"))
         finally:
             self.con.unregister("trial_batch")
+
+    def _insert_runs(self) -> None:
+        if not self._runs:
+            return
+        names = ("run_idx", "input_idx", "model", "template", "sampler", "task", "metric")
+        columns = {name: np.array([r[i] for r in self._runs], dtype=np.int32 if i < 2 else object)
+                   for i, name in enumerate(names)}
+        columns["skipped"] = np.array([r[0] in self._skipped for r in self._runs], dtype=np.bool_)
+        self.con.register("run_batch", columns)
+        try:
+            self.con.execute(_sql("insert_runs"))
+        finally:
+            self.con.unregister("run_batch")
 
     def tokens_recorded(self) -> list[tuple[str, str, str, bool]]:
         """(model, template, sampler, any trial recorded tokens) per evaluation; after `sum`."""
@@ -145,6 +166,8 @@ class TrialStore:
 
     def sum(self) -> Summed:
         """Resolve duplicates, drop tasks without correctness, and sum into points."""
+        self._flush()
+        self._insert_runs()
         self.con.execute(_sql("resolve"))
         replaced = int(self.con.execute(_sql("replaced")).fetchone()[0])
         self.con.execute(_sql("out_of_range"))

@@ -33,8 +33,9 @@ INSERT INTO ingest_trials
 SELECT run_idx, seq, sample_id, epoch, params, score, truncated, NULLIF(options, 0), NULLIF(tokens, -1)
 FROM trial_batch
 
--- name: mark_skipped
-UPDATE ingest_runs SET skipped = true WHERE run_idx = $run_idx
+-- name: insert_runs
+INSERT INTO ingest_runs
+SELECT run_idx, input_idx, model, template, sampler, task, metric, skipped FROM run_batch
 
 -- name: resolve
 -- One row per trial identity: the input later in sorted path order wins, then the later
