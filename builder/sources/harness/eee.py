@@ -7,9 +7,10 @@ those fields, so the long `input.raw`, `output.raw` and `interactions` are skipp
 
 The run's settings (temperature, token limit, the harness that produced it) are not in
 the lines: they are in the aggregate record the instance file belongs to. That record is
-looked for beside the file (`<uuid>.json` next to `<uuid>_samples.jsonl`), else among the
-JSON files of the tree around it whose `detailed_evaluation_results.file_path` names this
-file (the layout of the EEE repository: `instance_level_data/` beside `data/`).
+looked for beside the file (`<uuid>.json` next to `<uuid>_samples.jsonl`), else, for a file
+in the EEE repository's `instance_level_data/`, among the records under the `data/` beside
+it whose `detailed_evaluation_results.file_path` names this file. Nowhere else: a search
+further up could walk a user's whole home directory.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from ..trials import (
 
 FORMAT = "eee"
 HARNESS = "every_eval_ever"
-#: How far up from an instance file to look for its aggregate record.
-AGGREGATE_SEARCH_DEPTH = 2
+#: The EEE repository keeps instance files here, their aggregate records under `../data/`.
+INSTANCE_DIR = "instance_level_data"
 #: Aggregate records are small; anything larger is not read while searching.
 AGGREGATE_MAX_BYTES = 5_000_000
 
@@ -163,10 +164,8 @@ def find_aggregate(path: Path) -> dict[str, Any] | None:
         record = _load(sibling)
         if record is not None:
             return record
-    root = path.parent
-    for _ in range(AGGREGATE_SEARCH_DEPTH):
-        root = root.parent
-        found = _aggregates_under(root).get(path.name)
+    if path.parent.name == INSTANCE_DIR:
+        found = _aggregates_under(path.parent.parent / "data").get(path.name)
         if found is not None:
             return _load(found)
     return None
@@ -189,7 +188,11 @@ def is_aggregate(path: Path) -> bool:
 def _aggregates_under(root: Path) -> dict[str, Path]:
     """Instance file name -> aggregate record, for the records under `root` that point at one."""
     found: dict[str, Path] = {}
-    for candidate in sorted(root.rglob("*.json")):
+    try:
+        candidates = sorted(root.rglob("*.json")) if root.is_dir() else []
+    except OSError:
+        return found
+    for candidate in candidates:
         try:
             if candidate.stat().st_size > AGGREGATE_MAX_BYTES:
                 continue
