@@ -30,7 +30,7 @@ import msgspec
 from .errors import InputError
 from .slugs import name_hash, slugify
 from .sources.harness import Ignored, Input, discover
-from .sources.trials import Evaluation, ReadOptions, Run, UnreadableInput
+from .sources.trials import Evaluation, ReadOptions, UnreadableInput
 from .store.ingest import RELATIONSHIPS
 from .store.trials import Point, Summed, TrialStore
 
@@ -54,7 +54,7 @@ class IngestOptions:
     sampler: str | None = None
     organization: str | None = None
     relationship: str | None = None
-    read: ReadOptions = ReadOptions()
+    read: ReadOptions = field(default_factory=ReadOptions)
     strict: bool = False
 
 
@@ -106,10 +106,10 @@ class IngestResult:
         trials = sum(p.total for p in self.points)
         partial = sum(p.partial for p in self.points)
         lines = [
-            f"ingested {len(self.evaluations)} evaluations, {len(tasks)} (evaluation, task) pairs, "
-            f"{len(self.points)} points, {trials} trials",
-            f"samples left out: {self.counts['errors']} with errors, {self.counts['unscored']} unscored; "
-            f"{partial} trials with partial credit counted as not correct",
+            (f"ingested {len(self.evaluations)} evaluations, {len(tasks)} (evaluation, task) pairs, "
+             f"{len(self.points)} points, {trials} trials"),
+            (f"samples left out: {self.counts['errors']} with errors, {self.counts['unscored']} unscored; "
+             f"{partial} trials with partial credit counted as not correct"),
             f"replaced trials (the same trial in a later input): {self.replaced}",
         ]
         if self.skipped_files:
@@ -275,16 +275,16 @@ def _write_atomically(files: dict[Path, bytes]) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             if target.is_file() and target.read_bytes() == data:
                 continue  # same bytes: leave the file (and its mtime) alone
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-            staged.append((Path(tmp), target))
-        for tmp, target in staged:
-            os.replace(tmp, target)
+            staged.append((Path(name), target))
+        for temporary, target in staged:
+            os.replace(temporary, target)
         staged = []
     finally:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
 
 
 def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestOptions) -> bytes:
@@ -310,8 +310,8 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
             entry = {"model": info.model, "template": info.template, "sampler": info.sampler}
             entries.append(entry)
         entry.setdefault("label", info.model)
-        generation = entry.get("generation_args") if isinstance(entry.get("generation_args"), dict) else {}
-        entry["generation_args"] = {**info.generation_args, **generation}
+        written = entry.get("generation_args")
+        entry["generation_args"] = {**info.generation_args, **(written if isinstance(written, dict) else {})}
         if info.harness:
             entry.setdefault("harness", "; ".join(sorted(info.harness)))
         entry["observed"] = {"truncation": info.truncation_observed, "tokens": info.tokens_observed}

@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from reasonboard.ingest import IngestOptions, run_ingest
 from reasonboard.sources.harness import detect, eee
 from reasonboard.sources.trials import ReadOptions, UnreadableInput

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 import zstandard
-
 from reasonboard.ingest import IngestOptions, run_ingest
 from reasonboard.sources.harness import detect, inspect
 from reasonboard.sources.trials import ReadOptions, UnreadableInput

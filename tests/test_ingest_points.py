@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
+from conftest import build_site
+from helpers_site import page
 from reasonboard.cli import main
 from reasonboard.errors import InputError
 from reasonboard.ingest import IngestOptions, points_file_name, run_ingest
 from reasonboard.sources.trials import Trial
 from reasonboard.store.trials import TrialStore
-
-from conftest import build_site
-from helpers_site import page
 
 DATA = Path(__file__).parent / "data" / "per-instance"
 SET = DATA / "inspect" / "inspect_ai" / "log-sets" / "set"

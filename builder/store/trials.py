@@ -169,10 +169,10 @@ class TrialStore:
         self._flush()
         self._insert_runs()
         self.con.execute(_sql("resolve"))
-        replaced = int(self.con.execute(_sql("replaced")).fetchone()[0])
+        [(replaced,)] = self.con.execute(_sql("replaced")).fetchall()
         self.con.execute(_sql("out_of_range"))
         no_credit = [NoCredit(m, t, s, task, metric, int(n), float(ex))
                      for m, t, s, task, metric, n, ex in self.con.execute(_sql("no_credit")).fetchall()]
         points = [Point(m, t, s, task, params, int(n), int(c), int(tr), float(g), int(tok), int(p))
                   for m, t, s, task, params, n, c, tr, g, tok, p in self.con.execute(_sql("points")).fetchall()]
-        return Summed(points=points, no_credit=no_credit, replaced=replaced)
+        return Summed(points=points, no_credit=no_credit, replaced=int(replaced))

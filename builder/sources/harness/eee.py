@@ -23,8 +23,15 @@ from typing import Any, Iterator
 import msgspec
 
 from ..trials import (
-    Evaluation, ReadOptions, Run, Trial, UnreadableInput, count_tokens, is_truncated,
-    pick_params, sampler_name,
+    Evaluation,
+    ReadOptions,
+    Run,
+    Trial,
+    UnreadableInput,
+    count_tokens,
+    is_truncated,
+    pick_params,
+    sampler_name,
 )
 
 FORMAT = "eee"
@@ -228,15 +235,15 @@ def _settings(record: dict[str, Any] | None) -> dict[str, Any]:
     if not record:
         return out
     results = record.get("evaluation_results")
-    first = results[0] if isinstance(results, list) and results and isinstance(results[0], dict) else {}
-    config = first.get("generation_config") if isinstance(first.get("generation_config"), dict) else {}
-    args = config.get("generation_args") if isinstance(config.get("generation_args"), dict) else config
+    first = _object(results[0]) if isinstance(results, list) and results else {}
+    config = _object(first.get("generation_config"))
+    args = _object(config.get("generation_args")) or config
     gen = {k: args[k] for k in ("temperature", "max_tokens", "top_p", "top_k") if _number(args.get(k))}
     out["generation_args"] = gen
     out["temperature"] = gen.get("temperature")
     out["max_tokens"] = int(gen["max_tokens"]) if "max_tokens" in gen else None
-    library = record.get("eval_library") if isinstance(record.get("eval_library"), dict) else {}
-    source = record.get("source_metadata") if isinstance(record.get("source_metadata"), dict) else {}
+    library = _object(record.get("eval_library"))
+    source = _object(record.get("source_metadata"))
     name = next((n for n in (library.get("name"), source.get("source_name"))
                  if isinstance(n, str) and n.strip() and n.strip().lower() != "unknown"), None)
     if name:
@@ -244,6 +251,11 @@ def _settings(record: dict[str, Any] | None) -> dict[str, Any]:
         version = library.get("version")
         out["version"] = version if isinstance(version, str) else None
     return out
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object, or an empty one for anything else (converters write all sorts)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _number(value: Any) -> bool:

@@ -27,8 +27,17 @@ from typing import Any, Iterator
 import msgspec
 
 from ..trials import (
-    Evaluation, ReadOptions, Run, Trial, UnreadableInput, count_tokens, is_truncated,
-    pick_params, sampler_name, score_value, strip_registry,
+    Evaluation,
+    ReadOptions,
+    Run,
+    Trial,
+    UnreadableInput,
+    count_tokens,
+    is_truncated,
+    pick_params,
+    sampler_name,
+    score_value,
+    strip_registry,
 )
 
 FORMAT = "inspect"
