@@ -97,14 +97,11 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     """One run: the task of this details file."""
     con = duckdb.connect()
     try:
-        try:
-            columns = _columns(con, path)
-            doc = _fields(con, path, "doc")
-            metric_types = _fields(con, path, "metric")
-            response = _fields(con, path, "model_response") if "model_response" in columns else {}
-            first = con.execute(_first_doc_sql(doc), [str(path)]).fetchone()
-        except duckdb.Error as error:
-            raise UnreadableInput(f"cannot be read as lighteval details ({_one_line(error)})") from None
+        columns = _columns(con, path)
+        doc = _fields(con, path, "doc")
+        metric_types = _fields(con, path, "metric")
+        response = _fields(con, path, "model_response") if "model_response" in columns else {}
+        first = con.execute(_first_doc_sql(doc), [str(path)]).fetchone()
         full_task = (first[0] if first and first[0] else None) or _task_from_name(path)
         if not full_task:
             raise UnreadableInput("no task name (doc.task_name is empty and the file is not details_<task>_<time>.parquet)")
