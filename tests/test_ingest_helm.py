@@ -173,12 +173,13 @@ def test_hand_written_run(tmp_path):
         {"instance_id": "a", "train_trial_index": 0, "perturbation": {"name": "typos"},
          "stats": [em("test", 0)]},                                     # a perturbed copy: left out
         {"instance_id": "b", "train_trial_index": 0, "stats": [em("valid", 1)]},
+        {"instance_id": "e", "train_trial_index": 0, "stats": [em("valid", 0), em("test", 1)]},  # test first
         {"instance_id": "c", "train_trial_index": 0, "stats": [em("train", 1)]},   # unscored
         {"instance_id": "d", "train_trial_index": 0, "stats": [em("test", 1)]},    # request failed
     ]
     requests = [request("a", "stop"), request("a", {"reason": "length"}, trial=1),
                 request("a", "stop", perturbation="typos"), request("b", None),
-                request("c", "stop"), request("d", None, success=False)]
+                request("c", "stop"), request("d", None, success=False), request("e", "stop")]
     run = one_run(write_run(tmp_path / "run", instances, requests))
     assert isinstance(run.trials, types.GeneratorType)
     got = list(run.trials)
@@ -186,6 +187,7 @@ def test_hand_written_run(tmp_path):
         ("a", 1, 1.0, False, 12, None),
         ("a", 2, 0.0, True, 100, None),        # "length" under a 100-token limit: truncated
         ("b", 1, 1.0, False, None, None),
+        ("e", 1, 1.0, False, None, None),
     ]
     assert dict(run.counts) == {"unscored": 1, "errors": 1}
     assert {t.params for t in got} == {'{"level":"2"}'}

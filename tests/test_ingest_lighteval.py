@@ -117,6 +117,15 @@ def test_a_limit_of_16_tokens_or_fewer_is_an_answer_cap(tmp_path):
     assert (trial.tokens, trial.truncated) == (4, False)
 
 
+def test_acc_then_exact_match_then_em(tmp_path):
+    path = write_details(tmp_path, "pref|0", [
+        (doc(1, 1, "pref|0"), "{'em': 0, 'exact_match': 0, 'acc': 1}", "{'output_tokens': [[1]]}"),
+        (doc(2, 1, "pref|0"), "{'em': 1, 'exact_match': 1, 'acc': 0}", "{'output_tokens': [[1]]}"),
+    ])
+    run = one_run(path)
+    assert run.evaluation.metric == "acc" and [t.score for t in run.trials] == [1.0, 0.0]
+
+
 def test_scorer_and_regression_metrics(tmp_path):
     path = write_details(tmp_path, "reg|0", [
         (doc(1, 1, "reg|0"), "{'mae': 3.25, 'f1': 0.5}", "{'output_tokens': [[1]]}"),

@@ -188,6 +188,12 @@ def test_first_all_binary_metric_when_neither_acc_nor_exact_match(tmp_path):
     assert [t.score for t in got] == [1.0, 0.0, 1.0]
 
 
+def test_acc_comes_before_exact_match(tmp_path):
+    path = write_run(tmp_path, "both", [sample(0, exact_match=0, acc=1), sample(1, exact_match=1, acc=0)])
+    run, got = trials(path)
+    assert run.evaluation.metric == "acc" and [t.score for t in got] == [1, 0]
+
+
 def test_scorer_option_picks_a_metric_and_a_filter(tmp_path):
     strict = [dict(sample(i, exact_match=v), filter="strict-match") for i, v in enumerate([1, 0, 0])]
     flexible = [dict(sample(i, exact_match=v), filter="flexible-extract") for i, v in enumerate([1, 1, 0])]
