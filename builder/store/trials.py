@@ -11,8 +11,10 @@ makes points.
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterable
 
 import duckdb
@@ -23,6 +25,8 @@ from .pointsdb import load_sql
 
 SQL_FILE = "trials.sql"
 BATCH = 50_000
+#: DuckDB's buffer pool for the trial tables (its own setting, not a bound on the process).
+MEMORY_LIMIT = "64MB"
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
 
@@ -88,7 +92,12 @@ class TrialStore:
     """
 
     def __init__(self) -> None:
-        self.con = duckdb.connect(":memory:")
+        # A temporary database file with a small buffer pool, so the trials of a large
+        # ingest spill to disk instead of growing the process (memory flat in trials).
+        self._dir = tempfile.TemporaryDirectory(prefix="reasonboard-ingest-")
+        self.con = duckdb.connect(str(Path(self._dir.name) / "trials.duckdb"))
+        self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        self.con.execute("SET preserve_insertion_order = false")
         self.con.execute("SET enable_progress_bar = false")
         self.con.execute(_statements()[0])
         self._runs: list[tuple[int, int, str, str, str, str, str]] = []
@@ -99,6 +108,7 @@ class TrialStore:
 
     def close(self) -> None:
         self.con.close()
+        self._dir.cleanup()
 
     def add_run(self, input_idx: int, model: str, template: str, sampler: str, task: str, metric: str) -> int:
         """Register a run (its evaluation after the command line's overrides); returns its id."""

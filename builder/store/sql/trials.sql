@@ -1,10 +1,11 @@
 -- Summing trials into points (INGEST.md sections 1-3): the one place where ingest counts.
 --
--- The first block (up to the first "-- name:" line) creates the temporary tables that
--- builder/store/trials.py fills in batches; every later block is one named statement.
+-- The first block (up to the first "-- name:" line) creates the tables, in a temporary
+-- database file of their own, that builder/store/trials.py fills in batches; every later
+-- block is one named statement.
 -- Values are never formatted into this SQL.
 
-CREATE OR REPLACE TEMP TABLE ingest_runs (
+CREATE OR REPLACE TABLE ingest_runs (
     run_idx   INTEGER NOT NULL,   -- order in which runs were read
     input_idx INTEGER NOT NULL,   -- the input's position in sorted path order (later wins)
     model     VARCHAR NOT NULL,
@@ -15,7 +16,7 @@ CREATE OR REPLACE TEMP TABLE ingest_runs (
     skipped   BOOLEAN NOT NULL    -- the reader gave up on the task half-way (run.skip)
 );
 
-CREATE OR REPLACE TEMP TABLE ingest_trials (
+CREATE OR REPLACE TABLE ingest_trials (
     run_idx   INTEGER NOT NULL,
     seq       BIGINT  NOT NULL,   -- position in reading order (a later copy inside one input wins)
     sample_id VARCHAR NOT NULL,
@@ -40,7 +41,7 @@ SELECT run_idx, input_idx, model, template, sampler, task, metric, skipped FROM 
 -- name: resolve
 -- One row per trial identity: the input later in sorted path order wins, then the later
 -- copy inside it.
-CREATE OR REPLACE TEMP TABLE ingest_kept AS
+CREATE OR REPLACE TABLE ingest_kept AS
 SELECT r.model, r.template, r.sampler, r.task, r.metric, t.params, t.sample_id, t.epoch,
        t.score, t.truncated, t.options, t.tokens
 FROM ingest_trials t JOIN ingest_runs r USING (run_idx)
@@ -54,7 +55,7 @@ SELECT (SELECT count(*) FROM ingest_trials JOIN ingest_runs USING (run_idx) WHER
 
 -- name: out_of_range
 -- Tasks whose per-trial values leave [0, 1] have no correctness (section 3): skipped whole.
-CREATE OR REPLACE TEMP TABLE ingest_no_credit AS
+CREATE OR REPLACE TABLE ingest_no_credit AS
 SELECT model, template, sampler, task, min(metric) AS metric, count(*) AS trials,
        arg_min(score, abs(score - 0.5) * -1) AS example
 FROM ingest_kept
