@@ -1,6 +1,6 @@
 """The ingest benchmark (issue 13): `reasonboard ingest` over a corpus of real Inspect logs.
 
-    python benchmarks/bench_ingest.py [--trials 200000] [--keep DIR]
+    python benchmarks/bench_ingest.py [--trials 200000] [--rounds 3] [--keep DIR]
 
 Corpus: the real Inspect AI `.eval` logs of `tests/data/per-instance/` (the `popularity`
 eval set of three frontier models and the 285-sample MMLU log), replicated under new model
@@ -14,8 +14,9 @@ Measured in the same run, each side in a fresh process so peak memory is its own
 2. plain parse: the same sample members read from the same zips and given to
    `json.loads`, nothing else: the floor any importer of these files pays.
 
-Printed: trials per second of each, the ratio ingest / plain (target: at most 2), and peak
-RSS of each. Ingest runs a second time over a quarter of the corpus, so its peak memory at
+Both sides run `--rounds` times, alternating, and the medians are compared. Printed:
+trials per second of each, the ratio ingest / plain (target: at most 2), and peak RSS of
+each. Ingest runs a second time over a quarter of the corpus, so its peak memory at
 two sizes shows whether memory grows with the number of trials (target: flat).
 """
 
@@ -104,9 +105,15 @@ def _child(side: str, corpus: Path, data: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _median(results: list[dict]) -> dict:
+    """The result with the median time (its other figures come with it)."""
+    return sorted(results, key=lambda r: r["seconds"])[len(results) // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=3, help="Alternating timings of each side (medians).")
     parser.add_argument("--keep", type=Path, default=None, help="Keep the corpus and output here.")
     parser.add_argument("--side", choices=("ingest", "plain"), help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
@@ -126,15 +133,23 @@ def main() -> None:
         quarter_files, quarter_trials = make_corpus(base / "quarter", args.trials // 4)
         print(f"corpus: {files} .eval files, {trials:,} trials "
               f"(quarter: {quarter_files} files, {quarter_trials:,} trials), made in {time.perf_counter() - start:.1f} s")
-        plain = _child("plain", base / "corpus", base / "data-plain")
-        ingest = _child("ingest", base / "corpus", base / "data")
+        # Alternating rounds, medians: this VM's speed drifts by half within minutes, so
+        # one timing of each side taken a minute apart cannot be compared.
+        plains, ingests = [], []
+        for _ in range(args.rounds):
+            plains.append(_child("plain", base / "corpus", base / "data-plain"))
+            ingests.append(_child("ingest", base / "corpus", base / "data"))
+        plain = _median(plains)
+        ingest = _median(ingests)
         small = _child("ingest", base / "quarter", base / "data-quarter")
         assert ingest["trials"] == plain["trials"] == trials, (ingest, plain, trials)
-        print(f"plain json.loads of the sample members: {plain['seconds']:.1f} s, "
+        print(f"plain json.loads of the sample members: {plain['seconds']:.1f} s (median of {args.rounds}), "
               f"{plain['trials'] / plain['seconds']:,.0f} trials/s, peak RSS {plain['peak_mb']:.0f} MB")
-        print(f"reasonboard ingest:                      {ingest['seconds']:.1f} s, "
+        print(f"reasonboard ingest:                      {ingest['seconds']:.1f} s (median of {args.rounds}), "
               f"{ingest['trials'] / ingest['seconds']:,.0f} trials/s, peak RSS {ingest['peak_mb']:.0f} MB "
               f"({ingest['points']} points written)")
+        print("rounds (plain / ingest, s): " + ", ".join(f"{p['seconds']:.1f} / {i['seconds']:.1f}"
+                                                     for p, i in zip(plains, ingests)))
         print(f"ratio ingest / plain parse: {ingest['seconds'] / plain['seconds']:.2f} (target <= 2)")
         print(f"peak RSS of ingest at {small['trials']:,} trials: {small['peak_mb']:.0f} MB; "
               f"at {ingest['trials']:,}: {ingest['peak_mb']:.0f} MB (flat when these are close)")
