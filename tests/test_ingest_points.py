@@ -226,3 +226,28 @@ def test_pages_say_when_truncation_and_tokens_were_not_recorded(ingested_site):
     assert "Truncated: 0.0% of trials" in seen and "not recorded" not in seen
     task = page(built.out, "tasks/asdiv.html").text
     assert "truncation not recorded by lm-evaluation-harness: C_P equals C_I here" in task
+
+
+def test_progress_bar_only_on_a_terminal_after_a_second():
+    import io
+
+    from reasonboard.progress import DelayedBar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    piped = io.StringIO()
+    bar = DelayedBar("ingesting", piped)
+    bar.start -= 5
+    bar.update(1, 2, Path("a.eval"))
+    assert piped.getvalue() == ""
+    quick, slow = Terminal(), Terminal()
+    DelayedBar("ingesting", quick).update(1, 2, Path("a.eval"))  # under a second: nothing
+    assert quick.getvalue() == ""
+    bar = DelayedBar("ingesting", slow)
+    bar.start -= 5
+    bar.update(1, 2, Path("a.eval"))
+    assert "1/2 a.eval" in slow.getvalue()
+    bar.close()
+    assert slow.getvalue().endswith("\r\x1b[K")
