@@ -1,4 +1,4 @@
-"""The `reasonboard` command line: init, build, diff, demo, export, serve.
+"""The `reasonboard` command line: init, build, ingest, diff, demo, export, serve.
 
 Commands that read a project work in the current directory or in `--project DIR`
 (project.py); explicit paths (`--data`, `--out`, ...) are read as given, relative to the
@@ -157,6 +157,55 @@ def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, d
     if exported.records:
         click.echo(f"  to contribute: copy {out_dir}/{exported.records[0].path.split('/')[0]}/ into the corpus's "
                    "data/ directory and open a pull request (see the README)")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@PROJECT_OPTION
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Data directory to write points/ingested/ and evals.json into. Default: PROJECT/data.")
+@click.option("--model", default=None, help="Model name for every input (default: as the harness names it).")
+@click.option("--template", default=None, help="Template name (default: from the harness, else 'default').")
+@click.option("--sampler", default=None, help="Sampler name (default: from the recorded generation settings).")
+@click.option("--organization", default=None, help="Organization written into the evals.json entries.")
+@click.option("--relationship", type=click.Choice(["first_party", "third_party", "collaborative"]), default=None,
+              help="Relationship of the evaluator to the model, written into the evals.json entries.")
+@click.option("--scorer", default=None, help="Scorer or metric to take credit from (default: the harness's primary one).")
+@click.option("--params", "param_keys", default=None,
+              help="Sample metadata keys that are difficulty coordinates, comma-separated. [default: level,difficulty]")
+@click.option("--partial", is_flag=True, help="Read the samples of logs that did not finish (cancelled, error).")
+@click.option("--strict", is_flag=True, help="Fail, writing nothing, when any input or task is skipped.")
+def ingest(paths: tuple[Path, ...], project_dir: Path | None, data_dir: Path | None, model: str | None, template: str | None, sampler: str | None,
+           organization: str | None, relationship: str | None, scorer: str | None, param_keys: str | None,
+           partial: bool, strict: bool) -> None:
+    """Turn per-sample harness outputs (Inspect AI, lm-evaluation-harness, HELM, lighteval,
+    Every Eval Ever instance-level JSONL) into points files and evals.json entries."""
+    from .ingest import IngestOptions, run_ingest
+    from .project import resolve_project
+    from .progress import DelayedBar
+    from .sources.trials import DEFAULT_PARAM_KEYS, ReadOptions
+
+    keys = tuple(k.strip() for k in param_keys.split(",") if k.strip()) if param_keys is not None else DEFAULT_PARAM_KEYS
+    try:
+        data_dir = resolve_project(project_dir, data_dir=data_dir).data_dir
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    options = IngestOptions(
+        paths=paths, data_dir=data_dir, model=model, template=template, sampler=sampler,
+        organization=organization, relationship=relationship, strict=strict,
+        read=ReadOptions(scorer=scorer, params=keys, partial=partial),
+    )
+    bar = DelayedBar("ingesting")
+    try:
+        result = run_ingest(options, on_line=lambda line: bar.echo(line.render()), progress=bar.update)
+    except InputError as exc:
+        bar.close()
+        click.echo(f"error: {exc}", err=True)
+        click.echo("Nothing was written.", err=True)
+        sys.exit(2)
+    bar.close()
+    click.echo(result.summary())
 
 
 def _register_commands() -> None:

@@ -12,7 +12,6 @@ generation arguments call for (worked out here from `evals.json`, not from the c
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import math
@@ -316,11 +315,10 @@ def test_round_trip_on_the_default_data(tmp_path: Path) -> None:
     assert check_round_trip(data, tmp_path) == len(c_p_from_points(data))  # every (evaluation, task)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("reasonboard.sources.harness") is None,
-                    reason="needs `reasonboard ingest` (reasonboard.sources.harness), which lands from the ingest branch")
 def test_round_trip_on_ingested_inspect_logs(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    result = CliRunner().invoke(main, ["ingest", str(INSPECT_LOGS), "--data", str(data)])
+    result = CliRunner().invoke(main, ["ingest", str(INSPECT_LOGS), "--data", str(data),
+                                       "--organization", "Example Lab", "--relationship", "third_party"])
     assert result.exit_code == 0, result.output
     assert len(evals_by_id(data)) == 3  # the popularity logs of three models
     assert check_round_trip(data, tmp_path) > 0

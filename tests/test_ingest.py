@@ -371,15 +371,18 @@ def write_evals(tmp_path, value) -> Path:
 
 def test_evals_are_read_and_stored(shared_db, tmp_path):
     minimal = {"model": "m2", "template": "tpl", "sampler": "smp"}
-    entries = read_evals(write_evals(tmp_path, [EVAL, minimal]))
-    assert read_evals(write_evals(tmp_path, {"evaluations": [EVAL, minimal]})) == entries
+    ingested = {"model": "m3", "template": "tpl", "sampler": "smp", "observed": {"truncation": False, "tokens": True}}
+    entries = read_evals(write_evals(tmp_path, [EVAL, minimal, ingested]))
+    assert read_evals(write_evals(tmp_path, {"evaluations": [EVAL, minimal, ingested]})) == entries
     db = shared_db
     ingest_evals(db, entries)
     rows = db.con.execute("SELECT * FROM evaluations ORDER BY model").fetchall()
+    # The last two columns: `observed` (INGEST.md section 6), NULL when not said.
     assert rows == [
         ("m1", "tpl", "smp", "Model 1", ["open"], "org/m1", "Org", "first_party",
-         '{"max_tokens":4096,"temperature":0.0}', "h", True),
-        ("m2", "tpl", "smp", None, [], None, None, None, "{}", None, False),
+         '{"max_tokens":4096,"temperature":0.0}', "h", True, None, None),
+        ("m2", "tpl", "smp", None, [], None, None, None, "{}", None, False, None, None),
+        ("m3", "tpl", "smp", None, [], None, None, None, "{}", None, False, False, True),
     ]
 
 
@@ -393,6 +396,8 @@ def test_evals_are_read_and_stored(shared_db, tmp_path):
     ([dict(EVAL, groups="open")], 1, "'groups' must be a list of strings"),
     ([dict(EVAL, label=3)], 1, "'label' must be a string"),
     ([dict(EVAL, simulated="yes")], 1, "'simulated' must be true or false"),
+    ([dict(EVAL, observed={"truncation": "no"})], 1, "'observed' must be an object of true/false"),
+    ([dict(EVAL, observed={"stops": True})], 1, "'observed' must be an object of true/false"),
     ([EVAL, "m2"], 2, "entry must be an object"),
 ])
 def test_bad_evals_name_file_entry_and_problem(tmp_path, entries, row, problem):

@@ -196,9 +196,17 @@ def _task_row(t, url) -> str:
             f'      <td>{band_html(iv.band)}</td>\n'
             f'      <td class="hide-narrow">{_cibar(iv)}</td>\n'
             f'      <td class="num" data-sort="{_sort_key(t.total)}">{text(fmt.count(t.total))}</td>\n'
-            f'      <td class="num" data-sort="{_sort_key(t.truncation_rate)}">{text(fmt.percent(t.truncation_rate))}</td>\n'
-            f'      <td class="num" data-sort="{_sort_key(t.tokens_per_trial)}">{text(fmt.tokens(t.tokens_per_trial))}</td>\n'
+            f'      {_observed_cell(t.truncation_rate, fmt.percent, t.truncation_note)}\n'
+            f'      {_observed_cell(t.tokens_per_trial, fmt.tokens, t.tokens_note)}\n'
             '    </tr>\n')
+
+
+def _observed_cell(value: float | None, show, note: str | None) -> str:
+    """A truncation or tokens cell: the figure, or "not recorded" (with the full note as its
+    title) when the harness could not record it, so a missing figure never reads as 0."""
+    if note is not None:
+        return f'<td class="num meta" data-sort="" title="{text(note)}">not recorded</td>'
+    return f'<td class="num" data-sort="{_sort_key(value)}">{text(show(value))}</td>'
 
 
 def _sort_key(value: float | int | None) -> str:

@@ -208,6 +208,10 @@ class ModelRow:
     tied_with: tuple[Ref, ...]
     badges: tuple[Badge, ...]
     simulated: bool
+    #: Shown instead of the truncation rate / the token figures when the evaluation's
+    #: harness could not record them (INGEST.md section 6): never a misleading 0.
+    truncation_note: str | None = None
+    tokens_note: str | None = None
 
     @property
     def rank_text(self) -> str:
@@ -321,6 +325,8 @@ class TaskResult:
     truncation_rate: float | None
     #: (estimate, low, high) of each estimator in `MODES` order; None where it has no value.
     modes: tuple[tuple[float, float, float] | None, ...]
+    truncation_note: str | None = None
+    tokens_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -418,6 +424,7 @@ class TaskModelRow:
     truncation_rate: float | None
     tie_next: TieMark
     leaderboard_rank: int | None
+    truncation_note: str | None = None
 
     @property
     def position_text(self) -> str:
@@ -651,8 +658,19 @@ def task_interval(bands: Bands, estimate: float | None, low: float | None, high:
     return Interval(center, (high - low) / 2, low, high, "probability", band=band, estimate=estimate)
 
 
+def observability_notes(evaluation: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(truncation note, tokens note) for an evaluation whose harness did not record
+    truncation or tokens (evals.json `observed`, INGEST.md section 6); None where it did."""
+    harness = (evaluation.get("harness") or "").split(";")[0].split(" ")[0].strip() or "its harness"
+    truncation = None if evaluation.get("truncation_observed", True) is not False else (
+        f"truncation not recorded by {harness}: C_P equals C_I here")
+    tokens = None if evaluation.get("tokens_observed", True) is not False else f"tokens not recorded by {harness}"
+    return truncation, tokens
+
+
 def _model_row(ctx: _Context, m: dict[str, Any]) -> ModelRow:
     spt = m.get("score_per_token")
+    truncation_note, tokens_note = observability_notes(ctx.results.evaluations.get(m["id"], {}))
     rank_range = tuple(m["rank_range"]) if m.get("rank_range") else None
     return ModelRow(
         id=m["id"], path=ctx.paths[m["id"]], anchor=ctx.anchors[m["id"]], label=m["label"], model=m["model"],
@@ -666,6 +684,7 @@ def _model_row(ctx: _Context, m: dict[str, Any]) -> ModelRow:
         tied_with=tuple(ctx.ref(i) for i in m.get("tied_with") or () if i in ctx.paths),
         badges=ctx.cards.model_badges(m["id"]),
         simulated=ctx.simulated[m["id"]],
+        truncation_note=truncation_note, tokens_note=tokens_note,
     )
 
 
@@ -771,6 +790,7 @@ def _model_page(ctx: _Context, m: dict[str, Any], parent: Ref | None = None) -> 
             tokens_per_trial=(t["tokens"] / total) if total else None,
             truncation_rate=(t["truncated"] / total) if total else None,
             modes=_mode_values(t.get("modes") or {}),
+            truncation_note=row.truncation_note, tokens_note=row.tokens_note,
         ))
     chart = None
     if task_results:
@@ -855,7 +875,7 @@ def _task_page(ctx: _Context, task: str, page_size: int) -> TaskPage:
             model=ctx.ref(m["id"]), position=n + 1,
             rank_range=(int(best[n]), int(worst[n])), interval=interval, total=total,
             truncation_rate=t["truncated"] / total if total else None, tie_next=TieMark(tied),
-            leaderboard_rank=m.get("rank"),
+            leaderboard_rank=m.get("rank"), truncation_note=ctx.rows[m["id"]].truncation_note,
         ))
     chart = None
     if rows:

@@ -213,6 +213,9 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
         "relationship": e.get("relationship"), "generation_args": json.loads(e.get("generation_args") or "{}"),
         "harness": e.get("harness"), "simulated": bool(e.get("simulated")), "groups": list(e.get("groups") or []),
         "model": e["model"], "template": e["template"], "sampler": e["sampler"],
+        # INGEST.md section 6: whether the harness recorded truncation and tokens at all.
+        "truncation_observed": e.get("truncation_observed") is not False,
+        "tokens_observed": e.get("tokens_observed") is not False,
     } for i, e in enumerate(evaluations)}
     return LeaderboardResult(leaderboard, pw, curves, eval_docs)
 

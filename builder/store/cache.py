@@ -236,7 +236,8 @@ def _from_user_db(db_path: Path, data_dir: Path, load_reported: Callable[[Points
             raise InputError(db_path, "not a PointsDB: it has no 'points' table")
         db.con.execute("INSERT INTO points SELECT * FROM src.points")
         if "evaluations" in tables:
-            db.con.execute("INSERT INTO evaluations SELECT * FROM src.evaluations")
+            # By name: a database written before a column was added still loads.
+            db.con.execute("INSERT INTO evaluations BY NAME SELECT * FROM src.evaluations")
         db.con.execute("DETACH src")
     except duckdb.Error as exc:
         raise InputError(db_path, f"cannot read the database: {str(exc).splitlines()[0]}") from None

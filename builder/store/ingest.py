@@ -29,8 +29,10 @@ OPTIONAL = ("tiers", "groups")
 POINT_SUFFIXES = (".csv", ".jsonl", ".parquet")
 EVAL_KEYS = {
     "model", "template", "sampler", "label", "groups", "hf_id", "organization",
-    "relationship", "generation_args", "harness", "simulated",
+    "relationship", "generation_args", "harness", "simulated", "observed",
 }
+#: What `observed` may say (INGEST.md section 6): whether the harness recorded these at all.
+OBSERVED_KEYS = ("truncation", "tokens")
 RELATIONSHIPS = ("first_party", "third_party", "collaborative")
 
 PARAMS_FORM = '{"size": 4}, or {} when the task has no difficulty levels'
@@ -545,6 +547,10 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
                 raise bad(i, f"'{key}' must be a string")
         if not isinstance(entry.get("simulated", False), bool):
             raise bad(i, "'simulated' must be true or false")
+        observed = entry.get("observed", {})
+        if not isinstance(observed, dict) or any(k not in OBSERVED_KEYS or not isinstance(v, bool)
+                                                 for k, v in observed.items()):
+            raise bad(i, "'observed' must be an object of true/false under 'truncation' and 'tokens'")
         entries.append({**entry, "generation_args": gen, "groups": groups})
     return entries
 
@@ -600,8 +606,12 @@ def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
         "organization": [e.get("organization") for e in rows], "relationship": [e.get("relationship") for e in rows],
         "generation_args": [json.dumps(e["generation_args"], sort_keys=True, separators=(",", ":")) for e in rows],
         "harness": [e.get("harness") for e in rows], "simulated": [bool(e.get("simulated", False)) for e in rows],
+        # NULL when not said: only ingest knows, and what it does not say was observed.
+        "truncation_observed": [(e.get("observed") or {}).get("truncation") for e in rows],
+        "tokens_observed": [(e.get("observed") or {}).get("tokens") for e in rows],
     }
-    types = {"groups": "VARCHAR[][]", "simulated": "BOOLEAN[]"}
+    types = {"groups": "VARCHAR[][]", "simulated": "BOOLEAN[]", "truncation_observed": "BOOLEAN[]",
+             "tokens_observed": "BOOLEAN[]"}
     db.con.execute(
         "INSERT INTO evaluations SELECT "
         + ", ".join(f"unnest(?::{types.get(name, 'VARCHAR[]')})" for name in columns),

@@ -100,7 +100,9 @@ class PointsDB:
             SELECT p.model, p.template, p.sampler, e.label, coalesce(e.groups, []) AS groups,
                    e.hf_id, e.organization, e.relationship,
                    coalesce(e.generation_args, '{}') AS generation_args, e.harness,
-                   coalesce(e.simulated, false) AS simulated
+                   coalesce(e.simulated, false) AS simulated,
+                   coalesce(e.truncation_observed, true) AS truncation_observed,
+                   coalesce(e.tokens_observed, true) AS tokens_observed
             FROM (SELECT DISTINCT model, template, sampler FROM points) p
             LEFT JOIN evaluations e USING (model, template, sampler)
             ORDER BY p.model, p.template, p.sampler

@@ -33,6 +33,10 @@ CREATE TABLE IF NOT EXISTS evaluations (
     generation_args VARCHAR NOT NULL,  -- canonical JSON object
     harness         VARCHAR,
     simulated       BOOLEAN NOT NULL,
+    -- evals.json `observed` (INGEST.md section 6): false when the harness recorded no
+    -- stop reasons / output lengths (truncation) or no output tokens; NULL when not said.
+    truncation_observed BOOLEAN,
+    tokens_observed     BOOLEAN,
     PRIMARY KEY (model, template, sampler)
 );
 

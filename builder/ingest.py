@@ -1,0 +1,322 @@
+"""`reasonboard ingest`: per-sample harness outputs into points files and `evals.json`
+entries (INGEST.md; PRODUCT.md, CLI).
+
+The command first gathers everything, then writes (the MkDocs shape): the registry
+finds the inputs, each reader streams its trials into the `TrialStore` (DuckDB), the
+store sums them into points, and only then are the points files and the merged
+`evals.json` written, each to a temporary file that replaces its target once all are
+ready. With `--strict` any skipped input or task stops the command before that step,
+so nothing is written.
+
+Re-ingesting the same files writes the same bytes: points files are named from their
+identity and sorted, `evals.json` keeps the user's entries in their order and appends
+new ones in sorted order, and every number is summed deterministically.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import msgspec
+
+from .errors import InputError
+from .slugs import name_hash, slugify
+from .sources.harness import Ignored, Input, discover
+from .sources.trials import Evaluation, ReadOptions, UnreadableInput
+from .store.ingest import RELATIONSHIPS
+from .store.trials import Point, Summed, TrialStore
+
+POINTS_SUBDIR = Path("points") / "ingested"
+POINT_COLUMNS = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
+#: Room for the readable part of a points file name (before the identity hash).
+NAME_ROOM = 60
+#: What a reader may raise on a malformed file besides `UnreadableInput`: reported with the
+#: file's path and skipped, never a traceback.
+READ_ERRORS = (UnreadableInput, OSError, ValueError, KeyError, TypeError, IndexError, msgspec.MsgspecError)
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """The command line of `reasonboard ingest`."""
+
+    paths: tuple[Path, ...]
+    data_dir: Path = Path("data")
+    model: str | None = None
+    template: str | None = None
+    sampler: str | None = None
+    organization: str | None = None
+    relationship: str | None = None
+    read: ReadOptions = field(default_factory=ReadOptions)
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """What one run contributed: the line printed per input."""
+
+    path: Path
+    format: str
+    model: str
+    task: str
+    trials: int
+    skip: str | None = None
+
+    def render(self) -> str:
+        tail = f"skipped: {self.skip}" if self.skip else f"{self.trials} trials"
+        return f"{self.format:<9} {self.model} / {self.task}: {tail}  ({self.path.as_posix()})"
+
+
+@dataclass
+class EvaluationInfo:
+    """What the runs of one evaluation say about it, for its `evals.json` entry."""
+
+    model: str
+    template: str
+    sampler: str
+    harness: set[str] = field(default_factory=set)
+    generation_args: dict[str, Any] = field(default_factory=dict)
+    truncation_observed: bool = True
+    tokens_observed: bool = True
+
+
+@dataclass
+class IngestResult:
+    """Everything the summary of INGEST.md section 6 reports."""
+
+    lines: list[RunLine] = field(default_factory=list)
+    skipped_files: list[tuple[Path, str]] = field(default_factory=list)
+    skipped_tasks: list[str] = field(default_factory=list)
+    ignored: list[Ignored] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+    points: list[Point] = field(default_factory=list)
+    evaluations: list[EvaluationInfo] = field(default_factory=list)
+    replaced: int = 0
+    written: list[Path] = field(default_factory=list)
+
+    def summary(self) -> str:
+        tasks = {(p.model, p.template, p.sampler, p.base_task) for p in self.points}
+        trials = sum(p.total for p in self.points)
+        partial = sum(p.partial for p in self.points)
+        lines = [
+            (f"ingested {len(self.evaluations)} evaluations, {len(tasks)} (evaluation, task) pairs, "
+             f"{len(self.points)} points, {trials} trials"),
+            (f"samples left out: {self.counts['errors']} with errors, {self.counts['unscored']} unscored; "
+             f"{partial} trials with partial credit counted as not correct"),
+            f"replaced trials (the same trial in a later input): {self.replaced}",
+        ]
+        if self.skipped_files:
+            by_reason = Counter(_reason_kind(r) for _, r in self.skipped_files)
+            lines.append(f"skipped {len(self.skipped_files)} files ("
+                         + ", ".join(f"{n} {k}" for k, n in sorted(by_reason.items())) + "):")
+            lines += [f"  {p.as_posix()}: {r}" for p, r in self.skipped_files]
+        if self.skipped_tasks:
+            lines.append(f"skipped {len(self.skipped_tasks)} tasks:")
+            lines += [f"  {t}" for t in self.skipped_tasks]
+        if self.ignored:
+            by_reason = Counter(i.reason for i in self.ignored)
+            lines.append(f"ignored {len(self.ignored)} other files: "
+                         + "; ".join(f"{n} {k}" for k, n in sorted(by_reason.items())))
+        if self.written:
+            lines.append(f"wrote {len(self.written)} files")
+        return "\n".join(lines)
+
+
+def _reason_kind(reason: str) -> str:
+    """The first words of a reason, to group skipped files in the summary."""
+    return reason.split(" (")[0].split(":")[0]
+
+
+Progress = Callable[[int, int, Path], None]
+
+
+def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None = None,
+               progress: Progress | None = None) -> IngestResult:
+    """Read, sum, check, then write. Raises `InputError` under `--strict` when anything was skipped."""
+    if options.relationship is not None and options.relationship not in RELATIONSHIPS:
+        raise InputError(None, f"--relationship must be one of {', '.join(RELATIONSHIPS)}")
+    inputs, ignored = discover(list(options.paths))
+    named = {p.resolve() for p in options.paths}
+    result = IngestResult(ignored=[i for i in ignored if i.path.resolve() not in named])
+    result.skipped_files += [(i.path, i.reason) for i in ignored if i.path.resolve() in named]
+    store = TrialStore()
+    try:
+        evaluations = _read_all(store, inputs, options, result, on_line, progress)
+        summed = store.sum()
+        _observe_tokens(store, evaluations)
+    finally:
+        store.close()
+    _collect(summed, evaluations, result)
+    if options.strict and (result.skipped_files or result.skipped_tasks):
+        first = result.skipped_files[0] if result.skipped_files else (None, result.skipped_tasks[0])
+        raise InputError(first[0], f"{first[1]} (--strict: nothing was written; "
+                                   f"{len(result.skipped_files)} files and {len(result.skipped_tasks)} tasks skipped)")
+    result.written = write_outputs(options, result.points, result.evaluations)
+    return result
+
+
+def _read_all(store: TrialStore, inputs: list[Input], options: IngestOptions, result: IngestResult,
+              on_line: Callable[[RunLine], None] | None, progress: Progress | None) -> dict[tuple[str, str, str], EvaluationInfo]:
+    evaluations: dict[tuple[str, str, str], EvaluationInfo] = {}
+    for index, item in enumerate(inputs):
+        if progress:
+            progress(index, len(inputs), item.path)
+        run_ids: list[int] = []
+        lines: list[RunLine] = []
+        try:
+            for run in item.reader.read(item.path, options.read):
+                evaluation = _override(run.evaluation, options)
+                run_idx = store.add_run(index, evaluation.model, evaluation.template, evaluation.sampler,
+                                        evaluation.task, evaluation.metric)
+                run_ids.append(run_idx)
+                trials = 0 if run.skip else store.add_trials(run_idx, run.trials)
+                if run.skip:
+                    store.skip_run(run_idx)
+                    result.skipped_tasks.append(f"{run.skip} ({item.path.as_posix()})")
+                else:
+                    result.counts.update(run.counts)
+                    _note_evaluation(evaluations, evaluation)
+                lines.append(RunLine(item.path, item.format, evaluation.model, evaluation.task, trials, run.skip))
+        except READ_ERRORS as exc:
+            for run_idx in run_ids:
+                store.skip_run(run_idx)
+            reason = str(exc) if isinstance(exc, UnreadableInput) else f"unreadable ({type(exc).__name__}: {exc})"
+            result.skipped_files.append((item.path, reason))
+            continue
+        result.lines += lines
+        if on_line:
+            for line in lines:
+                on_line(line)
+    if progress:
+        progress(len(inputs), len(inputs), Path())
+    return evaluations
+
+
+def _override(evaluation: Evaluation, options: IngestOptions) -> Evaluation:
+    """`--model`, `--template`, `--sampler` replace what the harness recorded (section 4)."""
+    changes = {k: v.strip() for k in ("model", "template", "sampler")
+               if (v := getattr(options, k)) is not None and v.strip()}
+    return replace(evaluation, **changes) if changes else evaluation
+
+
+def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], evaluation: Evaluation) -> None:
+    key = (evaluation.model, evaluation.template, evaluation.sampler)
+    info = evaluations.setdefault(key, EvaluationInfo(*key))
+    info.harness.add(" ".join(x for x in (evaluation.harness, evaluation.harness_version) if x))
+    for k, v in evaluation.generation_args.items():
+        info.generation_args.setdefault(k, v)
+    # One run that cannot tell is enough: the page must not claim "0 truncated" for it.
+    info.truncation_observed &= evaluation.truncation_observed
+    info.tokens_observed &= evaluation.tokens_observed
+
+
+def _observe_tokens(store: TrialStore, evaluations: dict[tuple[str, str, str], EvaluationInfo]) -> None:
+    """An evaluation none of whose trials recorded tokens did not observe them, whatever its harness can do."""
+    for model, template, sampler, recorded in store.tokens_recorded():
+        info = evaluations.get((model, template, sampler))
+        if info is not None and not recorded:
+            info.tokens_observed = False
+
+
+def _collect(summed: Summed, evaluations: dict[tuple[str, str, str], EvaluationInfo], result: IngestResult) -> None:
+    result.points = summed.points
+    result.replaced = summed.replaced
+    result.skipped_tasks += [n.message for n in summed.no_credit]
+    with_points = {(p.model, p.template, p.sampler) for p in summed.points}
+    result.evaluations = [evaluations[k] for k in sorted(evaluations) if k in with_points]
+
+
+# -- the writer --------------------------------------------------------------------------
+
+
+def points_file_name(model: str, template: str, sampler: str, task: str) -> str:
+    """A stable file name from a (evaluation, task) identity: readable, and unique by its hash."""
+    readable = slugify(f"{model} {template} {sampler} {task}")[:NAME_ROOM].rstrip("-")
+    return f"{readable}-{name_hash(chr(31).join((model, template, sampler, task)))}.csv"
+
+
+def points_csv(points: Iterable[Point]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(POINT_COLUMNS)
+    for p in points:
+        writer.writerow([p.model, p.template, p.sampler, p.base_task, p.params, p.total, p.correct,
+                         p.truncated, repr(p.guess), p.tokens])
+    return out.getvalue().encode("utf-8")
+
+
+def write_outputs(options: IngestOptions, points: list[Point], evaluations: list[EvaluationInfo]) -> list[Path]:
+    """Write every points file and the merged `evals.json`: all prepared first, then each
+    moved into place, so a failure leaves no half-written file."""
+    files: dict[Path, bytes] = {}
+    groups: dict[tuple[str, str, str, str], list[Point]] = {}
+    for p in points:
+        groups.setdefault((p.model, p.template, p.sampler, p.base_task), []).append(p)
+    for key, rows in groups.items():
+        files[options.data_dir / POINTS_SUBDIR / points_file_name(*key)] = points_csv(rows)
+    if evaluations:
+        evals_path = options.data_dir / "evals.json"
+        files[evals_path] = merged_evals(evals_path, evaluations, options)
+    _write_atomically(files)
+    return sorted(files)
+
+
+def _write_atomically(files: dict[Path, bytes]) -> None:
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for target, data in sorted(files.items()):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_file() and target.read_bytes() == data:
+                continue  # same bytes: leave the file (and its mtime) alone
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            staged.append((Path(name), target))
+        for temporary, target in staged:
+            os.replace(temporary, target)
+        staged = []
+    finally:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+
+
+def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestOptions) -> bytes:
+    """The user's `evals.json` with ingest's entries added or updated.
+
+    Every key and entry the user wrote is kept; a label is never overwritten; an existing
+    `generation_args` keeps its values and only gains keys; `observed` is ingest's (a
+    fact of the files); new entries are appended in sorted order.
+    """
+    document: Any = []
+    if path.is_file():
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(path, f"cannot merge into it: {exc}") from None
+    entries = document["evaluations"] if isinstance(document, dict) else document
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise InputError(path, "cannot merge into it: not a list of evaluation objects")
+    index = {(e.get("model"), e.get("template"), e.get("sampler")): e for e in entries}
+    for info in evaluations:
+        entry = index.get((info.model, info.template, info.sampler))
+        if entry is None:
+            entry = {"model": info.model, "template": info.template, "sampler": info.sampler}
+            entries.append(entry)
+        entry.setdefault("label", info.model)
+        written = entry.get("generation_args")
+        entry["generation_args"] = {**info.generation_args, **(written if isinstance(written, dict) else {})}
+        if info.harness:
+            entry.setdefault("harness", "; ".join(sorted(info.harness)))
+        entry["observed"] = {"truncation": info.truncation_observed, "tokens": info.tokens_observed}
+        if options.organization:
+            entry["organization"] = options.organization
+        if options.relationship:
+            entry["relationship"] = options.relationship
+    return (json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8")
