@@ -295,11 +295,11 @@ def check_round_trip(data: Path, tmp_path: Path) -> int:
         for name in ("temperature", "max_tokens", "top_p"):
             value = twin.setup_fields[name]
             assert (None if value is None else float(value)) == args.get(name)
-        # The whole setup agrees except the harness: the EEE reader takes eval_library.name,
-        # which is reasonboard (the harness that made the points is in its additional_details).
+        # The whole setup agrees, the harness included: the EEE reader takes the harness a
+        # reasonboard export names in eval_library.additional_details, not "reasonboard".
         differing = {f for f in row.setup_fields if row.setup_fields[f] != twin.setup_fields[f]}
-        assert differing <= {"harness", "harness_version"}
-        assert twin.setup_fields["harness"] == "reasonboard"
+        assert differing == set()
+        assert twin.setup_fields["harness"] == (evals[row.evaluation_id].get("harness") or None)
     # The ReasonScore comes back too, on its own scale.
     models = {m["id"]: m for m in first.gathered.board.leaderboard["models"]}
     for evaluation, eid in exported_id.items():

@@ -47,6 +47,7 @@ from ..config import SiteConfig
 from ..errors import InputError
 from ..signals.load import OWN_METRIC, OWN_SOURCE_TYPE
 from ..slugs import slugify
+from ..sources.eee import EXPORTING_LIBRARY
 
 SCHEMA_VERSION = "0.3.0"
 #: The site's methodology page, linked from every metric description.
@@ -192,7 +193,7 @@ def _record(model: Mapping[str, Any], evaluation: Mapping[str, Any], config: Sit
             }),
         },
         "eval_library": {
-            "name": "reasonboard",
+            "name": EXPORTING_LIBRARY,
             "version": version,
             **({"additional_details": {"harness": str(harness)}} if harness else {}),
         },

@@ -22,6 +22,9 @@ from typing import Any, Mapping
 
 from . import jsonfiles
 
+#: The `eval_library.name` of records that `reasonboard export eee` writes.
+EXPORTING_LIBRARY = "reasonboard"
+
 EMPTY: Mapping[str, Any] = {}
 
 
@@ -104,6 +107,13 @@ def parse_record(document: Any, path: str) -> EEERecord:
     # 0.2.1+ puts eval_library at the top level; older converters tucked it into
     # source_metadata. Either is accepted.
     library = _obj(document.get("eval_library")) or _obj(source.get("eval_library"))
+    harness, harness_version = library.get("name"), library.get("version")
+    # A reasonboard export (`reasonboard export eee`) names itself as the library and the
+    # harness that produced its points in additional_details: that harness is what ran the
+    # evaluation, so it is the one comparability and reproducibility compare.
+    produced_by = _obj(library.get("additional_details")).get("harness")
+    if harness == EXPORTING_LIBRARY and isinstance(produced_by, str) and produced_by.strip():
+        harness, harness_version = produced_by, None
     return EEERecord(
         path=path,
         schema_version=_text(document.get("schema_version")),
@@ -114,8 +124,8 @@ def parse_record(document: Any, path: str) -> EEERecord:
         organization=source.get("source_organization_name"),
         relationship=source.get("evaluator_relationship"),
         source_type=source.get("source_type"),
-        eval_library_name=library.get("name"),
-        eval_library_version=library.get("version"),
+        eval_library_name=harness,
+        eval_library_version=harness_version,
         results=tuple(_result(i, entry) for i, entry in enumerate(results)),
     )
 
