@@ -29,6 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_atomically
+
 DATA_NAME = "rows"
 #: Mark colours readable on the light and the dark background alike.
 POINT = "#2f6fd0"
@@ -86,7 +88,7 @@ def chart_specs(cache_dir: Path | None = None) -> dict[str, dict[str, Any]]:
         return json.loads(cached.read_text(encoding="utf-8"))
     specs = _specs_in_process(key)
     if cached is not None:
-        _write_atomically(cached, json.dumps(specs, sort_keys=True).encode("utf-8"))
+        write_atomically(cached, json.dumps(specs, sort_keys=True).encode("utf-8"))
     return specs
 
 
@@ -103,12 +105,6 @@ def specs_script(cache_dir: Path | None = None) -> bytes:
     body = script_json(chart_specs(cache_dir))
     return f"window.RB_CHART_SPECS = {body};\n".encode("utf-8")
 
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
 
 
 # -- the Vega bundle -------------------------------------------------------------------
@@ -129,7 +125,7 @@ def vega_bundle(cache_dir: Path | None = None) -> bytes:
         return cached.read_bytes()
     data = _bundle_in_process(version)
     if cached is not None:
-        _write_atomically(cached, data)
+        write_atomically(cached, data)
     return data
 
 
