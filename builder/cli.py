@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from .errors import InputError
+from .vocabulary import RELATIONSHIPS
 
 
 @click.group()
@@ -168,7 +169,7 @@ def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, d
 @click.option("--template", default=None, help="Template name (default: from the harness, else 'default').")
 @click.option("--sampler", default=None, help="Sampler name (default: from the recorded generation settings).")
 @click.option("--organization", default=None, help="Organization written into the evals.json entries.")
-@click.option("--relationship", type=click.Choice(["first_party", "third_party", "collaborative"]), default=None,
+@click.option("--relationship", type=click.Choice(RELATIONSHIPS), default=None,
               help="Relationship of the evaluator to the model, written into the evals.json entries.")
 @click.option("--scorer", default=None, help="Scorer or metric to take credit from (default: the harness's primary one).")
 @click.option("--params", "param_keys", default=None,

@@ -19,9 +19,8 @@ from typing import Any, Callable
 
 from .errors import InputError
 from .sources.text import read_text
+from .vocabulary import MODES, RELATIONSHIPS
 
-ESTIMATOR_MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
-RELATIONSHIPS = ("first_party", "third_party", "collaborative")
 POPULATED_RULES = ("strict", "presence")
 DEFAULT_AGENTIC_PATTERN = (
     r"agent|swe-?bench|tau-?bench|gaia|webarena|mind2web|osworld|appworld|browsecomp"
@@ -147,7 +146,7 @@ OPTIONS: dict[str, Check] = {
     "organization": _string,
     "relationship": _choice(*RELATIONSHIPS),
     "tasks": _string_list,
-    "mode": _choice(*ESTIMATOR_MODES),
+    "mode": _choice(*MODES),
     "bootstrap": _positive_int,
     "seed": _int,
     "pairwise_top": _positive_int,

@@ -30,8 +30,8 @@ from .errors import InputError
 from .slugs import name_hash, slugify
 from .sources.harness import Ignored, Input, discover
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
-from .store.ingest import RELATIONSHIPS
 from .store.trials import Point, Summed, TrialStore
+from .vocabulary import RELATIONSHIPS
 
 POINTS_SUBDIR = Path("points") / "ingested"
 POINT_COLUMNS = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")

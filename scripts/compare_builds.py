@@ -94,6 +94,7 @@ def paired(files: dict[str, bytes]) -> dict[str, bytes]:
 def compare(old_site: Path, new_site: Path, label: str) -> list[str]:
     old, new = paired(files_of(old_site)), paired(files_of(new_site))
     problems = []
+    added = 0
     for name in sorted(old.keys() | new.keys()):
         if name not in new:
             problems.append(f"{label}: missing in new: {name}")
@@ -102,10 +103,12 @@ def compare(old_site: Path, new_site: Path, label: str) -> list[str]:
         elif old[name] != new[name]:
             if name.startswith("models/") and NEIGHBOURS.sub(b"", new[name], count=1) == old[name] \
                     and not NEIGHBOURS.search(old[name]):
-                continue  # the neighbour table that now appears on every ranked model's page
+                added += 1  # the neighbour table that now appears on every ranked model's page
+                continue
             problems.append(f"{label}: differs: {name} ({hashlib.sha256(old[name]).hexdigest()[:10]} → "
                             f"{hashlib.sha256(new[name]).hexdigest()[:10]})")
-    print(f"{label}: {len(old)} files before, {len(new)} after, {len(problems)} differing", flush=True)
+    print(f"{label}: {len(old)} files before, {len(new)} after, {len(problems)} differing, "
+          f"{added} model pages gained their neighbour table", flush=True)
     return problems
 
 

@@ -11,7 +11,16 @@ from typing import Any, Callable
 
 import altair as alt
 
-from .charts import DATA_NAME, POINT, RANGE, SERIES, SHAPES
+DATA_NAME = "rows"
+#: Mark colours readable on the light and the dark background alike.
+POINT = "#2f6fd0"
+RANGE = "#6f9fe6"
+SERIES = ["#2f6fd0", "#d9730d", "#2e9e57", "#c43c6b", "#7d5cc6", "#0f9aa8",
+          "#b8860b", "#8c564b", "#5a7d00", "#d14f2d"]
+#: Point shapes of the difficulty curves' series, in the order of `SERIES`: a second cue
+#: besides colour (at most `model.CURVE_SERIES` series are drawn).
+SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right",
+          "triangle-left", "stroke", "wedge"]
 
 
 def _rows() -> alt.NamedData:

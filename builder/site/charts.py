@@ -31,18 +31,6 @@ from typing import Any
 
 from ..atomic import write_atomically
 
-DATA_NAME = "rows"
-#: Mark colours readable on the light and the dark background alike.
-POINT = "#2f6fd0"
-RANGE = "#6f9fe6"
-SERIES = ["#2f6fd0", "#d9730d", "#2e9e57", "#c43c6b", "#7d5cc6", "#0f9aa8",
-          "#b8860b", "#8c564b", "#5a7d00", "#d14f2d"]
-#: Point shapes of the difficulty curves' series, in the order of `SERIES`: a second cue
-#: besides colour (at most `model.CURVE_SERIES` series are drawn).
-SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right",
-          "triangle-left", "stroke", "wedge"]
-
-
 @dataclass(frozen=True)
 class Chart:
     """One chart on one page: which kind, its data rows, and how it is described.
@@ -75,7 +63,7 @@ def _specs_key() -> str:
     """What the specs depend on: the Altair version and the chart definitions' source."""
     from importlib.metadata import version
 
-    source = (Path(__file__).with_name("chartkinds.py")).read_bytes()
+    source = Path(__file__).with_name("chartkinds.py").read_bytes()
     return content_hash(version("altair").encode() + b"\0" + source, 16)
 
 

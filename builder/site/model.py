@@ -25,8 +25,8 @@ from .charts import Chart
 from .markdown import ContentPage
 from ..slugs import evaluation_slugs, unique_slugs
 from .urls import evaluation_page_path, page_path
+from ..vocabulary import MODES
 
-MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 #: Difficulty curves draw this many models per chart; more lines stop being readable.
 CURVE_SERIES = 8
 #: Nearest neighbours (each side) whose win rates a model page shows.
@@ -835,7 +835,7 @@ def _neighbours(ctx: _Context, model_id: str) -> tuple[Neighbour, ...]:
     pw = ctx.results.pairwise
     ids = list(pw.get("models") or [])
     if model_id not in ids or not pw.get("win_rate"):
-        return ()
+        return _near_neighbours(ctx, model_id)
     k = ids.index(model_id)
     win = pw["win_rate"]
     shared = pw.get("tasks_shared") or []
@@ -845,6 +845,21 @@ def _neighbours(ctx: _Context, model_id: str) -> tuple[Neighbour, ...]:
             continue
         out.append(Neighbour(Ref(ctx.labels[ids[j]], ctx.paths[ids[j]]), ctx.by_id[ids[j]].get("rank"),
                              win[k][j], win[j][k], int(shared[k][j]) if shared else 0))
+    return tuple(out)
+
+
+def _near_neighbours(ctx: _Context, model_id: str) -> tuple[Neighbour, ...]:
+    """A ranked model outside the top `pairwise_top`: its win rates against the models on
+    either side, which statistics computes for every ranked model (`neighbours`)."""
+    near = ctx.results.pairwise.get("neighbours") or {}
+    out = []
+    for entry in near.get(model_id) or ():
+        other = entry["id"]
+        if other not in ctx.paths:
+            continue
+        back = next((e["win_rate"] for e in near.get(other) or () if e["id"] == model_id), None)
+        out.append(Neighbour(Ref(ctx.labels[other], ctx.paths[other]), ctx.by_id[other].get("rank"),
+                             entry["win_rate"], back, int(entry["tasks_shared"])))
     return tuple(out)
 
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..config import SiteConfig
 from ..errors import InputError
-from ..store.pointsdb import MODES, PointsDB
+from ..store.pointsdb import PointsDB
+from ..vocabulary import MODES
 from ..slugs import evaluation_slugs
 from .bands import Bands
 from .pairwise import neighbour_win_rates, pairwise

@@ -22,6 +22,7 @@ import duckdb
 
 from ..errors import InputError
 from ..sources.text import read_text
+from ..vocabulary import RELATIONSHIPS
 from .pointsdb import PointsDB
 
 REQUIRED = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
@@ -33,7 +34,6 @@ EVAL_KEYS = {
 }
 #: What `observed` may say (INGEST.md section 6): whether the harness recorded these at all.
 OBSERVED_KEYS = ("truncation", "tokens")
-RELATIONSHIPS = ("first_party", "third_party", "collaborative")
 
 PARAMS_FORM = '{"size": 4}, or {} when the task has no difficulty levels'
 PARAMS_CSV = '; in a CSV file quote the cell and double its quotes: "{""size"": 4}"'

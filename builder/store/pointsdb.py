@@ -15,8 +15,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import duckdb
 import numpy as np
 
+from ..vocabulary import MODES
+
 SQL_DIR = Path(__file__).parent / "sql"
-MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 IDENTITY = ("model", "template", "sampler", "base_task", "params")
 EVALUATION = ("model", "template", "sampler")
 #: Columns `aggregate()` may group or filter by. `tier` and `group` unnest the lists;
