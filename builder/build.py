@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from .buildstate import build_key, clear_state, load_state, save_state
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .gcpause import no_cyclic_gc
@@ -23,7 +24,6 @@ from .site import render_site
 from .site.writer import SiteFiles, check_output_dir, write_site
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
-from .buildstate import build_key, clear_state, load_state, save_state
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 from .store.ingest import POINT_SUFFIXES, REQUIRED, describe_ignored
 
@@ -95,7 +95,7 @@ class BuildSummary:
 
     @classmethod
     def up_to_date(cls, recorded: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
-        known = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
+        known: dict[str, Any] = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
         return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False,
                    warnings=[str(w) for w in recorded.get("warnings", [])],
                    skipped=[(str(p), str(r)) for p, r in recorded.get("skipped", [])])

@@ -176,14 +176,15 @@ def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, d
               help="Sample metadata keys that are difficulty coordinates, comma-separated. [default: level,difficulty]")
 @click.option("--partial", is_flag=True, help="Read the samples of logs that did not finish (cancelled, error).")
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, when any input or task is skipped.")
-def ingest(paths: tuple[Path, ...], project_dir: Path | None, data_dir: Path | None, model: str | None, template: str | None, sampler: str | None,
+def ingest(paths: tuple[Path, ...], project_dir: Path | None, data_dir: Path | None, model: str | None,
+           template: str | None, sampler: str | None,
            organization: str | None, relationship: str | None, scorer: str | None, param_keys: str | None,
            partial: bool, strict: bool) -> None:
     """Turn per-sample harness outputs (Inspect AI, lm-evaluation-harness, HELM, lighteval,
     Every Eval Ever instance-level JSONL) into points files and evals.json entries."""
     from .ingest import IngestOptions, run_ingest
-    from .project import resolve_project
     from .progress import DelayedBar
+    from .project import resolve_project
     from .sources.trials import DEFAULT_PARAM_KEYS, ReadOptions
 
     keys = tuple(k.strip() for k in param_keys.split(",") if k.strip()) if param_keys is not None else DEFAULT_PARAM_KEYS

@@ -528,8 +528,9 @@ def refuse_non_empty(out_dir: Path) -> None:
     present = sorted(p.name for p in out_dir.iterdir()) if out_dir.is_dir() else []
     if present:
         shown = ", ".join(present[:5]) + (", ..." if len(present) > 5 else "")
-        raise InputError(out_dir, f"the directory is not empty ({shown}); the demo would replace its evals.json and put simulated "
-                                  "points beside its own. Choose a new or empty directory, or pass --force")
+        raise InputError(out_dir, f"the directory is not empty ({shown}); the demo would replace its evals.json "
+                                  "and put simulated points beside its own. Choose a new or empty directory, "
+                                  "or pass --force")
 
 
 def _write_text(path: Path, text: str) -> None:

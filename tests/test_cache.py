@@ -11,12 +11,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from reasonboard.errors import InputError
 import reasonboard.store.cache as cache_module
+from helpers_points import point, write_csv, write_jsonl
+from reasonboard.errors import InputError
 from reasonboard.store.cache import open_store
 from reasonboard.store.pointsdb import PointsDB
-from helpers_points import point, write_csv, write_jsonl
 
 EVALS = [{"model": "m1", "template": "tpl", "sampler": "smp", "label": "One"}]
 

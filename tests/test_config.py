@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from reasonboard.config import SiteConfig, load_config, parse_config
 from reasonboard.errors import InputError
 

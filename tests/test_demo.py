@@ -17,7 +17,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from reasonboard import demo
 from reasonboard.store.ingest import EVAL_KEYS, discover_point_files, ingest_evals, ingest_points, read_evals
 from reasonboard.store.pointsdb import PointsDB

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from reasonboard.cli import main
 from reasonboard.diff.compare import (
     SCORE_UNCHANGED,

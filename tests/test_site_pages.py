@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reasonboard.site.model import NavLink, Pager, spread
 from helpers_site import page, row_cells
+from reasonboard.site.views.base import NavLink, Pager, spread
 
 
 def _model(built, predicate):
@@ -137,9 +137,9 @@ def test_the_pager_links_a_window_whose_size_does_not_grow_with_the_pages():
 def test_the_404_page_links_absolutely_when_the_site_has_a_base_url(default_build):
     from dataclasses import replace
 
+    from helpers_site import parse
     from reasonboard import TEMPLATES_DIR
     from reasonboard.site.render import render_site
-    from helpers_site import parse
 
     results = replace(default_build.results,
                       config=replace(default_build.results.config, base_url="https://example.org/board/"))

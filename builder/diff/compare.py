@@ -348,6 +348,7 @@ def significance(old: Score, new: Score) -> str:
         return SCORE_UNCHANGED
     if not (old.known and new.known):
         return NOT_COMPARABLE
+    assert new.ci_low is not None and new.ci_high is not None and old.ci_low is not None and old.ci_high is not None
     if new.ci_low > old.ci_high:
         return SIGNIFICANT_GAIN
     if new.ci_high < old.ci_low:
@@ -368,6 +369,12 @@ def _score(model: Mapping[str, Any]) -> Score:
     return Score(center=number("center"), margin=number("margin"), ci_low=number("ci_low"), ci_high=number("ci_high"))
 
 
+def _delta(old: Score, new: Score) -> float | None:
+    if not (old.known and new.known) or old.center is None or new.center is None:
+        return None
+    return round(new.center - old.center, SCORE_DECIMALS)
+
+
 def _rank_range(model: Mapping[str, Any]) -> tuple[int, int] | None:
     value = model.get("rank_range")
     return (int(value[0]), int(value[1])) if value else None
@@ -379,8 +386,7 @@ def _model_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> ModelChange
         model=_ref(new),
         old=old_score,
         new=new_score,
-        delta=(round(new_score.center - old_score.center, SCORE_DECIMALS)
-               if old_score.known and new_score.known else None),
+        delta=_delta(old_score, new_score),
         significance=significance(old_score, new_score),
         old_rank=old.get("rank"),
         new_rank=new.get("rank"),

@@ -82,8 +82,8 @@ def render_markdown(report: ScoreChangeReport, max_bytes: int = MAX_BYTES) -> st
     if _size(text) <= max_bytes:
         return text
     for tier in CUT_ORDER:
-        def with_cap(cap: int, tier: tuple[str, ...] = tier) -> dict[str, int]:
-            return {**caps, **{name: cap for name in tier}}
+        def with_cap(cap: int, tier: tuple[str, ...] = tier, base: dict[str, int] = caps) -> dict[str, int]:
+            return {**base, **{name: cap for name in tier}}
 
         if _size(_Renderer(report, with_cap(0)).render()) <= max_bytes:
             # Largest number of rows per table of this tier that still fits.

@@ -43,7 +43,8 @@ def check_export_dir(out_dir: Path) -> None:
     if not manifest.is_file():
         raise ExportPathError(f"refusing to replace {out_dir}: it is not an earlier export "
                               f"(no {MANIFEST}; contains {found[0]!r})")
-    listed = {line for line in manifest.read_text(encoding="utf-8", errors="replace").splitlines() if line and not line.startswith("#")}
+    lines = manifest.read_text(encoding="utf-8", errors="replace").splitlines()
+    listed = {line for line in lines if line and not line.startswith("#")}
     foreign = [path for path in found if path != MANIFEST and path not in listed]
     if foreign:
         raise ExportPathError(f"refusing to replace {out_dir}: {foreign[0]!r} was not written by an export "

@@ -225,9 +225,10 @@ def add_record(rows: RowColumns, dropped: list[tuple], record: EEERecord, aliase
             continue
         bench = aliases.benchmark(raw_bench)
         eval_key = key(result.evaluation_name)
+        assert shared is not None  # a record without a model has a reason above
         rows.add(shared, result_part(
             index=result.index,
-            benchmark_name=(result.dataset_name if key(result.dataset_name) else result.evaluation_name).strip(),
+            benchmark_name=((result.dataset_name if key(result.dataset_name) else result.evaluation_name) or "").strip(),
             evaluation_name=result.evaluation_name, bench=bench,
             slice_key=eval_key if eval_key and eval_key not in (raw_bench, bench) else None,
             metric_name=result.metric_id if key(result.metric_id) else result.metric_name,
@@ -317,6 +318,7 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
         if score_problem(own.score) is not None or not bench or not model_id:
             dropped += 1
             continue
+        assert own.score is not None  # score_problem() names a missing score
         args = _generation_args(own.generation_args)
         shared = record_part(
             own=True, source_path=None, evaluation_id=own.evaluation_id, schema_version=None,

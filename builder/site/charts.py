@@ -31,6 +31,7 @@ from typing import Any
 
 from ..atomic import write_atomically
 
+
 @dataclass(frozen=True)
 class Chart:
     """One chart on one page: which kind, its data rows, and how it is described.
@@ -121,7 +122,7 @@ def vega_bundle(cache_dir: Path | None = None) -> bytes:
 def _bundle_in_process(version: str) -> bytes:
     import vl_convert
 
-    source = vl_convert.javascript_bundle()
+    source = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # the snippet is optional
     return ("/* Vega, Vega-Lite and vega-embed (BSD-3-Clause, the Vega project), bundled offline by "
             f"vl-convert {version}. */\n(function () {{\n{source}\n}})();\n").encode("utf-8")
 

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
+from ..slugs import name_hash, unique_slugs
 from . import format as fmt
 from .charts import Chart
 from .markdown import is_web_url, render_markdown
-from .model import Badge, Page, Ref
-from ..slugs import name_hash, unique_slugs
 from .urls import page_path
+from .views.base import Badge, Page, Ref
 
 #: Result rows and comparisons on one page at most, unless the site config sets `page_size`
 #: (a benchmark of the full EEE corpus has ~4,500 rows: they continue on numbered pages).
@@ -478,7 +478,7 @@ class Cards:
         card_path = self.bench_paths[b.key]
         starts = list(range(1, len(rows) + 1, self.page_size)) or [1]
         paths = [card_path] + [f"{card_path[:-len('.html')]}/rows-{k + 1}.html" for k in range(1, len(starts))]
-        from .model import NavLink, Pager
+        from .views.base import NavLink, Pager
 
         links = tuple(NavLink(str(k + 1), p) for k, p in enumerate(paths))
         more = [Ref(f"rows {starts[k + 1]}–{min(starts[k + 1] + self.page_size - 1, len(rows))}", paths[k + 1])

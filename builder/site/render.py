@@ -23,16 +23,28 @@ from typing import Any, Sequence
 import jinja2
 from markupsafe import Markup
 
+from ..gcpause import no_cyclic_gc
+from ..slugs import is_safe_slug
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
-from .fragments import (badges_html, band_html, cibar_html, estimator_rows, interval_html, link_items, link_list,
-                        missing_html, result_rows, task_rows)
-from ..gcpause import no_cyclic_gc
+from .fragments import (
+    badges_html,
+    band_html,
+    cibar_html,
+    estimator_rows,
+    interval_html,
+    link_items,
+    link_list,
+    missing_html,
+    result_rows,
+    task_rows,
+)
 from .markdown import ContentPage, load_content_page, render_markdown
-from .model import ContentView, Page, SiteModel, build_page_model
+from .model import SiteModel, build_page_model
 from .search import search_script
-from ..slugs import is_safe_slug
 from .urls import Linker, check_output_path
+from .views.base import Page
+from .views.content import ContentView
 from .writer import SiteFiles
 
 #: Which navigation entry a page belongs to (for `aria-current`).

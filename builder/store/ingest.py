@@ -142,7 +142,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
     _canonicalise_params(con)
-    staged = con.execute("SELECT count(*) FROM staged").fetchone()[0]
+    staged = con.execute("SELECT count(*) FROM staged").fetchall()[0][0]
     con.execute("DELETE FROM points")
     con.execute(
         """
@@ -156,7 +156,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
         ORDER BY model, template, sampler, base_task, params
         """
     )
-    report.points = con.execute("SELECT count(*) FROM points").fetchone()[0]
+    report.points = con.execute("SELECT count(*) FROM points").fetchall()[0][0]
     report.duplicates = staged - report.points
     if report.duplicates:
         first = con.execute(

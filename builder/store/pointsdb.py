@@ -188,7 +188,8 @@ class PointsDB:
         order = ", ".join(f"{k} NULLS FIRST" for k in key_names)
         sql = f"""
             SELECT * EXCLUDE ({', '.join(m.lower() for m in modes)}),
-                   {', '.join(f"{m.lower()}.est AS {m}_est, {m.lower()}.low AS {m}_low, {m.lower()}.high AS {m}_high" for m in modes)}
+                   {', '.join(f"{m.lower()}.est AS {m}_est, {m.lower()}.low AS {m}_low, {m.lower()}.high AS {m}_high"
+                              for m in modes)}
             FROM (SELECT *, {', '.join(estimates)} FROM ({inner}))
             {'ORDER BY ' + order if order else ''}
         """
