@@ -20,12 +20,14 @@ from .gcpause import no_cyclic_gc
 from .outputs import data_files
 from .project import Project, resolve_project
 from .signals import OwnResult, Signals, compute_signals, load_reported
+from .signals.load import loader_fingerprint
 from .site import render_site
 from .site.writer import SiteFiles, check_output_dir, write_site
+from .sources.points import POINT_SUFFIXES, REQUIRED
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
-from .store.ingest import POINT_SUFFIXES, REQUIRED, describe_ignored
+from .store.ingest import describe_ignored
 
 Progress = Callable[[str], None] | None
 
@@ -251,8 +253,9 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
 
 
 def cache_salt(config: SiteConfig) -> str:
-    """What besides the files decides the PointsDB's content: the alias tables."""
-    return repr((config.model_aliases, config.benchmark_aliases))
+    """What besides the files and the store's own code decides the reported part of the
+    PointsDB: the alias tables and the code of the signals loader that fills it."""
+    return repr((config.model_aliases, config.benchmark_aliases)) + loader_fingerprint()
 
 
 def add_static(files: SiteFiles, project: Project) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any, Callable, TypeVar
 
 import click
 
@@ -29,21 +30,38 @@ PROJECT_OPTION = click.option(
     "--project", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
     help="The leaderboard project directory (data/, content/, templates/, static/). Default: the current directory.")
 
+Decorated = TypeVar("Decorated", bound=Callable[..., Any])
+
+
+def input_options(cache_help: str) -> Callable[[Decorated], Decorated]:
+    """`--project --data --db --config --cache`: where a command that reads a project's
+    inputs finds them (`build`, `export eee`), declared once so they cannot drift apart."""
+    options = (
+        PROJECT_OPTION,
+        click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data."),
+        click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Use this PointsDB file instead of building one in the cache."),
+        click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Site config (TOML). Default: PROJECT/content/site.toml when it exists, else built-in defaults."),
+        click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help=cache_help),
+    )
+
+    def apply(command: Decorated) -> Decorated:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
 
 @main.command()
-@PROJECT_OPTION
-@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data.")
+@input_options(cache_help="Where the PointsDB and build state live. Default: PROJECT/.reasonboard-cache.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output directory, replaced only when the whole build succeeds. Default: PROJECT/site.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Use this PointsDB file instead of building one in the cache.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Site config (TOML). Default: PROJECT/content/site.toml when it exists, else built-in defaults.")
 @click.option("--content", "content_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Content pages and band wording, looked up before the built-in ones. Default: PROJECT/content.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the PointsDB and build state live. Default: PROJECT/.reasonboard-cache.")
 @click.option("--strict", is_flag=True, help="Treat malformed EEE or card files, and evals.json entries that do not "
               "match the points, as errors, not warnings.")
 @click.option("--allow-empty", is_flag=True, help="Publish a leaderboard with no points instead of failing.")
@@ -111,18 +129,10 @@ def export() -> None:
 
 
 @export.command("eee")
-@PROJECT_OPTION
+@input_options(cache_help="Where the PointsDB lives. Default: PROJECT/.reasonboard-cache.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("eee-export"),
               show_default=True, help="Output directory (<source>/<developer>/<model>/<uuid>.json), replaced only "
                                       "when it holds nothing but an earlier export.")
-@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Use this PointsDB file instead of building one in the cache.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Site config (TOML). Default: PROJECT/content/site.toml when it exists, else built-in defaults.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the PointsDB lives. Default: PROJECT/.reasonboard-cache.")
 @click.option("--strict", is_flag=True, help="Treat malformed EEE or card files as errors, not warnings.")
 def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, db_path: Path | None,
                config_path: Path | None, cache_dir: Path | None, strict: bool) -> None:

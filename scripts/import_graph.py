@@ -30,7 +30,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("outputs", ("outputs",)),
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingest")),
-    ("commands", ("buildstate", "build", "demo", "newproject", "serve", "cli")),
+    ("commands", ("buildstate", "build", "demo", "demoworld", "newproject", "serve", "cli")),
 )
 
 

@@ -23,7 +23,8 @@ from reasonboard.diff.compare import (
     compare,
     significance,
 )
-from reasonboard.diff.markdown import MAX_BYTES, VISIBLE_ROWS, render_markdown
+from reasonboard.diff.markdown import MAX_BYTES, render_markdown
+from reasonboard.diff.mdtext import VISIBLE_ROWS
 
 TASKS = ["arithmetic", "dates", "sort"]
 

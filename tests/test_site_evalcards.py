@@ -7,7 +7,7 @@ import posixpath
 
 from helpers_site import html_pages, page, section
 from reasonboard.signals.completeness import FIELDS
-from reasonboard.site.evalcards import triple_anchor
+from reasonboard.site.views.badges import triple_anchor
 
 
 def _benchmark_pages(built):
