@@ -19,6 +19,7 @@ from .errors import InputError
 from .gcpause import no_cyclic_gc
 from .outputs import data_files
 from .project import Project, resolve_project
+from .results import BuildResults
 from .signals import OwnResult, Signals, compute_signals, load_reported
 from .signals.load import loader_fingerprint
 from .site import render_site
@@ -52,20 +53,6 @@ class BuildOptions:
         return resolve_project(self.project, data_dir=self.data_dir, out_dir=self.out_dir,
                                cache_dir=self.cache_dir, config_path=self.config_path,
                                content_dir=self.content_dir)
-
-
-@dataclass(frozen=True)
-class BuildResults:
-    """Everything the pages are made from: the page model reads this and nothing else."""
-
-    config: SiteConfig
-    leaderboard: dict[str, Any]
-    pairwise: dict[str, Any]
-    curves: dict[str, Any]
-    signals: Signals | None
-    evaluations: dict[str, dict[str, Any]]
-    bands: Bands
-    timings: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

@@ -27,7 +27,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("store", ("store",)),
     ("statistics", ("stats",)),
     ("signals", ("signals",)),
-    ("outputs", ("outputs",)),
+    # What a build hands the site (results.py), and the data files written from it.
+    ("outputs", ("results", "outputs")),
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingest")),
     ("commands", ("buildstate", "build", "demo", "demoworld", "newproject", "serve", "cli")),

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..results import BuildResults
+from ..signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
 from ..slugs import unique_slugs
 from ..vocabulary import PROVENANCE
 from . import format as fmt
@@ -38,7 +40,7 @@ from .views.badges import (
     text_html,
     triple_anchor,
 )
-from .views.base import Badge, Page, Ref
+from .views.base import Badge, Page, Pager, Ref
 from .views.cards import (
     BenchmarkPage,
     BenchmarkRowsPage,
@@ -70,7 +72,7 @@ MAX_FLAGGED = 100
 class Cards:
     """The Evaluation Card side of the page model, prepared once per build."""
 
-    def __init__(self, signals: Any, model_paths: dict[str, str], model_labels: dict[str, str],
+    def __init__(self, signals: Signals | None, model_paths: dict[str, str], model_labels: dict[str, str],
                  model_keys: dict[str, str], task_paths: dict[str, str], simulated: dict[str, bool],
                  page_size: int = MAX_ROWS):
         self.signals = signals
@@ -100,8 +102,14 @@ class Cards:
         self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
         self._bench_refs: dict[tuple[str, str], Ref] = {}
 
+    @property
+    def _signals(self) -> Signals:
+        """The signals, in the methods that run only when the build has them."""
+        assert self.signals is not None
+        return self.signals
+
     @classmethod
-    def build(cls, results: Any, model_paths: dict[str, str], task_paths: dict[str, str],
+    def build(cls, results: BuildResults, model_paths: dict[str, str], task_paths: dict[str, str],
               model_labels: dict[str, str] | None = None, simulated: dict[str, bool] | None = None) -> "Cards":
         signals = results.signals
         model_keys: dict[str, str] = {}
@@ -123,7 +131,7 @@ class Cards:
         """
         if self.signals is None or model_id not in self.model_keys:
             return []
-        return list(self.signals.triples_for_model(self.model_keys[model_id]))
+        return list(self._signals.triples_for_model(self.model_keys[model_id]))
 
     def model_badges(self, model_id: str) -> tuple[Badge, ...]:
         """R, C, P, X for the leaderboard row of one evaluation, over all results of its model."""
@@ -175,10 +183,9 @@ class Cards:
         """Every result row of this evaluation's model key (own rows and reported ones)."""
         if self.signals is None or model_id not in self.model_keys:
             return ReportedResults()
-        rows = self.signals.rows_for_model(self.model_keys[model_id])
+        rows = self._signals.rows_for_model(self.model_keys[model_id])
         # The board's own rows of *other* evaluations of the same model belong on their pages.
-        rows = [r for r in rows if not r.own or r.evaluation_id == model_id]
-        return self._results(rows)
+        return self._results([r for r in rows if not r.own or r.evaluation_id == model_id])
 
     # -- per task ------------------------------------------------------------------------
 
@@ -194,24 +201,24 @@ class Cards:
     def pages(self) -> list[Page]:
         pages: list[Page] = [self._dashboard()]
         if self.signals is not None:
-            for b in self.signals.benchmarks:
+            for b in self._signals.benchmarks:
                 pages += self._benchmark_pages(b)
         return pages
 
     # -- builders --------------------------------------------------------------------------
 
-    def _summary(self, b: Any) -> BenchmarkSummary:
+    def _summary(self, b: BenchmarkSignals) -> BenchmarkSummary:
         return BenchmarkSummary(Ref(b.name, self.bench_paths[b.key]), b.key, b.has_card, b.completeness,
                                 len(b.fully_missing), b.rows, b.triples, tuple(b.risk_categories))
 
     def _compared_triples(self, benchmark_key: str) -> list[Any]:
         """Triples with two or more reports, flagged first, then checked, then not applicable
         (what needs attention leads), at most one page of them; the rest are counted."""
-        compared = [t for t in self.signals.triples_for_benchmark(benchmark_key) if t.reports >= 2]
+        compared = [t for t in self._signals.triples_for_benchmark(benchmark_key) if t.reports >= 2]
         compared.sort(key=lambda t: ({True: 0, False: 1, None: 2}[t.comparability.flag], t.key))
         return compared[: self.page_size]
 
-    def _anchor(self, t: Any) -> str | None:
+    def _anchor(self, t: TripleSignals) -> str | None:
         return self._anchors.get(t.key)
 
     def _results(self, rows: Sequence[Any], first: int = 1, more: Ref | None = None) -> ReportedResults:
@@ -219,7 +226,7 @@ class Cards:
         shown = rows[first - 1: first - 1 + self.page_size]
         return ReportedResults(tuple(self._result_view(r) for r in shown), len(rows), first, more)
 
-    def _result_view(self, row: Any) -> ResultView:
+    def _result_view(self, row: ResultRow) -> ResultView:
         view = self._views.get(row.row_id)
         if view is None:
             view = self._views[row.row_id] = self._new_result_view(row)
@@ -232,7 +239,7 @@ class Cards:
             ref = self._bench_refs[(name, key)] = Ref(name, self.bench_paths.get(key, ""))
         return ref
 
-    def _parts_of(self, triple: Any) -> tuple[str | None, Badge, Badge]:
+    def _parts_of(self, triple: TripleSignals) -> tuple[str | None, Badge, Badge]:
         """A triple's anchor (when its comparison is shown) and its P and X badges."""
         parts = self._triple_parts.get(triple.key)
         if parts is None:
@@ -240,11 +247,12 @@ class Cards:
             self._triple_parts[triple.key] = parts
         return parts
 
-    def _new_result_view(self, row: Any) -> ResultView:
-        triple = self.signals.triple_of(row)
+    def _new_result_view(self, row: ResultRow) -> ResultView:
+        triple = self._signals.triple_of(row)
         anchor, provenance, comparability = self._parts_of(triple)
-        own_path = self.model_paths.get(row.evaluation_id) if row.own else None
-        label = self.model_labels.get(row.evaluation_id, row.model_id) if row.own else row.model_id
+        own_id = row.evaluation_id or ""
+        own_path = self.model_paths.get(own_id) if row.own else None
+        label = self.model_labels.get(own_id, row.model_id) if row.own else row.model_id
         return ResultView(
             anchor=f"r-{row.row_id}",
             model=Ref(label, own_path) if own_path else None, model_id=row.model_id,
@@ -258,9 +266,9 @@ class Cards:
             badges=(row_repro_badge(tuple(row.missing), tuple(row.required)), provenance, comparability),
         )
 
-    def _triple_view(self, t: Any) -> TripleView:
+    def _triple_view(self, t: TripleSignals) -> TripleView:
         c = t.comparability
-        own_ids = sorted({r.evaluation_id for r in self.signals.rows_for_triple(*t.key) if r.own})
+        own_ids = sorted({r.evaluation_id for r in self._signals.rows_for_triple(*t.key) if r.own and r.evaluation_id})
         models = tuple(Ref(self.model_labels.get(i, i), self.model_paths[i]) for i in own_ids if i in self.model_paths)
         return TripleView(
             anchor=triple_anchor(*t.key), model_id=t.model_id, models=models, benchmark=t.benchmark,
@@ -270,10 +278,10 @@ class Cards:
             combined=comparability_badge(c), missing=tuple(t.reproducibility.missing),
         )
 
-    def _benchmark_pages(self, b: Any) -> list[Page]:
+    def _benchmark_pages(self, b: BenchmarkSignals) -> list[Page]:
         """The Evaluation Card page with the first page of result rows, then one page per
         further `page_size` rows, so every row is on the site and no page lists them all."""
-        rows = sorted(self.signals.rows_for_benchmark(b.key), key=lambda r: (-r.score, r.model_key, r.row_id))
+        rows = sorted(self._signals.rows_for_benchmark(b.key), key=lambda r: (-r.score, r.model_key, r.row_id))
         card_path = self.bench_paths[b.key]
         starts = list(range(1, len(rows) + 1, self.page_size)) or [1]
         paths = [card_path] + [f"{card_path[:-len('.html')]}/rows-{k + 1}.html" for k in range(1, len(starts))]
@@ -293,7 +301,7 @@ class Cards:
                 pager=Pager(k + 1, links)))
         return pages
 
-    def _benchmark_page(self, b: Any, results: ReportedResults, pager: Any) -> BenchmarkPage:
+    def _benchmark_page(self, b: BenchmarkSignals, results: ReportedResults, pager: Pager | None) -> BenchmarkPage:
         summary = self._summaries[b.key]
         sections: dict[str, list[FieldView]] = {}
         for f in b.fields:
@@ -303,9 +311,9 @@ class Cards:
                 sub_items=tuple(SubItemView(s.name, "●" if s.populated else "○",
                                             "populated" if s.populated else "missing", text_html(s.text))
                                 for s in f.sub_items)))
-        rows = self.signals.rows_for_benchmark(b.key)
+        rows = self._signals.rows_for_benchmark(b.key)
         task = self.task_by_key.get(b.key)
-        simulated = any(self.simulated.get(r.evaluation_id, False) for r in rows if r.own)
+        simulated = any(self.simulated.get(r.evaluation_id or "", False) for r in rows if r.own)
         return BenchmarkPage(
             path=self.bench_paths[b.key], title=f"Evaluation Card: {b.name}", template="benchmark.html",
             simulated=simulated,
@@ -317,7 +325,7 @@ class Cards:
                                  r.url if r.url and is_web_url(r.url) else None) for r in b.risks),
             results=results,
             compared=tuple(self._triple_view(t) for t in self._compared[b.key]),
-            compared_total=sum(1 for t in self.signals.triples_for_benchmark(b.key) if t.reports >= 2),
+            compared_total=sum(1 for t in self._signals.triples_for_benchmark(b.key) if t.reports >= 2),
             pager=pager,
             task=Ref(task, self.task_paths[task]) if task else None,
         )

@@ -15,8 +15,9 @@ and list at most `page_size` rows; the navigation is the same handful of links e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence
 
+from ..results import BuildResults
 from ..slugs import evaluation_slugs, unique_slugs
 from . import evalcards
 from .markdown import ContentPage
@@ -53,8 +54,8 @@ class SiteModel:
         return {p.path: p for p in self.pages}
 
 
-def build_page_model(results: Any, content_pages: Sequence[ContentPage] = ()) -> SiteModel:
-    """Assemble every page of the site from a `BuildResults` (see builder/build.py).
+def build_page_model(results: BuildResults, content_pages: Sequence[ContentPage] = ()) -> SiteModel:
+    """Assemble every page of the site from a `BuildResults` (results.py).
 
     `content_pages` are the parsed `content/*.md` pages, in navigation order.
     """
@@ -65,17 +66,17 @@ def build_page_model(results: Any, content_pages: Sequence[ContentPage] = ()) ->
     task_slugs = unique_slugs(tasks)
     evaluations = results.evaluations
     slugs = evaluation_slugs([(m["model"], m["template"], m["sampler"]) for m in models])
+    paths = {m["id"]: evaluation_page_path(m["slug"]) for m in models}
+    labels = {m["id"]: m["label"] for m in models}
+    task_paths = {t: page_path("tasks", s) for t, s in zip(tasks, task_slugs)}
+    simulated = {m["id"]: bool(evaluations.get(m["id"], {}).get("simulated")) for m in models}
     ctx = Context(
         results=results, bands=results.bands, models=models,
-        by_id={m["id"]: m for m in models},
-        paths={m["id"]: evaluation_page_path(m["slug"]) for m in models},
-        labels={m["id"]: m["label"] for m in models},
+        by_id={m["id"]: m for m in models}, paths=paths, labels=labels,
         anchors={m["id"]: "m-" + s.anchor for m, s in zip(models, slugs)},
-        task_paths={t: page_path("tasks", s) for t, s in zip(tasks, task_slugs)},
-        simulated={m["id"]: bool(evaluations.get(m["id"], {}).get("simulated")) for m in models},
-        cards=None,
+        task_paths=task_paths, simulated=simulated,
+        cards=evalcards.Cards.build(results, paths, task_paths, labels, simulated),
     )
-    ctx.cards = evalcards.Cards.build(results, ctx.paths, ctx.task_paths, ctx.labels, ctx.simulated)
     for m in models:
         ctx.rows[m["id"]] = model_row(ctx, m)
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Iterable
 
+from ...signals import TripleSignals
+from ...signals.comparability import Comparability, Divergence
 from ...slugs import name_hash
 from .. import format as fmt
 from ..markdown import render_markdown
@@ -53,7 +55,7 @@ def row_repro_badge(missing: tuple[str, ...], required: tuple[str, ...]) -> Badg
                  f"reports every required field ({', '.join(required)})")
 
 
-def provenance_badge(triple: Any) -> Badge:
+def provenance_badge(triple: TripleSignals) -> Badge:
     prov = triple.provenance
     return provenance(bool(prov.first_party_only), bool(prov.multi_party), tuple(prov.parties),
                        tuple(sorted(prov.relationships)))
@@ -73,7 +75,7 @@ def provenance(first_party_only: bool, multi_party: bool, parties: tuple[str, ..
     return Badge("P", "Provenance", "info", "one party", f"reported by one organisation ({rels})")
 
 
-def comparability_badge(c: Any) -> Badge:
+def comparability_badge(c: Comparability) -> Badge:
     if c.flag is True:
         return Badge("X", "Comparability", "attention", "diverges", checks_summary(c, flagged_only=True))
     if c.flag is False:
@@ -88,14 +90,14 @@ def not_checked(reason: str) -> Badge:
     return Badge("X", "Comparability", "na", "not checked", f"not checked: {reason}")
 
 
-def checks_summary(c: Any, flagged_only: bool) -> str:
+def checks_summary(c: Comparability, flagged_only: bool) -> str:
     """The checks that ran (or only those that flagged), each named: "cross-party checked:
     within 5% (spread 1.8% of the range)"."""
     return "; ".join(f"{'variant' if d is c.variant else 'cross-party'} {d.summary}"
                      for d in (c.variant, c.cross_party) if (d.flag if flagged_only else d.flag is not None))
 
 
-def divergence(d: Any) -> DivergenceView:
+def divergence(d: Divergence) -> DivergenceView:
     return DivergenceView(
         status=d.status, summary=d.summary, basis=d.basis, threshold=fmt.percent(d.threshold, 0),
         spread=fmt.percent(d.spread) if d.spread is not None else fmt.MISSING,

@@ -6,11 +6,10 @@ every text is formatted when the view is made, never in a template.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .. import format as fmt
 from ..charts import Chart
-from .base import Badge, Page, Ref
+from .base import Badge, Page, Pager, Ref
 
 
 @dataclass(frozen=True)
@@ -158,7 +157,8 @@ class BenchmarkPage(Page):
     compared: tuple[TripleView, ...]
     compared_total: int
     task: Ref | None
-    pager: Any  # model.Pager over the pages of result rows, or None when they fit on this one
+    #: Over the pages of result rows, or None when they fit on this one.
+    pager: Pager | None
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ class BenchmarkRowsPage(Page):
 
     card: Ref
     results: ReportedResults
-    pager: Any  # model.Pager
+    pager: Pager
 
 
 @dataclass(frozen=True)

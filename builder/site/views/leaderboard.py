@@ -4,8 +4,9 @@ forest chart. Paginated (`page_size`): no page lists every model."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
+from ...config import SiteConfig
 from ..charts import Chart
 from ..urls import page_path
 from .base import BandView, NavLink, Page, Pager, Ref
@@ -43,7 +44,7 @@ class LeaderboardPage(Page):
         return self.first_rank + len(self.ranked) + len(self.incomplete) - 1
 
 
-def leaderboard_pages(ctx: Context, config: Any, tasks: list[str]) -> list[LeaderboardPage]:
+def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> list[LeaderboardPage]:
     rows = [ctx.rows[m["id"]] for m in ctx.models]
     size = max(1, int(config.page_size))
     chunks = [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]

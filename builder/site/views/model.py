@@ -11,6 +11,7 @@ from .. import format as fmt
 from ..charts import Chart
 from ..urls import page_path
 from .base import BandView, Interval, Page, Ref
+from .cards import ReportedResults
 from .rows import Context, ModelRow
 
 #: Nearest neighbours (each side) whose win rates a model page shows.
@@ -79,7 +80,8 @@ class ModelPage(Page):
     tiers: tuple[TierRow, ...]
     score_per_token_v1: str | None
     neighbours: tuple[Neighbour, ...]
-    reported: Any  # evalcards.ReportedResults: this model's result rows with their signals
+    #: This model's reported result rows with their signals.
+    reported: ReportedResults
     #: The model's page when it has several evaluations (this page is one of them), else None.
     parent: Ref | None = None
     modes: tuple[str, ...] = MODES

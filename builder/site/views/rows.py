@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...results import BuildResults
 from ...stats.bands import Bands
+from ..evalcards import Cards
 from .base import Badge, BandView, Interval, Ref, TieMark
 
 
@@ -100,7 +102,7 @@ def observability_notes(evaluation: dict[str, Any]) -> tuple[str | None, str | N
 class Context:
     """Lookups shared by the page builders (not part of the model)."""
 
-    results: Any
+    results: BuildResults
     bands: Bands
     models: list[dict[str, Any]]
     by_id: dict[str, dict[str, Any]]
@@ -109,7 +111,7 @@ class Context:
     anchors: dict[str, str]
     task_paths: dict[str, str]
     simulated: dict[str, bool]
-    cards: Any  # evalcards.Cards
+    cards: Cards
     rows: dict[str, ModelRow] = field(default_factory=dict)
     #: One `Ref` per model, shared by every list that links it (tie lists hold ~10^5 links).
     refs: dict[str, Ref] = field(default_factory=dict)

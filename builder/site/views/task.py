@@ -13,6 +13,7 @@ from ...stats.significance import overlaps, rank_ranges
 from .. import format as fmt
 from ..charts import Chart
 from .base import Interval, Page, Ref, TieMark, spread
+from .cards import BenchmarkSummary
 from .rows import Context, task_interval
 
 #: Difficulty curves draw this many models per chart; more lines stop being readable.
@@ -69,7 +70,8 @@ class TaskPage(Page):
     chart: Chart | None
     curves: tuple[Curve, ...]
     missing: tuple[Ref, ...]
-    benchmark: Any  # evalcards.BenchmarkSummary | None: this task's Evaluation Card
+    #: This task's Evaluation Card summary, when its benchmark has a card.
+    benchmark: BenchmarkSummary | None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
