@@ -5,7 +5,6 @@ template), the task's generation settings (the sampler) and the harness version.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,6 +12,8 @@ from typing import Any
 
 from ..trials import (
     UnreadableInput,
+    mapping_of,
+    read_json_file,
     sampler_name,
 )
 
@@ -43,19 +44,11 @@ def results_beside(path: Path) -> tuple[Path, str]:
 
 
 def load_results(path: Path) -> dict[str, Any]:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UnreadableInput(f"{path.name}: cannot be read ({error})") from None
-    except json.JSONDecodeError as error:
-        raise UnreadableInput(f"{path.name}, line {error.lineno}: not valid JSON ({error.msg})") from None
+    document = read_json_file(path)
     if not isinstance(document, dict):
         raise UnreadableInput(f"{path.name}: not an lm-eval results file (not a JSON object)")
     return document
 
-
-def mapping_of(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def task_config(results: Mapping[str, Any], task: str) -> Mapping[str, Any]:
