@@ -43,7 +43,7 @@ def _choice(*choices: str) -> Check:
     def check(value: Any) -> str:
         if value not in choices:
             raise ValueError(f"must be one of {', '.join(choices)}")
-        return value
+        return str(value)
 
     return check
 
@@ -88,7 +88,7 @@ def _regex(value: Any) -> str:
         re.compile(_string(value))
     except re.error as exc:
         raise ValueError(f"is not a valid regular expression ({exc})") from None
-    return value
+    return str(value)
 
 
 def option(default: Any, check: Check, *, key: str | None = None) -> Any:

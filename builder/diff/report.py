@@ -270,7 +270,7 @@ class ScoreChangeReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The same content as the markdown, as JSON-ready data (`--format json`)."""
-        data = _plain(asdict(self))
+        data: dict[str, Any] = _plain(asdict(self))
         data["schema"] = SCHEMA
         data["summary"] = self.summary()
         for change, row in zip(self.changed, data["changed"]):
