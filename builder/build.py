@@ -13,19 +13,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from .buildstate import build_key, clear_state, load_state, save_state
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .gcpause import no_cyclic_gc
 from .outputs import data_files
 from .project import Project, resolve_project
+from .results import BuildResults
 from .signals import OwnResult, Signals, compute_signals, load_reported
+from .signals.load import loader_fingerprint
 from .site import render_site
 from .site.writer import SiteFiles, check_output_dir, write_site
+from .sources.points import POINT_SUFFIXES, REQUIRED
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
-from .buildstate import build_key, clear_state, load_state, save_state
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
-from .store.ingest import POINT_SUFFIXES, REQUIRED, describe_ignored
+from .store.ingest import describe_ignored
 
 Progress = Callable[[str], None] | None
 
@@ -50,20 +53,6 @@ class BuildOptions:
         return resolve_project(self.project, data_dir=self.data_dir, out_dir=self.out_dir,
                                cache_dir=self.cache_dir, config_path=self.config_path,
                                content_dir=self.content_dir)
-
-
-@dataclass(frozen=True)
-class BuildResults:
-    """Everything the pages are made from: the page model reads this and nothing else."""
-
-    config: SiteConfig
-    leaderboard: dict[str, Any]
-    pairwise: dict[str, Any]
-    curves: dict[str, Any]
-    signals: Signals | None
-    evaluations: dict[str, dict[str, Any]]
-    bands: Bands
-    timings: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -95,7 +84,7 @@ class BuildSummary:
 
     @classmethod
     def up_to_date(cls, recorded: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
-        known = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
+        known: dict[str, Any] = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
         return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False,
                    warnings=[str(w) for w in recorded.get("warnings", [])],
                    skipped=[(str(p), str(r)) for p, r in recorded.get("skipped", [])])
@@ -251,8 +240,9 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
 
 
 def cache_salt(config: SiteConfig) -> str:
-    """What besides the files decides the PointsDB's content: the alias tables."""
-    return repr((config.model_aliases, config.benchmark_aliases))
+    """What besides the files and the store's own code decides the reported part of the
+    PointsDB: the alias tables and the code of the signals loader that fills it."""
+    return repr((config.model_aliases, config.benchmark_aliases)) + loader_fingerprint()
 
 
 def add_static(files: SiteFiles, project: Project) -> None:

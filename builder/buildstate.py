@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+from .atomic import write_atomically
 
 STATE_VERSION = 3  # 2: the summary keeps warnings and skipped files; 3: project lookup order and static/
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -106,10 +107,8 @@ def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str],
         stat = (out_dir / path).stat()
         files[path] = [stat.st_size, stat.st_mtime_ns]
     target = state_path(cache_dir, out_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps({"key": key, "files": files, "summary": summary}, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, target)
+    write_atomically(target, json.dumps({"key": key, "files": files, "summary": summary},
+                                        sort_keys=True).encode("utf-8"))
 
 
 def clear_state(cache_dir: Path, out_dir: Path) -> None:

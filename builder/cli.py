@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any, Callable, TypeVar
 
 import click
 
 from .errors import InputError
+from .vocabulary import RELATIONSHIPS
 
 
 @click.group()
@@ -28,21 +30,38 @@ PROJECT_OPTION = click.option(
     "--project", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
     help="The leaderboard project directory (data/, content/, templates/, static/). Default: the current directory.")
 
+Decorated = TypeVar("Decorated", bound=Callable[..., Any])
+
+
+def input_options(cache_help: str) -> Callable[[Decorated], Decorated]:
+    """`--project --data --db --config --cache`: where a command that reads a project's
+    inputs finds them (`build`, `export eee`), declared once so they cannot drift apart."""
+    options = (
+        PROJECT_OPTION,
+        click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data."),
+        click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Use this PointsDB file instead of building one in the cache."),
+        click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Site config (TOML). Default: PROJECT/content/site.toml when it exists, else built-in defaults."),
+        click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help=cache_help),
+    )
+
+    def apply(command: Decorated) -> Decorated:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
 
 @main.command()
-@PROJECT_OPTION
-@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data.")
+@input_options(cache_help="Where the PointsDB and build state live. Default: PROJECT/.reasonboard-cache.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output directory, replaced only when the whole build succeeds. Default: PROJECT/site.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Use this PointsDB file instead of building one in the cache.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Site config (TOML). Default: PROJECT/content/site.toml when it exists, else built-in defaults.")
 @click.option("--content", "content_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Content pages and band wording, looked up before the built-in ones. Default: PROJECT/content.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the PointsDB and build state live. Default: PROJECT/.reasonboard-cache.")
 @click.option("--strict", is_flag=True, help="Treat malformed EEE or card files, and evals.json entries that do not "
               "match the points, as errors, not warnings.")
 @click.option("--allow-empty", is_flag=True, help="Publish a leaderboard with no points instead of failing.")
@@ -110,18 +129,10 @@ def export() -> None:
 
 
 @export.command("eee")
-@PROJECT_OPTION
+@input_options(cache_help="Where the PointsDB lives. Default: PROJECT/.reasonboard-cache.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("eee-export"),
               show_default=True, help="Output directory (<source>/<developer>/<model>/<uuid>.json), replaced only "
                                       "when it holds nothing but an earlier export.")
-@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Use this PointsDB file instead of building one in the cache.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Site config (TOML). Default: PROJECT/content/site.toml when it exists, else built-in defaults.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the PointsDB lives. Default: PROJECT/.reasonboard-cache.")
 @click.option("--strict", is_flag=True, help="Treat malformed EEE or card files as errors, not warnings.")
 def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, db_path: Path | None,
                config_path: Path | None, cache_dir: Path | None, strict: bool) -> None:
@@ -168,21 +179,22 @@ def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, d
 @click.option("--template", default=None, help="Template name (default: from the harness, else 'default').")
 @click.option("--sampler", default=None, help="Sampler name (default: from the recorded generation settings).")
 @click.option("--organization", default=None, help="Organization written into the evals.json entries.")
-@click.option("--relationship", type=click.Choice(["first_party", "third_party", "collaborative"]), default=None,
+@click.option("--relationship", type=click.Choice(RELATIONSHIPS), default=None,
               help="Relationship of the evaluator to the model, written into the evals.json entries.")
 @click.option("--scorer", default=None, help="Scorer or metric to take credit from (default: the harness's primary one).")
 @click.option("--params", "param_keys", default=None,
               help="Sample metadata keys that are difficulty coordinates, comma-separated. [default: level,difficulty]")
 @click.option("--partial", is_flag=True, help="Read the samples of logs that did not finish (cancelled, error).")
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, when any input or task is skipped.")
-def ingest(paths: tuple[Path, ...], project_dir: Path | None, data_dir: Path | None, model: str | None, template: str | None, sampler: str | None,
+def ingest(paths: tuple[Path, ...], project_dir: Path | None, data_dir: Path | None, model: str | None,
+           template: str | None, sampler: str | None,
            organization: str | None, relationship: str | None, scorer: str | None, param_keys: str | None,
            partial: bool, strict: bool) -> None:
     """Turn per-sample harness outputs (Inspect AI, lm-evaluation-harness, HELM, lighteval,
     Every Eval Ever instance-level JSONL) into points files and evals.json entries."""
     from .ingest import IngestOptions, run_ingest
-    from .project import resolve_project
     from .progress import DelayedBar
+    from .project import resolve_project
     from .sources.trials import DEFAULT_PARAM_KEYS, ReadOptions
 
     keys = tuple(k.strip() for k in param_keys.split(",") if k.strip()) if param_keys is not None else DEFAULT_PARAM_KEYS

@@ -13,68 +13,19 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from .errors import InputError
 from .sources.text import read_text
+from .vocabulary import MODES, RELATIONSHIPS
 
-ESTIMATOR_MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
-RELATIONSHIPS = ("first_party", "third_party", "collaborative")
 POPULATED_RULES = ("strict", "presence")
 DEFAULT_AGENTIC_PATTERN = (
     r"agent|swe-?bench|tau-?bench|gaia|webarena|mind2web|osworld|appworld|browsecomp"
     r"|terminal-?bench|corebench|usaco|scicode"
 )
-
-
-@dataclass(frozen=True)
-class SiteConfig:
-    title: str = "Leaderboard"
-    description: str = "ReasonScores with confidence intervals, statistical ties and Evaluation Card signals"
-    base_url: str = ""
-    organization: str = ""
-    relationship: str = "third_party"
-    tasks: tuple[str, ...] = ()
-    mode: str = "C_P"
-    bootstrap: int = 5000
-    seed: int = 42
-    pairwise_top: int = 50
-    populated_rule: str = "strict"
-    agentic_pattern: str = DEFAULT_AGENTIC_PATTERN
-    page_size: int = 100
-    model_aliases: dict[str, str] = field(default_factory=dict)
-    benchmark_aliases: dict[str, str] = field(default_factory=dict)
-    evaluations: dict[str, str] = field(default_factory=dict)
-    #: Branding: paths inside the project's `static/` (checked at build time, see
-    #: project.py) and a footer line in Markdown (rendered like a content page).
-    logo: str = ""
-    favicon: str = ""
-    extra_css: str = ""
-    footer: str = ""
-    #: The file the values came from, for error messages about them.
-    path: str = field(default="<default config>", compare=False)
-    #: The keys the file set, so demo defaults never replace a value the publisher chose.
-    given: frozenset[str] = field(default=frozenset(), compare=False)
-
-    def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
-        """The same config with the task set made explicit (default: every task found)."""
-        return replace(self, tasks=tasks)
-
-    def with_demo_defaults(self) -> "SiteConfig":
-        """For simulated data only: the demo's title and organisation where the file set none."""
-        return replace(
-            self,
-            title=self.title if "title" in self.given else DEMO_DEFAULTS["title"],
-            organization=self.organization if "organization" in self.given else DEMO_DEFAULTS["organization"],
-        )
-
-
-#: What a build of `reasonboard demo` data is called when its config does not say.
-DEMO_DEFAULTS = {"title": "reasonboard demo leaderboard", "organization": "reasonboard demo"}
-#: Branding keys naming a file in the project's `static/` directory.
-STATIC_KEYS = ("logo", "favicon", "extra_css")
 
 
 # -- option checks -------------------------------------------------------------------
@@ -92,7 +43,7 @@ def _choice(*choices: str) -> Check:
     def check(value: Any) -> str:
         if value not in choices:
             raise ValueError(f"must be one of {', '.join(choices)}")
-        return value
+        return str(value)
 
     return check
 
@@ -137,35 +88,77 @@ def _regex(value: Any) -> str:
         re.compile(_string(value))
     except re.error as exc:
         raise ValueError(f"is not a valid regular expression ({exc})") from None
-    return value
+    return str(value)
 
 
-OPTIONS: dict[str, Check] = {
-    "title": _string,
-    "description": _string,
-    "base_url": _string,
-    "organization": _string,
-    "relationship": _choice(*RELATIONSHIPS),
-    "tasks": _string_list,
-    "mode": _choice(*ESTIMATOR_MODES),
-    "bootstrap": _positive_int,
-    "seed": _int,
-    "pairwise_top": _positive_int,
-    "populated_rule": _choice(*POPULATED_RULES),
-    "agentic_pattern": _regex,
-    "page_size": _positive_int,
-    "logo": _static_path,
-    "favicon": _static_path,
-    "extra_css": _static_path,
-    "footer": _string,
-}
-#: `[aliases]` holds two tables, `models` and `benchmarks`; `[evaluations]` picks one
-#: evaluation per model name ("model" = "template/sampler") when a publisher wants one row.
-TABLES = {
-    "aliases.models": "model_aliases",
-    "aliases.benchmarks": "benchmark_aliases",
-    "evaluations": "evaluations",
-}
+def option(default: Any, check: Check, *, key: str | None = None) -> Any:
+    """A config key: its default and its check, on the `SiteConfig` field that holds it.
+    `key` is its name in the file when that differs (`aliases.models`); a dict default is
+    copied per config."""
+    meta = {"check": check, "key": key}
+    if isinstance(default, dict):
+        return field(default_factory=dict, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """Every key of `site.toml`, each declared once: its type, default and check."""
+
+    title: str = option("Leaderboard", _string)
+    description: str = option("ReasonScores with confidence intervals, statistical ties and Evaluation Card signals",
+                              _string)
+    base_url: str = option("", _string)
+    organization: str = option("", _string)
+    relationship: str = option("third_party", _choice(*RELATIONSHIPS))
+    tasks: tuple[str, ...] = option((), _string_list)
+    mode: str = option("C_P", _choice(*MODES))
+    bootstrap: int = option(5000, _positive_int)
+    seed: int = option(42, _int)
+    pairwise_top: int = option(50, _positive_int)
+    populated_rule: str = option("strict", _choice(*POPULATED_RULES))
+    agentic_pattern: str = option(DEFAULT_AGENTIC_PATTERN, _regex)
+    page_size: int = option(100, _positive_int)
+    #: `[aliases]` holds two tables, `models` and `benchmarks`; `[evaluations]` picks one
+    #: evaluation per model name ("model" = "template/sampler") when a publisher wants one row.
+    model_aliases: dict[str, str] = option({}, _string_map, key="aliases.models")
+    benchmark_aliases: dict[str, str] = option({}, _string_map, key="aliases.benchmarks")
+    evaluations: dict[str, str] = option({}, _string_map)
+    #: Branding: paths inside the project's `static/` (checked at build time, see
+    #: project.py) and a footer line in Markdown (rendered like a content page).
+    logo: str = option("", _static_path)
+    favicon: str = option("", _static_path)
+    extra_css: str = option("", _static_path)
+    footer: str = option("", _string)
+    #: The file the values came from, for error messages about them.
+    path: str = field(default="<default config>", compare=False)
+    #: The keys the file set, so demo defaults never replace a value the publisher chose.
+    given: frozenset[str] = field(default=frozenset(), compare=False)
+
+    def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
+        """The same config with the task set made explicit (default: every task found)."""
+        return replace(self, tasks=tasks)
+
+    def with_demo_defaults(self) -> "SiteConfig":
+        """For simulated data only: the demo's title and organisation where the file set none."""
+        return replace(
+            self,
+            title=self.title if "title" in self.given else DEMO_DEFAULTS["title"],
+            organization=self.organization if "organization" in self.given else DEMO_DEFAULTS["organization"],
+        )
+
+
+#: What a build of `reasonboard demo` data is called when its config does not say.
+DEMO_DEFAULTS = {"title": "reasonboard demo leaderboard", "organization": "reasonboard demo"}
+#: Branding keys naming a file in the project's `static/` directory.
+STATIC_KEYS = ("logo", "favicon", "extra_css")
+
+
+#: Key in the file -> (field, check), read off the `SiteConfig` declarations: plain keys,
+#: and the tables (`aliases.models`, `aliases.benchmarks`, `evaluations`).
+_DECLARED = {f.metadata["key"] or f.name: (f.name, f.metadata["check"]) for f in fields(SiteConfig) if f.metadata}
+OPTIONS: dict[str, Check] = {k: check for k, (_, check) in _DECLARED.items() if check is not _string_map}
+TABLES: dict[str, str] = {k: name for k, (name, check) in _DECLARED.items() if check is _string_map}
 
 
 def parse_config(raw: dict[str, Any], path: str | Path = "<config>") -> SiteConfig:

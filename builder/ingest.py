@@ -18,8 +18,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,12 +25,13 @@ from typing import Any, Callable, Iterable
 
 import msgspec
 
+from .atomic import write_files_atomically
 from .errors import InputError
 from .slugs import name_hash, slugify
 from .sources.harness import Ignored, Input, discover
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
-from .store.ingest import RELATIONSHIPS
 from .store.trials import Point, Summed, TrialStore
+from .vocabulary import RELATIONSHIPS
 
 POINTS_SUBDIR = Path("points") / "ingested"
 POINT_COLUMNS = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
@@ -264,27 +263,9 @@ def write_outputs(options: IngestOptions, points: list[Point], evaluations: list
     if evaluations:
         evals_path = options.data_dir / "evals.json"
         files[evals_path] = merged_evals(evals_path, evaluations, options)
-    _write_atomically(files)
+    write_files_atomically(files)
     return sorted(files)
 
-
-def _write_atomically(files: dict[Path, bytes]) -> None:
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for target, data in sorted(files.items()):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.is_file() and target.read_bytes() == data:
-                continue  # same bytes: leave the file (and its mtime) alone
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            staged.append((Path(name), target))
-        for temporary, target in staged:
-            os.replace(temporary, target)
-        staged = []
-    finally:
-        for temporary, _ in staged:
-            temporary.unlink(missing_ok=True)
 
 
 def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestOptions) -> bytes:

@@ -36,6 +36,7 @@ def serve(project_dir: Path | None, site_dir: Path | None, port: int) -> None:
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         host, bound_port = server.server_address[:2]
+        assert isinstance(host, str)  # an IPv4 server's address
         click.echo(f"serving {site_dir} at http://{host}:{bound_port}/ (Ctrl+C stops)", err=True)
         try:
             server.serve_forever()

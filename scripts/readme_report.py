@@ -47,7 +47,6 @@ class Edit:
 def build(data: Path, out: Path, cache: Path) -> None:
     """`reasonboard build --data DATA --out OUT`, run from the repository root like CI does."""
     from click.testing import CliRunner
-
     from reasonboard.cli import main
 
     result = CliRunner().invoke(main, ["build", "--data", str(data), "--out", str(out), "--cache", str(cache),

@@ -7,8 +7,8 @@ they parse the output with `html.parser` into `Node`s and query them by tag, cla
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Iterator

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from reasonboard.errors import InputError
 from reasonboard.stats.bands import load_bands
 

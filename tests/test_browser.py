@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from helpers_site import html_pages, page
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from reasonboard.errors import InputError
 import reasonboard.store.cache as cache_module
+from helpers_points import point, write_csv, write_jsonl
+from reasonboard.errors import InputError
 from reasonboard.store.cache import open_store
 from reasonboard.store.pointsdb import PointsDB
-from helpers_points import point, write_csv, write_jsonl
 
 EVALS = [{"model": "m1", "template": "tpl", "sampler": "smp", "label": "One"}]
 
@@ -336,3 +335,29 @@ def test_bad_user_db_files(tmp_path):
         open_(tmp_path, tmp_path / "c", db=junk)
     assert err.value.path == str(junk)
     assert sha(junk) == digest
+
+
+def test_the_cache_key_covers_the_store_and_the_signals_loader_not_all_of_signals():
+    """The store hashes its own code and its readers'; the signals loader's code enters the
+    reported part through the salt. `LOADER_MODULES` must list everything the loader imports
+    from signals (read off the import graph), or an edit there would reuse a stale cache."""
+    import importlib.util
+
+    from reasonboard.signals.load import LOADER_MODULES
+    from reasonboard.store.cache import CODE_FOLDERS
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("import_graph", root / "scripts" / "import_graph.py")
+    assert spec is not None and spec.loader is not None
+    graph_tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(graph_tool)
+    edges = graph_tool.graph()
+    reached, todo = set(), ["signals.load"]
+    while todo:
+        module = todo.pop()
+        if module in reached or not module.startswith("signals."):
+            continue
+        reached.add(module)
+        todo.extend(edges[module])
+    assert {m.removeprefix("signals.") for m in reached} == set(LOADER_MODULES)
+    assert "signals" not in CODE_FOLDERS

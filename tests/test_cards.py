@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from reasonboard.signals.completeness import FIELDS, as_text, card_is_agentic, card_items, card_risks
 from reasonboard.signals.populated import ABSENT, EMPTY, POPULATED
 from reasonboard.sources.cards import CardRecord, read_cards

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from reasonboard.config import SiteConfig, load_config, parse_config
 from reasonboard.errors import InputError
 
@@ -152,3 +151,17 @@ def test_invalid_toml_and_missing_file(tmp_path):
 def test_config_is_frozen():
     with pytest.raises(Exception):
         SiteConfig().mode = "E_I"  # type: ignore[misc]
+
+
+def test_every_config_field_is_a_key_declared_with_its_check():
+    """Each key is declared once, on its SiteConfig field (type, default, check): a field
+    without a check could never be set from the file, and a check without a field could not
+    hold its value."""
+    from dataclasses import fields
+
+    from reasonboard.config import OPTIONS, TABLES
+
+    declared = {f.name for f in fields(SiteConfig) if f.name not in ("path", "given")}
+    assert declared == {*OPTIONS, *TABLES.values()}
+    assert set(TABLES) == {"aliases.models", "aliases.benchmarks", "evaluations"}
+    assert load_config(None) == SiteConfig() and SiteConfig().pairwise_top == 50

@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from reasonboard import demo
-from reasonboard.store.ingest import EVAL_KEYS, discover_point_files, ingest_evals, ingest_points, read_evals
+from reasonboard import demo, demoworld
+from reasonboard.sources.evals import EVAL_KEYS, read_evals
+from reasonboard.store.ingest import discover_point_files, ingest_evals, ingest_points
 from reasonboard.store.pointsdb import PointsDB
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,15 +49,15 @@ def wilson(s, t, z):
 
 
 def test_streams_are_reproducible_and_independent():
-    a = demo.stream(7, "model", 3).random(5)
-    assert np.array_equal(a, demo.stream(7, "model", 3).random(5))
-    assert not np.array_equal(a, demo.stream(7, "model", 4).random(5))
-    assert not np.array_equal(a, demo.stream(8, "model", 3).random(5))
-    assert np.isfinite(demo.stream(-5, "x").random())  # negative seeds are accepted
+    a = demoworld.stream(7, "model", 3).random(5)
+    assert np.array_equal(a, demoworld.stream(7, "model", 3).random(5))
+    assert not np.array_equal(a, demoworld.stream(7, "model", 4).random(5))
+    assert not np.array_equal(a, demoworld.stream(8, "model", 3).random(5))
+    assert np.isfinite(demoworld.stream(-5, "x").random())  # negative seeds are accepted
 
 
 def test_box_muller_normals_are_standard():
-    z = demo.normals(demo.stream(1, "normals"), 200_001)
+    z = demoworld.normals(demoworld.stream(1, "normals"), 200_001)
     assert len(z) == 200_001
     assert abs(z.mean()) < 0.01 and abs(z.std() - 1) < 0.01
     for x in (-1.5, 0.0, 1.0, 2.0):  # empirical CDF against the normal CDF
@@ -68,9 +68,9 @@ def test_box_muller_normals_are_standard():
 
 
 def test_twelve_tasks_with_two_coordinate_grids():
-    assert len(demo.TASKS) == 12 and len(set(demo.TASK_NAMES)) == 12
-    for spec in demo.TASKS:
-        grid = demo.GRIDS[spec.name]
+    assert len(demoworld.TASKS) == 12 and len(set(demoworld.TASK_NAMES)) == 12
+    for spec in demoworld.TASKS:
+        grid = demoworld.GRIDS[spec.name]
         assert len(spec.axes) == 2 and all(3 <= len(v) <= 5 for _, v in spec.axes)
         assert 10 <= len(grid.params) <= 25
         assert len(grid.params) == math.prod(len(v) for _, v in spec.axes)
@@ -84,7 +84,7 @@ def test_twelve_tasks_with_two_coordinate_grids():
 
 def test_tiers_follow_overlapping_difficulty_bands():
     two_tiers = 0
-    for grid in demo.GRIDS.values():
+    for grid in demoworld.GRIDS.values():
         for d, tiers in zip(grid.difficulty, grid.tiers):
             expected = [t for t, lo, hi in (("easy", 0, 0.4), ("medium", 0.3, 0.7), ("hard", 0.6, 1))
                         if lo - 1e-9 <= d <= hi + 1e-9]
@@ -95,25 +95,25 @@ def test_tiers_follow_overlapping_difficulty_bands():
 
 
 def test_option_counts():
-    shuffle = demo.GRIDS["shuffle"]
+    shuffle = demoworld.GRIDS["shuffle"]
     objects = [json.loads(p)["objects"] for p in shuffle.params]
     assert shuffle.options_low.tolist() == objects == shuffle.options_high.tolist()
-    assert set(demo.GRIDS["boolean"].options_low.tolist()) == {2}
-    assert demo.GRIDS["arithmetic"].options_high.max() == 0  # write-in
+    assert set(demoworld.GRIDS["boolean"].options_low.tolist()) == {2}
+    assert demoworld.GRIDS["arithmetic"].options_high.max() == 0  # write-in
 
 
 # -- roster -----------------------------------------------------------------------------
 
 
 def test_roster_is_prefix_stable():
-    small = demo.build_roster(16, 3)
-    large = [r for r in demo.build_roster(23, 3) if r.index < 16]
+    small = demoworld.build_roster(16, 3)
+    large = [r for r in demoworld.build_roster(23, 3) if r.index < 16]
     assert [r.evals_entry() for r in small] == [r.evals_entry() for r in large]
     assert [(r.ability, r.skills) for r in small] == [(r.ability, r.skills) for r in large]
 
 
 def test_names_stay_unique_for_large_rosters():
-    runs = demo.build_roster(300, 11)
+    runs = demoworld.build_roster(300, 11)
     assert len({(r.model, r.template, r.sampler) for r in runs}) == len(runs)
     models = {r.model for r in runs}
     assert len(models) == 300 and len({demo.model_slug(m) for m in models}) == 300
@@ -142,8 +142,8 @@ def test_evals_entries(default):
         assert entry["simulated"] is True
         assert entry["relationship"] in ("first_party", "third_party", "collaborative")
         assert entry["hf_id"].startswith("demo-") and entry["organization"] and entry["label"]
-        assert entry["generation_args"].get("max_tokens", demo.SAMPLERS[entry["sampler"]]["max_tokens"]) \
-            == demo.SAMPLERS[entry["sampler"]]["max_tokens"]
+        assert entry["generation_args"].get("max_tokens", demoworld.SAMPLERS[entry["sampler"]]["max_tokens"]) \
+            == demoworld.SAMPLERS[entry["sampler"]]["max_tokens"]
 
 
 # -- simulated counters -------------------------------------------------------------------
@@ -169,7 +169,7 @@ def test_default_counters_are_valid(default):
     assert default.points == sum(len(e) for e in default.evaluations)
     for points in default.evaluations:
         assert_valid(points)
-        assert len(points) == sum(len(demo.GRIDS[t].params) for t in points.evaluation.tasks)
+        assert len(points) == sum(len(demoworld.GRIDS[t].params) for t in points.evaluation.tasks)
 
 
 @settings(max_examples=15, deadline=None)
@@ -282,7 +282,7 @@ def test_rerun_with_fewer_models_removes_only_stale_demo_files(tmp_path):
     mine.write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n")
     demo.write_demo(tmp_path, models=3, seed=2, force=True)
     written = {p.stem for p in (tmp_path / "points").glob("*.csv")}
-    assert written == {r.model for r in demo.build_roster(3, 2)} | {"real-results"}
+    assert written == {r.model for r in demoworld.build_roster(3, 2)} | {"real-results"}
 
 
 def test_guess_formatting():
@@ -379,7 +379,7 @@ def test_demo_force_writes_into_a_directory_that_holds_data(tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     entries = json.loads((tmp_path / "evals.json").read_text(encoding="utf-8"))
-    assert {e["model"] for e in entries} == {r.model for r in demo.build_roster(3, 0)}
+    assert {e["model"] for e in entries} == {r.model for r in demoworld.build_roster(3, 0)}
 
 
 def test_demo_into_a_new_or_empty_directory_needs_no_force(tmp_path):

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from reasonboard.cli import main
 from reasonboard.diff.compare import (
     SCORE_UNCHANGED,
@@ -24,7 +23,8 @@ from reasonboard.diff.compare import (
     compare,
     significance,
 )
-from reasonboard.diff.markdown import MAX_BYTES, VISIBLE_ROWS, render_markdown
+from reasonboard.diff.markdown import MAX_BYTES, render_markdown
+from reasonboard.diff.mdtext import VISIBLE_ROWS
 
 TASKS = ["arithmetic", "dates", "sort"]
 

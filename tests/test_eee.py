@@ -8,7 +8,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from reasonboard.sources.eee import bound, discover, parse_record, read_eee
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

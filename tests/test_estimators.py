@@ -10,11 +10,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from helpers_points import Z95, Z975, ref_estimate, ref_wilson
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from reasonboard.store.pointsdb import MODES, PointsDB
-from helpers_points import Z95, Z975, ref_estimate, ref_wilson
 
 ALL_MODES = (*MODES, "V1")
 

@@ -15,12 +15,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
+from helpers_site import parse
 from reasonboard.cli import main
 from reasonboard.demo import write_demo
 from reasonboard.store.cache import open_store
-
-from helpers_site import parse
 
 MODEL = "halyard-4b-think"
 TYPO = "Halyard-4b-think"

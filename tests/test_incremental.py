@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from reasonboard.build import BuildOptions, run_build
 from reasonboard.demo import write_demo
 

@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-
-from reasonboard.errors import InputError
-from reasonboard.store.ingest import (discover_point_files, ingest_evals, ingest_points, read_evals)
-from reasonboard.store.pointsdb import PointsDB
 from helpers_points import COLUMNS, point, write_csv, write_jsonl, write_parquet
+from reasonboard.errors import InputError
+from reasonboard.sources.evals import read_evals
+from reasonboard.store.ingest import discover_point_files, ingest_evals, ingest_points
+from reasonboard.store.pointsdb import PointsDB
 
 ROWS = [
     point(model="m1", base_task="t1", params={"len": 8, "depth": 2}, total=20, correct=11, truncated=3,

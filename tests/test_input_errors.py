@@ -15,12 +15,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
+from helpers_points import COLUMNS, point, write_csv
 from reasonboard.cli import main
 from reasonboard.errors import InputError
-from reasonboard.store.ingest import read_evals
-
-from helpers_points import COLUMNS, point, write_csv
+from reasonboard.sources.evals import read_evals
 
 HEADER = ",".join(COLUMNS)
 

@@ -21,7 +21,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers_points import LAB_MODELS, write_lab_data
 from helpers_site import html_pages, parse
 

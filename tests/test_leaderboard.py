@@ -10,13 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
+from helpers_points import ingest_rows, plain_bootstrap, point, ref_estimate, ref_geomean
 from reasonboard.config import SiteConfig
 from reasonboard.stats.bands import load_bands
 from reasonboard.stats.leaderboard import compute_leaderboard
 from reasonboard.stats.reasonscore import reasonscore_v2
 from reasonboard.store.pointsdb import MODES
-from helpers_points import ingest_rows, plain_bootstrap, point, ref_estimate, ref_geomean
 
 BANDS = load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml")
 TASKS = ["t1", "t2", "t3"]

@@ -11,12 +11,17 @@ import math
 
 import numpy as np
 import pytest
+from helpers_points import Z95, ref_estimate
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from reasonboard.stats.pairwise import (beta_parameters, bradley_terry, neighbour_win_rates, pairwise,
-                                    task_win_probability, win_rates)
-from helpers_points import Z95, ref_estimate
+from reasonboard.stats.pairwise import (
+    beta_parameters,
+    bradley_terry,
+    neighbour_win_rates,
+    pairwise,
+    task_win_probability,
+    win_rates,
+)
 
 GRID = 20_000
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
 from conftest import build_site
 from helpers_site import html_pages, page
 from reasonboard.slugs import evaluation_slugs, is_safe_slug

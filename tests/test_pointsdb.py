@@ -6,9 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from reasonboard.store.pointsdb import MODES, PointsDB
 from helpers_points import ingest_rows, point, ref_estimate
+from reasonboard.store.pointsdb import MODES, PointsDB
 
 # Three points of one model on one task, of very different sizes: the sum and the
 # average of per-point scores disagree a lot here.

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from helpers_points import write_lab_data
 from helpers_site import html_pages, parse
 from reasonboard import __version__

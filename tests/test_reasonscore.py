@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_points import plain_bootstrap, ref_estimate, ref_geomean
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from reasonboard.stats.reasonscore import bootstrap_uniforms, geometric_mean, reasonscore_v2
-from helpers_points import plain_bootstrap, ref_estimate, ref_geomean
 
 
 def seedlike_models():

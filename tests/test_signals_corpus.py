@@ -9,7 +9,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from reasonboard.config import SiteConfig
 from reasonboard.signals import Signals, compute_signals, load_reported
 from reasonboard.store.pointsdb import PointsDB

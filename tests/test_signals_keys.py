@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, strategies as st
-
+from hypothesis import given
+from hypothesis import strategies as st
 from reasonboard.signals.comparability import canonical, sorted_values
 from reasonboard.signals.keys import UNNAMED_ORGANIZATION, Aliases, benchmark_path, fold, key, org_key
 from reasonboard.signals.populated import ABSENT, EMPTY, POPULATED, level, populated, threshold

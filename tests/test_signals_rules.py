@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reasonboard.config import SiteConfig
 from reasonboard.errors import InputError
 from reasonboard.signals import OwnResult, Signals, compute_signals, load_reported

@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from reasonboard.stats.significance import (rank_order, rank_ranges, significance, tie_groups, tied_lists)
+from reasonboard.stats.significance import rank_order, rank_ranges, significance, tie_groups, tied_lists
 
 
 def overlap(lo, hi, a, b):

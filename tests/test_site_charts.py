@@ -6,7 +6,6 @@ import json
 import sys
 
 import pytest
-
 from reasonboard.site.charts import chart_specs, script_json, specs_script
 
 SAMPLES = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import posixpath
 
-from reasonboard.signals.completeness import FIELDS
-from reasonboard.site.evalcards import triple_anchor
 from helpers_site import html_pages, page, section
+from reasonboard.signals.completeness import FIELDS
+from reasonboard.site.views.badges import triple_anchor
 
 
 def _benchmark_pages(built):

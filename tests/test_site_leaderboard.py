@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from helpers_site import page, parse, row_cells
 from reasonboard import TEMPLATES_DIR
 from reasonboard.site.render import render_site
-from helpers_site import page, parse, row_cells
 
 
 def _rows(doc):

@@ -5,7 +5,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from reasonboard.errors import InputError
 from reasonboard.site.markdown import load_content_page, render_markdown, split_front_matter
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reasonboard.site.model import NavLink, Pager, spread
 from helpers_site import page, row_cells
+from reasonboard.site.views.base import NavLink, Pager, spread
 
 
 def _model(built, predicate):
@@ -137,9 +137,9 @@ def test_the_pager_links_a_window_whose_size_does_not_grow_with_the_pages():
 def test_the_404_page_links_absolutely_when_the_site_has_a_base_url(default_build):
     from dataclasses import replace
 
+    from helpers_site import parse
     from reasonboard import TEMPLATES_DIR
     from reasonboard.site.render import render_site
-    from helpers_site import parse
 
     results = replace(default_build.results,
                       config=replace(default_build.results.config, base_url="https://example.org/board/"))
@@ -150,3 +150,33 @@ def test_the_404_page_links_absolutely_when_the_site_has_a_base_url(default_buil
     # A host serves 404.html at any depth, so its links cannot be relative.
     assert urls and all(u.startswith("https://example.org/board/") for u in urls if not u.startswith("#"))
     assert "https://example.org/board/index.html" in urls
+
+
+def test_every_ranked_model_page_shows_its_neighbour_win_rates(tmp_path):
+    """A model ranked below the pairwise matrix (`pairwise_top`) still shows its win rates
+    against the models on either side, read from `pairwise.json`'s `neighbours` (issue 12)."""
+    import json
+
+    from conftest import ROOT
+    from reasonboard.build import BuildOptions, run_build
+
+    config = tmp_path / "site.toml"
+    config.write_text("pairwise_top = 3\n", encoding="utf-8")
+    out = tmp_path / "site"
+    run_build(BuildOptions(data_dir=ROOT / "data", out_dir=out, cache_dir=tmp_path / "cache",
+                           config_path=config, content_dir=ROOT / "content"))
+    board = json.loads((out / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    pairwise = json.loads((out / "data" / "pairwise.json").read_text(encoding="utf-8"))
+    ranked = sorted((m for m in board["models"] if m["rank"] is not None), key=lambda m: m["rank"])
+    assert len(pairwise["models"]) == 3 and len(ranked) > 5
+    labels = {m["id"]: m["label"] for m in board["models"]}
+    for m in ranked[3:]:
+        doc = page(out, f"models/{m['slug']}.html")
+        assert doc.by_id("neighbours-caption") is not None, m["id"]
+        rows = doc.by_id("neighbours-caption").parent.find("tbody").find_all("tr")
+        expected = pairwise["neighbours"][m["id"]]
+        assert [row_cells(tr)[1].text for tr in rows] == [labels[e["id"]] for e in expected]
+        for tr, e in zip(rows, expected):
+            win, loss = (float(c.text.rstrip("%")) for c in row_cells(tr)[2:4])
+            assert win == round(100 * e["win_rate"]) and abs(win + loss - 100) <= 1
+            assert row_cells(tr)[4].text == str(e["tasks_shared"])

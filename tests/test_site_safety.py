@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-
 from conftest import build_site
 from helpers_site import html_pages, page
 

@@ -1,7 +1,7 @@
 """Slugs: safe file names, unique, stable (PRODUCT.md "Outputs": slugs)."""
 
-from hypothesis import given, strategies as st
-
+from hypothesis import given
+from hypothesis import strategies as st
 from reasonboard.slugs import MAX_LENGTH, is_safe_slug, slugify, unique_slugs
 
 

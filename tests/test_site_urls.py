@@ -5,7 +5,6 @@ import posixpath
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from reasonboard.site.urls import Linker, check_output_path, page_path, relative_url
 
 

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from reasonboard.cli import main
 from reasonboard.site.writer import OutputPathError, SiteFiles, write_site
 

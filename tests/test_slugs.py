@@ -9,7 +9,6 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from reasonboard.slugs import MAX_LENGTH, slugify, unique_slugs
 
 SAFE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from reasonboard.stats.tiers import score_per_token_v1, tier_reasonscore, tokens_per_trial
 from helpers_points import ingest_rows, point, ref_estimate, ref_geomean
+from reasonboard.stats.tiers import score_per_token_v1, tier_reasonscore, tokens_per_trial
 
 EVAL = ("model", "template", "sampler")
 

@@ -4,7 +4,8 @@
 `ScoreChangeReport`; `markdown` renders it for a pull-request comment; `command` is the CLI.
 """
 
-from .compare import ScoreChangeReport, compare, compare_signals
+from .compare import compare, compare_signals
 from .markdown import render_markdown
+from .report import ScoreChangeReport
 
 __all__ = ["ScoreChangeReport", "compare", "compare_signals", "render_markdown"]

@@ -13,10 +13,10 @@ says exactly what it left out; the JSON format is never cut.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from .compare import (
+from .mdtext import TABLE_NAMES, Table, model_name, moved, percent, plural, rank, score, signed, text
+from .report import (
     NOT_COMPARABLE,
     SCORE_UNCHANGED,
     SIGNIFICANT_DROP,
@@ -35,8 +35,6 @@ from .compare import (
 #: stricter reading of PRODUCT.md's limit and leaves room for the sticky-comment marker.
 MAX_BYTES = 60_000
 
-#: Rows a table shows before the rest is folded into `<details>`.
-VISIBLE_ROWS = 10
 
 MARKS = {SIGNIFICANT_GAIN: "++", SIGNIFICANT_DROP: "!!", WITHIN_INTERVALS: "~", SCORE_UNCHANGED: "=",
          NOT_COMPARABLE: "x"}
@@ -55,25 +53,6 @@ CUT_ORDER: tuple[tuple[str, ...], ...] = (
     ("significant",),
 )
 
-TABLE_NAMES = {
-    "significant": "significant changes",
-    "not_significant": "non-significant changes",
-    "added": "added models",
-    "removed": "removed models",
-    "tasks_added": "added tasks",
-    "tasks_removed": "removed tasks",
-    "groups_formed": "tie groups formed",
-    "groups_dissolved": "tie groups dissolved",
-    "pairs_tied": "new ties",
-    "pairs_untied": "broken ties",
-    "gaps_opened": "new reproducibility gaps",
-    "gaps_closed": "closed reproducibility gaps",
-    "gaps_changed": "changed reproducibility gaps",
-    "completeness": "completeness changes",
-    "flags_raised": "new divergence flags",
-    "flags_cleared": "cleared divergence flags",
-}
-
 
 def render_markdown(report: ScoreChangeReport, max_bytes: int = MAX_BYTES) -> str:
     """The report as Markdown of at most `max_bytes` bytes (UTF-8)."""
@@ -82,8 +61,8 @@ def render_markdown(report: ScoreChangeReport, max_bytes: int = MAX_BYTES) -> st
     if _size(text) <= max_bytes:
         return text
     for tier in CUT_ORDER:
-        def with_cap(cap: int, tier: tuple[str, ...] = tier) -> dict[str, int]:
-            return {**caps, **{name: cap for name in tier}}
+        def with_cap(cap: int, tier: tuple[str, ...] = tier, base: dict[str, int] = caps) -> dict[str, int]:
+            return {**base, **{name: cap for name in tier}}
 
         if _size(_Renderer(report, with_cap(0)).render()) <= max_bytes:
             # Largest number of rows per table of this tier that still fits.
@@ -120,102 +99,18 @@ def _hard_cut(text: str, max_bytes: int) -> str:
 # -- text helpers ------------------------------------------------------------------------
 
 
-def text(value: object) -> str:
-    """Escape data for Markdown table cells: no HTML, no broken tables, no stray emphasis."""
-    out = str(value).replace("\r", " ").replace("\n", " ")
-    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    for char in "\\`*_[]|#":
-        out = out.replace(char, "\\" + char)
-    return out
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
-def score(center: float | None, margin: float | None) -> str:
-    if center is None or margin is None:
-        return "no score"
-    return f"{center:.1f} ± {margin:.1f}"
-
-
-def signed(value: float, digits: int = 1) -> str:
-    return f"{value:+.{digits}f}"
-
-
-def rank(position: int | None, positions: Sequence[int] | None) -> str:
-    """`3`, or `3 (2–5)` when tied, or `unranked` for an incomplete model (STATISTICS.md 4, 7)."""
-    if position is None:
-        return "unranked"
-    if positions and positions[0] != positions[1]:
-        return f"{position} ({positions[0]}–{positions[1]})"
-    return str(position)
-
-
-def moved(old: str, new: str) -> str:
-    return old if old == new else f"{old} → {new}"
-
-
-def percent(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f} %"
-
-
-def model_name(ref: ModelRef) -> str:
-    return text(ref.label)
-
-
 # -- rendering ---------------------------------------------------------------------------
-
-
-@dataclass
-class _Table:
-    """A table (or bullet list) whose rows can be capped, and which folds when long.
-
-    A row may stand for several items (`weights`: one gap row lists every benchmark of a
-    model with the same missing fields), so counts of folded and omitted items stay exact.
-    """
-
-    name: str
-    header: tuple[str, ...] | None  # None: a bullet list
-    rows: list[str]
-    cap: int | None
-    weights: list[int] | None = None
-    omitted: int = field(init=False, default=0)
-
-    def lines(self) -> list[str]:
-        weights = self.weights or [1] * len(self.rows)
-        shown = len(self.rows) if self.cap is None else min(self.cap, len(self.rows))
-        rows = self.rows[:shown]
-        self.omitted = sum(weights[shown:])
-        out: list[str] = []
-        if rows:
-            out += self._block(rows[:VISIBLE_ROWS])
-            rest = rows[VISIBLE_ROWS:]
-            if rest:
-                folded = sum(weights[VISIBLE_ROWS:shown])
-                out += ["", f"<details><summary>{folded} more {TABLE_NAMES[self.name]}</summary>", ""]
-                out += self._block(rest)
-                out += ["", "</details>"]
-        if self.omitted:
-            out += ["", f"_{self.omitted} more {TABLE_NAMES[self.name]} left out to keep this report "
-                        "under 60 KB; `reasonboard diff --format json` lists them all._"]
-        return out
-
-    def _block(self, rows: list[str]) -> list[str]:
-        if self.header is None:
-            return [f"- {row}" for row in rows]
-        return ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header)] + rows
 
 
 class _Renderer:
     def __init__(self, report: ScoreChangeReport, caps: dict[str, int]):
         self.report = report
         self.caps = caps
-        self.tables: dict[str, _Table] = {}
+        self.tables: dict[str, Table] = {}
 
     def table(self, name: str, header: tuple[str, ...] | None, rows: list[str],
-              weights: list[int] | None = None) -> _Table:
-        table = _Table(name, header, rows, self.caps.get(name), weights)
+              weights: list[int] | None = None) -> Table:
+        table = Table(name, header, rows, self.caps.get(name), weights)
         self.tables[name] = table
         return table
 

@@ -14,11 +14,12 @@ EEE reader at an export directory never takes it for a record.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+
+from ..atomic import swap_directory
 
 MANIFEST = ".reasonboard-export"
 HEADER = "# Written by `reasonboard export`; every file below is replaced by the next export.\n"
@@ -42,7 +43,8 @@ def check_export_dir(out_dir: Path) -> None:
     if not manifest.is_file():
         raise ExportPathError(f"refusing to replace {out_dir}: it is not an earlier export "
                               f"(no {MANIFEST}; contains {found[0]!r})")
-    listed = {line for line in manifest.read_text(encoding="utf-8", errors="replace").splitlines() if line and not line.startswith("#")}
+    lines = manifest.read_text(encoding="utf-8", errors="replace").splitlines()
+    listed = {line for line in lines if line and not line.startswith("#")}
     foreign = [path for path in found if path != MANIFEST and path not in listed]
     if foreign:
         raise ExportPathError(f"refusing to replace {out_dir}: {foreign[0]!r} was not written by an export "
@@ -65,24 +67,7 @@ def write_export(files: Mapping[str, bytes], out_dir: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         (staging / MANIFEST).write_text(HEADER + "".join(f"{p}\n" for p in sorted(files)), encoding="utf-8")
-        _swap(staging, out_dir)
+        swap_directory(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def _swap(staging: Path, out_dir: Path) -> None:
-    """Move the finished export into place; the old one is removed only after the move."""
-    os.chmod(staging, 0o755)  # mkdtemp makes it private; the records are meant to be shared
-    if not out_dir.exists():
-        os.replace(staging, out_dir)
-        return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-    os.rmdir(retired)
-    os.replace(out_dir, retired)
-    try:
-        os.replace(staging, out_dir)
-    except BaseException:
-        os.replace(retired, out_dir)  # put the previous export back
-        raise
-    shutil.rmtree(retired, ignore_errors=True)

@@ -140,8 +140,8 @@ def as_text(value: Any) -> str | None:
         parts = [as_text(v) for v in value]
         return "; ".join(p for p in parts if p)
     if isinstance(value, dict):
-        parts = [f"{k}: {as_text(v)}" for k, v in value.items() if as_text(v)]
-        return "; ".join(parts)
+        pairs = [f"{k}: {as_text(v)}" for k, v in value.items() if as_text(v)]
+        return "; ".join(pairs)
     return str(value)
 
 
@@ -181,7 +181,7 @@ def card_risks(record: CardRecord) -> Iterator[CardRisk]:
             description = "\n\n".join(d.strip() for d in description if isinstance(d, str) and d.strip())
         yield CardRisk(
             i + 1,
-            risk.get("category").strip() if isinstance(risk.get("category"), str) else None,
+            category.strip() if isinstance(category := risk.get("category"), str) else None,
             description.strip() if isinstance(description, str) and description.strip() else None,
             risk.get("url") if isinstance(risk.get("url"), str) else None,
         )

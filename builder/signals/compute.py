@@ -11,14 +11,23 @@ rows into the frozen dataclasses of `model.py`.
 from __future__ import annotations
 
 import itertools
-from typing import Iterable
+from dataclasses import fields
+from operator import itemgetter
+from typing import Callable, Iterable
 
 from ..config import SiteConfig
 from ..store.pointsdb import PointsDB
-from ..store.results import ResultsStore
+from ..store.results import ResultsStore, TripleDetail
 from .comparability import (
-    SETUP_FIELDS, THETA, Comparability, ComparabilityRollup, Divergence, DivergenceCounts, PartyScore,
-    SetupDifference, sorted_values,
+    SETUP_FIELDS,
+    THETA,
+    Comparability,
+    ComparabilityRollup,
+    Divergence,
+    DivergenceCounts,
+    PartyScore,
+    SetupDifference,
+    sorted_values,
 )
 from .completeness import FIELDS, FieldScore, SubItem
 from .keys import Aliases
@@ -26,7 +35,8 @@ from .load import OwnResult, own_row_columns
 from .model import BenchmarkSignals, CorpusSignals, ResultRow, Signals, TripleSignals
 from .populated import threshold as level_threshold
 from .provenance import RELATIONSHIPS, Provenance, ProvenanceRollup, Risk
-from .reproducibility import AGENTIC_ROUTES, FIELDS as REPRO_FIELDS, Reproducibility, ReproducibilityRollup, pattern_keys
+from .reproducibility import AGENTIC_ROUTES, Reproducibility, ReproducibilityRollup, pattern_keys
+from .reproducibility import FIELDS as REPRO_FIELDS
 
 
 def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResult]) -> Signals:
@@ -71,7 +81,8 @@ def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResu
 
 
 def _rows(store: ResultsStore) -> tuple[ResultRow, ...]:
-    """One `ResultRow` per row; `row_details` returns its first 22 fields in order."""
+    """One `ResultRow` per row, each field read from the `row_details` column of its name;
+    the agentic routes, missing fields and setup are made from their columns here."""
     routes = {flags: tuple(r for r, on in zip(AGENTIC_ROUTES, flags) if on)
               for flags in itertools.product((False, True), repeat=3)}
     missing: dict[str, tuple[str, ...]] = {}
@@ -82,10 +93,15 @@ def _rows(store: ResultsStore) -> tuple[ResultRow, ...]:
             found = missing[text] = tuple(text.split(",")) if text else ()
         return found
 
-    return tuple(
-        ResultRow(*r[:22], routes[(r[22], r[23], r[24])], fields_of(r[25]), tuple(r[26:]))
-        for r in store.fetch("row_details")
-    )
+    at, rows = store.columns("row_details")
+    derived = ("agentic_routes", "missing", "setup")
+    assert tuple(f.name for f in fields(ResultRow))[-3:] == derived, "ResultRow's derived fields come last"
+    plain = itemgetter(*(at[f.name] for f in fields(ResultRow) if f.name not in derived))
+    flags = itemgetter(at["agentic_card"], at["agentic_config"], at["agentic_pattern"])
+    setup = itemgetter(*(at[name] for name in SETUP_FIELDS))
+    missing_at = at["missing"]
+    make: Callable[..., ResultRow] = ResultRow  # the plain fields, then the derived ones, in field order
+    return tuple(make(*plain(r), routes[flags(r)], fields_of(r[missing_at]), setup(r)) for r in rows)
 
 
 # -- triples -------------------------------------------------------------------------------
@@ -116,38 +132,41 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
         return found
 
     triples = []
-    for (model, bench, metric, model_id, benchmark_key, slice_key, reports, row_ids, agentic, missing,
-         first_party_only, multi_party, n_first, n_third, n_collab, n_unspec, basis, score_range,
-         variant_spread, variant_relative, variant_flag, n_parties, cross_spread, cross_relative,
-         cross_flag, party_names, party_scores, party_setups, party_spreads) in store.fetch("triple_details"):
-        scores = tuple(map(PartyScore, party_names, party_scores, party_setups, party_spreads))
+    for t in store.fetch_records("triple_details", TripleDetail):
+        model, bench, metric, benchmark_key, reports = t.model_key, t.benchmark_path, t.metric_key, t.benchmark_key, t.reports
+        basis, score_range, party_names = t.basis, t.score_range, t.party_names
+        scores = tuple(map(PartyScore, party_names, t.party_scores, t.party_setups, t.party_spreads))
         parties = tuple(party_names)
         one_report = "one report" if reports < 2 else None
         # Only compared triples (two or more reports) can have differing setups.
-        differ_v = differ_c = ()
+        differ_v: tuple[SetupDifference, ...] = ()
+        differ_c: tuple[SetupDifference, ...] = ()
         if one_report is None:
             differ_v = differences.get(("variant", model, bench, metric), ())
             differ_c = differences.get(("cross_party", model, bench, metric), ())
-        if variant_flag is None:
+        if t.variant_flag is None:
             variant = once(Divergence, "variant", None, None, None, THETA, basis, score_range, differ_v,
                            one_report or "no party reports more than one setup")
         else:
-            variant = Divergence("variant", variant_flag, variant_relative, variant_spread, THETA, basis,
+            variant = Divergence("variant", t.variant_flag, t.variant_relative, t.variant_spread, THETA, basis,
                                  score_range, differ_v, None)
-        if cross_flag is None:
+        if t.cross_flag is None:
             cross = once(Divergence, "cross_party", None, None, None, THETA, basis, score_range, differ_c,
                          one_report or "one party")
         else:
-            cross = Divergence("cross_party", cross_flag, cross_relative, cross_spread, THETA, basis,
+            cross = Divergence("cross_party", t.cross_flag, t.cross_relative, t.cross_spread, THETA, basis,
                                score_range, differ_c, None)
-        counts = tuple((r, n) for r, n in zip(RELATIONSHIPS, (n_first, n_third, n_collab, n_unspec)) if n)
-        provenance = shared.get(("provenance", first_party_only, multi_party, counts, parties, benchmark_key))
-        if provenance is None:
-            provenance = Provenance(first_party_only, multi_party, dict(counts), parties, risks.get(benchmark_key, ()))
-            shared[("provenance", first_party_only, multi_party, counts, parties, benchmark_key)] = provenance
+        counts = tuple((r, n) for r, n in zip(RELATIONSHIPS, (t.first_party, t.third_party, t.collaborative,
+                                                              t.unspecified)) if n)
+        provenance_key = ("provenance", t.first_party_only, t.multi_party, counts, parties, benchmark_key)
+        provenance = shared.get(provenance_key)
+        if not isinstance(provenance, Provenance):
+            provenance = Provenance(t.first_party_only, t.multi_party, dict(counts), parties,
+                                    risks.get(benchmark_key, ()))
+            shared[provenance_key] = provenance
         triples.append(TripleSignals(
-            model, model_id, bench, benchmark_key, slice_key, metric, reports, parties, tuple(row_ids),
-            once(Reproducibility, bool(missing), tuple(missing), agentic),
+            model, t.model_id, bench, benchmark_key, t.slice_key, metric, reports, parties, tuple(t.row_ids),
+            once(Reproducibility, bool(t.missing), tuple(t.missing), t.agentic),
             provenance,
             Comparability(variant, cross, scores),
         ))

@@ -11,6 +11,7 @@ everyone else's.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -30,6 +31,21 @@ from .completeness import card_is_agentic, card_items, card_risks
 from .keys import DEFAULT_METRIC, Aliases, benchmark_path, key, org_key
 from .populated import level
 from .provenance import rho
+
+#: The signals modules whose code decides what `load_reported` stores (this one and what it
+#: imports; tests/test_cache.py checks the list against the import graph).
+LOADER_MODULES = ("load", "comparability", "completeness", "keys", "populated", "provenance", "rounding")
+
+
+def loader_fingerprint() -> str:
+    """sha256 of the loader's code, for the reported part's cache key: an edit to how the
+    signals are computed from the stored rows does not re-ingest the EEE corpus, an edit to
+    what is stored does."""
+    digest = hashlib.sha256()
+    for name in LOADER_MODULES:
+        digest.update(name.encode())
+        digest.update(hashlib.sha256(Path(__file__).with_name(f"{name}.py").read_bytes()).digest())
+    return digest.hexdigest()
 
 #: The metric of the leaderboard's own rows: the task's C_P estimate on [0, 1] (section 1).
 OWN_METRIC = "p_correct"
@@ -225,9 +241,10 @@ def add_record(rows: RowColumns, dropped: list[tuple], record: EEERecord, aliase
             continue
         bench = aliases.benchmark(raw_bench)
         eval_key = key(result.evaluation_name)
+        assert shared is not None  # a record without a model has a reason above
         rows.add(shared, result_part(
             index=result.index,
-            benchmark_name=(result.dataset_name if key(result.dataset_name) else result.evaluation_name).strip(),
+            benchmark_name=((result.dataset_name if key(result.dataset_name) else result.evaluation_name) or "").strip(),
             evaluation_name=result.evaluation_name, bench=bench,
             slice_key=eval_key if eval_key and eval_key not in (raw_bench, bench) else None,
             metric_name=result.metric_id if key(result.metric_id) else result.metric_name,
@@ -317,6 +334,7 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
         if score_problem(own.score) is not None or not bench or not model_id:
             dropped += 1
             continue
+        assert own.score is not None  # score_problem() names a missing score
         args = _generation_args(own.generation_args)
         shared = record_part(
             own=True, source_path=None, evaluation_id=own.evaluation_id, schema_version=None,

@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..vocabulary import PROVENANCE
+from ..vocabulary import RELATIONSHIPS as KNOWN_RELATIONSHIPS
 from .rounding import r6
 
 #: The four values of rho, in display order.
-RELATIONSHIPS = ("first_party", "third_party", "collaborative", "unspecified")
-_KNOWN = frozenset(RELATIONSHIPS[:3])
+RELATIONSHIPS = PROVENANCE
+_KNOWN = frozenset(KNOWN_RELATIONSHIPS)
 
 
 def rho(reported: Any) -> str:

@@ -11,7 +11,16 @@ from typing import Any, Callable
 
 import altair as alt
 
-from .charts import DATA_NAME, POINT, RANGE, SERIES, SHAPES
+DATA_NAME = "rows"
+#: Mark colours readable on the light and the dark background alike.
+POINT = "#2f6fd0"
+RANGE = "#6f9fe6"
+SERIES = ["#2f6fd0", "#d9730d", "#2e9e57", "#c43c6b", "#7d5cc6", "#0f9aa8",
+          "#b8860b", "#8c564b", "#5a7d00", "#d14f2d"]
+#: Point shapes of the difficulty curves' series, in the order of `SERIES`: a second cue
+#: besides colour (at most `views.task.CURVE_SERIES` series are drawn).
+SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right",
+          "triangle-left", "stroke", "wedge"]
 
 
 def _rows() -> alt.NamedData:
@@ -25,7 +34,7 @@ def _rows() -> alt.NamedData:
 FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
-def _forest(domain_max: float, value_format: str, axis_title: str) -> alt.LayerChart:
+def _forest(domain_max: float, value_format: str, axis_title: str) -> alt.LayerChart | alt.FacetChart:
     """Intervals as horizontal lines with a dot at the centre, one row per item.
 
     Rows: `label` (y), `order` (sort key), `low`, `high`, `center`, `text` (the
@@ -48,17 +57,17 @@ def _forest(domain_max: float, value_format: str, axis_title: str) -> alt.LayerC
     return alt.layer(line, dot).properties(width="container", height={"step": 18}, autosize=FIT_WIDTH)
 
 
-def forest_score() -> alt.LayerChart:
+def forest_score() -> alt.LayerChart | alt.FacetChart:
     """ReasonScore intervals on the 0-1000 scale (leaderboard forest plot)."""
     return _forest(1000, "d", "ReasonScore, 95% interval")
 
 
-def forest_probability() -> alt.LayerChart:
+def forest_probability() -> alt.LayerChart | alt.FacetChart:
     """Task-level intervals on the 0-1 scale (model pages: per task; task pages: per model)."""
     return _forest(1, ".1f", "C_P, 95% interval")
 
 
-def curves() -> alt.LayerChart:
+def curves() -> alt.LayerChart | alt.FacetChart:
     """Difficulty curves: estimate against one difficulty parameter, a line per model.
 
     Rows: `model` ("3. name", the series), `series_order`, `level` (x, as text),
@@ -89,7 +98,7 @@ def curves() -> alt.LayerChart:
     return alt.layer(line, points).properties(width="container", height=240, autosize=FIT_WIDTH)
 
 
-def heatmap() -> alt.LayerChart:
+def heatmap() -> alt.LayerChart | alt.FacetChart:
     """Pairwise win rates: row model beats column model with this probability.
 
     Rows: `row` ("3. name"), `col` (the opponent's position, "5"), `opponent` ("5. name"),

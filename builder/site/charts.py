@@ -29,16 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-DATA_NAME = "rows"
-#: Mark colours readable on the light and the dark background alike.
-POINT = "#2f6fd0"
-RANGE = "#6f9fe6"
-SERIES = ["#2f6fd0", "#d9730d", "#2e9e57", "#c43c6b", "#7d5cc6", "#0f9aa8",
-          "#b8860b", "#8c564b", "#5a7d00", "#d14f2d"]
-#: Point shapes of the difficulty curves' series, in the order of `SERIES`: a second cue
-#: besides colour (at most `model.CURVE_SERIES` series are drawn).
-SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right",
-          "triangle-left", "stroke", "wedge"]
+from ..atomic import write_atomically
 
 
 @dataclass(frozen=True)
@@ -73,7 +64,7 @@ def _specs_key() -> str:
     """What the specs depend on: the Altair version and the chart definitions' source."""
     from importlib.metadata import version
 
-    source = (Path(__file__).with_name("chartkinds.py")).read_bytes()
+    source = Path(__file__).with_name("chartkinds.py").read_bytes()
     return content_hash(version("altair").encode() + b"\0" + source, 16)
 
 
@@ -86,7 +77,7 @@ def chart_specs(cache_dir: Path | None = None) -> dict[str, dict[str, Any]]:
         return json.loads(cached.read_text(encoding="utf-8"))
     specs = _specs_in_process(key)
     if cached is not None:
-        _write_atomically(cached, json.dumps(specs, sort_keys=True).encode("utf-8"))
+        write_atomically(cached, json.dumps(specs, sort_keys=True).encode("utf-8"))
     return specs
 
 
@@ -103,12 +94,6 @@ def specs_script(cache_dir: Path | None = None) -> bytes:
     body = script_json(chart_specs(cache_dir))
     return f"window.RB_CHART_SPECS = {body};\n".encode("utf-8")
 
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
 
 
 # -- the Vega bundle -------------------------------------------------------------------
@@ -129,7 +114,7 @@ def vega_bundle(cache_dir: Path | None = None) -> bytes:
         return cached.read_bytes()
     data = _bundle_in_process(version)
     if cached is not None:
-        _write_atomically(cached, data)
+        write_atomically(cached, data)
     return data
 
 
@@ -137,7 +122,7 @@ def vega_bundle(cache_dir: Path | None = None) -> bytes:
 def _bundle_in_process(version: str) -> bytes:
     import vl_convert
 
-    source = vl_convert.javascript_bundle()
+    source = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # the snippet is optional
     return ("/* Vega, Vega-Lite and vega-embed (BSD-3-Clause, the Vega project), bundled offline by "
             f"vl-convert {version}. */\n(function () {{\n{source}\n}})();\n").encode("utf-8")
 

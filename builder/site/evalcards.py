@@ -17,261 +17,62 @@ benchmark pages exist.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
+from ..results import BuildResults
+from ..signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
+from ..slugs import unique_slugs
+from ..vocabulary import PROVENANCE
 from . import format as fmt
 from .charts import Chart
-from .markdown import is_web_url, render_markdown
-from .model import Badge, Page, Ref
-from ..slugs import name_hash, unique_slugs
+from .markdown import is_web_url
 from .urls import page_path
+from .views.badges import (
+    checks_summary,
+    collection,
+    comparability_badge,
+    count_rate,
+    divergence,
+    median_of,
+    provenance_badge,
+    row_repro_badge,
+    score_text,
+    text_html,
+    triple_anchor,
+)
+from .views.base import Badge, Page, Pager, Ref
+from .views.cards import (
+    BenchmarkPage,
+    BenchmarkRowsPage,
+    BenchmarkSummary,
+    CountRow,
+    FieldSection,
+    FieldView,
+    FlaggedView,
+    PartyView,
+    RateRow,
+    ReportedResults,
+    ResultView,
+    RiskView,
+    SignalsPage,
+    SubItemView,
+    TripleView,
+)
 
 #: Result rows and comparisons on one page at most, unless the site config sets `page_size`
 #: (a benchmark of the full EEE corpus has ~4,500 rows: they continue on numbered pages).
 MAX_ROWS = 100
 #: Flagged triples linked from the dashboard at most.
 MAX_FLAGGED = 100
-_URL = re.compile(r"(?<![<(])\bhttps?://[^\s<>;,]+[^\s<>;,.)]")
-RELATIONSHIP_ORDER = ("first_party", "third_party", "collaborative", "unspecified")
-
-
-# -- views ------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ResultView:
-    """One reported result row with its signals."""
-
-    anchor: str
-    model: Ref | None           # the leaderboard model page, when the row is the board's own
-    model_id: str
-    benchmark: Ref
-    triple_anchor: str | None  # its comparison on the benchmark page, when it has one
-    metric: str
-    score: str
-    organization: str
-    relationship: str
-    source: str        # the EEE file (relative to the data directory) or "this leaderboard"
-    source_label: str  # short form: the EEE collection ("helm_capabilities")
-    own: bool
-    agentic: bool
-    required: tuple[str, ...]
-    missing: tuple[str, ...]
-    badges: tuple[Badge, ...]
-
-
-@dataclass(frozen=True)
-class ReportedResults:
-    """Result rows for one model or one benchmark: `rows` is one page of `total`, starting
-    at row `first` (1-based); `more` links the page holding the rest, if any."""
-
-    rows: tuple[ResultView, ...] = ()
-    total: int = 0
-    first: int = 1
-    more: Ref | None = None
-
-    @property
-    def shown(self) -> int:
-        return len(self.rows)
-
-    @property
-    def last(self) -> int:
-        return self.first + len(self.rows) - 1
-
-
-@dataclass(frozen=True)
-class DivergenceView:
-    status: str          # "flagged", "within", "not_applicable"
-    summary: str         # "not checked: one party" / "checked: within 5% ..." / "diverges: ..."
-    basis: str
-    threshold: str
-    spread: str
-    differing: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class PartyView:
-    party: str
-    score: str
-    setups: int
-
-
-@dataclass(frozen=True)
-class TripleView:
-    """Comparability details of one (model, benchmark path, metric) with two or more reports."""
-
-    anchor: str
-    model_id: str
-    models: tuple[Ref, ...]     # the leaderboard rows whose own results are among the reports
-    benchmark: str
-    metric: str
-    reports: int
-    parties: tuple[PartyView, ...]
-    variant: DivergenceView
-    cross_party: DivergenceView
-    combined: Badge
-    missing: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SubItemView:
-    name: str
-    mark: str
-    status: str
-    html: str
-
-
-@dataclass(frozen=True)
-class FieldView:
-    position: int
-    field: str
-    label: str
-    mark: str
-    status: str
-    count_text: str
-    coverage: str
-    origin: str
-    html: str
-    sub_items: tuple[SubItemView, ...]
-
-    @property
-    def status_text(self) -> str:
-        return {"populated": "populated", "partial": "partial", "missing": "missing"}[self.status]
-
-
-@dataclass(frozen=True)
-class FieldSection:
-    title: str
-    fields: tuple[FieldView, ...]
-
-
-@dataclass(frozen=True)
-class RiskView:
-    category: str
-    html: str
-    url: str | None
-
-
-@dataclass(frozen=True)
-class BenchmarkSummary:
-    """One benchmark in a list (dashboard, task page): name, completeness, cues."""
-
-    ref: Ref
-    key: str
-    has_card: bool
-    completeness: float
-    fully_missing: int
-    rows: int
-    triples: int
-    risks: tuple[str, ...]
-
-    @property
-    def completeness_text(self) -> str:
-        return fmt.percent(self.completeness, 0)
-
-
-@dataclass(frozen=True)
-class BenchmarkPage(Page):
-    summary: BenchmarkSummary
-    name: str
-    card_path: str | None
-    agentic: bool
-    fully_missing: tuple[str, ...]
-    sections: tuple[FieldSection, ...]
-    risks: tuple[RiskView, ...]
-    results: ReportedResults
-    compared: tuple[TripleView, ...]
-    compared_total: int
-    task: Ref | None
-    pager: Any  # model.Pager over the pages of result rows, or None when they fit on this one
-
-
-@dataclass(frozen=True)
-class BenchmarkRowsPage(Page):
-    """Result rows of a benchmark beyond the first page (`benchmarks/<slug>/rows-2.html`, ...)."""
-
-    card: Ref
-    results: ReportedResults
-    pager: Any  # model.Pager
-
-
-@dataclass(frozen=True)
-class RateRow:
-    label: str
-    rate: float | None
-    note: str = ""
-    name: str = ""  # the dotted field name, when `label` is its reader-facing name
-
-    @property
-    def text(self) -> str:
-        return fmt.percent(self.rate) if self.rate is not None else "not applicable"
-
-
-@dataclass(frozen=True)
-class CountRow:
-    label: str
-    flagged: int
-    within: int
-    not_applicable: int
-
-
-@dataclass(frozen=True)
-class FlaggedView:
-    benchmark: Ref
-    anchor: str | None
-    model_id: str
-    metric: str
-    summary: str
-
-
-@dataclass(frozen=True)
-class SignalsPage(Page):
-    available: bool
-    rows: int
-    triples: int
-    benchmark_count: int
-    dropped: int
-    populated_rule: str
-    gap_rate: str
-    missingness: tuple[RateRow, ...]
-    missingness_chart: Chart | None
-    completeness_median: str
-    population: tuple[RateRow, ...]
-    population_chart: Chart | None
-    first_party_only: str
-    multi_party: str
-    relationships: tuple[tuple[str, int, str], ...]
-    compared: int
-    comparability: tuple[CountRow, ...]
-    flagged: tuple[FlaggedView, ...]
-    flagged_total: int
-    benchmarks: tuple[BenchmarkSummary, ...]
-
-    @property
-    def charts(self) -> tuple[Chart, ...]:
-        return tuple(c for c in (self.population_chart, self.missingness_chart) if c is not None)
 
 
 # -- assembly ---------------------------------------------------------------------------------
-
-def text_html(text: str | None) -> str:
-    """Card text as safe HTML: Markdown with raw HTML off; bare http(s) URLs become links."""
-    if not text:
-        return ""
-    return render_markdown(_URL.sub(lambda m: f"<{m.group(0)}>", text))
-
-
-def triple_anchor(model: str, benchmark: str, metric: str) -> str:
-    """A stable fragment id for a triple on its benchmark page (ids from data are hashed)."""
-    return "t-" + name_hash("\x1f".join((model, benchmark, metric)), 12)
 
 
 class Cards:
     """The Evaluation Card side of the page model, prepared once per build."""
 
-    def __init__(self, signals: Any, model_paths: dict[str, str], model_labels: dict[str, str],
+    def __init__(self, signals: Signals | None, model_paths: dict[str, str], model_labels: dict[str, str],
                  model_keys: dict[str, str], task_paths: dict[str, str], simulated: dict[str, bool],
                  page_size: int = MAX_ROWS):
         self.signals = signals
@@ -301,8 +102,14 @@ class Cards:
         self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
         self._bench_refs: dict[tuple[str, str], Ref] = {}
 
+    @property
+    def _signals(self) -> Signals:
+        """The signals, in the methods that run only when the build has them."""
+        assert self.signals is not None
+        return self.signals
+
     @classmethod
-    def build(cls, results: Any, model_paths: dict[str, str], task_paths: dict[str, str],
+    def build(cls, results: BuildResults, model_paths: dict[str, str], task_paths: dict[str, str],
               model_labels: dict[str, str] | None = None, simulated: dict[str, bool] | None = None) -> "Cards":
         signals = results.signals
         model_keys: dict[str, str] = {}
@@ -324,7 +131,7 @@ class Cards:
         """
         if self.signals is None or model_id not in self.model_keys:
             return []
-        return list(self.signals.triples_for_model(self.model_keys[model_id]))
+        return list(self._signals.triples_for_model(self.model_keys[model_id]))
 
     def model_badges(self, model_id: str) -> tuple[Badge, ...]:
         """R, C, P, X for the leaderboard row of one evaluation, over all results of its model."""
@@ -342,7 +149,7 @@ class Cards:
                    else f"all {n} results report every reproducibility field"))
         completeness = [self._summaries[t.benchmark_key].completeness for t in triples
                         if t.benchmark_key in self._summaries]
-        median = _median(completeness)
+        median = median_of(completeness)
         c = Badge("C", "Reporting completeness", "info", fmt.percent(median, 0),
                   f"median completeness C(b) of the {len(set(t.benchmark_key for t in triples))} benchmarks "
                   f"this model has results on: {fmt.percent(median, 0)}")
@@ -376,10 +183,9 @@ class Cards:
         """Every result row of this evaluation's model key (own rows and reported ones)."""
         if self.signals is None or model_id not in self.model_keys:
             return ReportedResults()
-        rows = self.signals.rows_for_model(self.model_keys[model_id])
+        rows = self._signals.rows_for_model(self.model_keys[model_id])
         # The board's own rows of *other* evaluations of the same model belong on their pages.
-        rows = [r for r in rows if not r.own or r.evaluation_id == model_id]
-        return self._results(rows)
+        return self._results([r for r in rows if not r.own or r.evaluation_id == model_id])
 
     # -- per task ------------------------------------------------------------------------
 
@@ -395,24 +201,24 @@ class Cards:
     def pages(self) -> list[Page]:
         pages: list[Page] = [self._dashboard()]
         if self.signals is not None:
-            for b in self.signals.benchmarks:
+            for b in self._signals.benchmarks:
                 pages += self._benchmark_pages(b)
         return pages
 
     # -- builders --------------------------------------------------------------------------
 
-    def _summary(self, b: Any) -> BenchmarkSummary:
+    def _summary(self, b: BenchmarkSignals) -> BenchmarkSummary:
         return BenchmarkSummary(Ref(b.name, self.bench_paths[b.key]), b.key, b.has_card, b.completeness,
                                 len(b.fully_missing), b.rows, b.triples, tuple(b.risk_categories))
 
     def _compared_triples(self, benchmark_key: str) -> list[Any]:
         """Triples with two or more reports, flagged first, then checked, then not applicable
         (what needs attention leads), at most one page of them; the rest are counted."""
-        compared = [t for t in self.signals.triples_for_benchmark(benchmark_key) if t.reports >= 2]
+        compared = [t for t in self._signals.triples_for_benchmark(benchmark_key) if t.reports >= 2]
         compared.sort(key=lambda t: ({True: 0, False: 1, None: 2}[t.comparability.flag], t.key))
         return compared[: self.page_size]
 
-    def _anchor(self, t: Any) -> str | None:
+    def _anchor(self, t: TripleSignals) -> str | None:
         return self._anchors.get(t.key)
 
     def _results(self, rows: Sequence[Any], first: int = 1, more: Ref | None = None) -> ReportedResults:
@@ -420,7 +226,7 @@ class Cards:
         shown = rows[first - 1: first - 1 + self.page_size]
         return ReportedResults(tuple(self._result_view(r) for r in shown), len(rows), first, more)
 
-    def _result_view(self, row: Any) -> ResultView:
+    def _result_view(self, row: ResultRow) -> ResultView:
         view = self._views.get(row.row_id)
         if view is None:
             view = self._views[row.row_id] = self._new_result_view(row)
@@ -433,52 +239,53 @@ class Cards:
             ref = self._bench_refs[(name, key)] = Ref(name, self.bench_paths.get(key, ""))
         return ref
 
-    def _parts_of(self, triple: Any) -> tuple[str | None, Badge, Badge]:
+    def _parts_of(self, triple: TripleSignals) -> tuple[str | None, Badge, Badge]:
         """A triple's anchor (when its comparison is shown) and its P and X badges."""
         parts = self._triple_parts.get(triple.key)
         if parts is None:
-            parts = (self._anchor(triple), _provenance_badge(triple), _comparability_badge(triple.comparability))
+            parts = (self._anchor(triple), provenance_badge(triple), comparability_badge(triple.comparability))
             self._triple_parts[triple.key] = parts
         return parts
 
-    def _new_result_view(self, row: Any) -> ResultView:
-        triple = self.signals.triple_of(row)
+    def _new_result_view(self, row: ResultRow) -> ResultView:
+        triple = self._signals.triple_of(row)
         anchor, provenance, comparability = self._parts_of(triple)
-        own_path = self.model_paths.get(row.evaluation_id) if row.own else None
-        label = self.model_labels.get(row.evaluation_id, row.model_id) if row.own else row.model_id
+        own_id = row.evaluation_id or ""
+        own_path = self.model_paths.get(own_id) if row.own else None
+        label = self.model_labels.get(own_id, row.model_id) if row.own else row.model_id
         return ResultView(
             anchor=f"r-{row.row_id}",
             model=Ref(label, own_path) if own_path else None, model_id=row.model_id,
             benchmark=self._benchmark_ref(row.benchmark_path, row.benchmark_key),
             triple_anchor=anchor, metric=row.metric_name or row.metric_key,
-            score=_score_text(row.score, row.metric_unit),
+            score=score_text(row.score, row.metric_unit),
             organization=row.organization or "not named", relationship=row.relationship,
             source="this leaderboard" if row.own else (row.source_path or fmt.MISSING),
-            source_label="this leaderboard" if row.own else _collection(row.source_path), own=row.own,
+            source_label="this leaderboard" if row.own else collection(row.source_path), own=row.own,
             agentic=row.agentic, required=tuple(row.required), missing=tuple(row.missing),
-            badges=(_row_repro_badge(tuple(row.missing), tuple(row.required)), provenance, comparability),
+            badges=(row_repro_badge(tuple(row.missing), tuple(row.required)), provenance, comparability),
         )
 
-    def _triple_view(self, t: Any) -> TripleView:
+    def _triple_view(self, t: TripleSignals) -> TripleView:
         c = t.comparability
-        own_ids = sorted({r.evaluation_id for r in self.signals.rows_for_triple(*t.key) if r.own})
+        own_ids = sorted({r.evaluation_id for r in self._signals.rows_for_triple(*t.key) if r.own and r.evaluation_id})
         models = tuple(Ref(self.model_labels.get(i, i), self.model_paths[i]) for i in own_ids if i in self.model_paths)
         return TripleView(
             anchor=triple_anchor(*t.key), model_id=t.model_id, models=models, benchmark=t.benchmark,
             metric=t.metric, reports=t.reports,
-            parties=tuple(PartyView(p.party, _score_text(p.score, None), p.setups) for p in c.scores),
-            variant=_divergence(c.variant), cross_party=_divergence(c.cross_party),
-            combined=_comparability_badge(c), missing=tuple(t.reproducibility.missing),
+            parties=tuple(PartyView(p.party, score_text(p.score, None), p.setups) for p in c.scores),
+            variant=divergence(c.variant), cross_party=divergence(c.cross_party),
+            combined=comparability_badge(c), missing=tuple(t.reproducibility.missing),
         )
 
-    def _benchmark_pages(self, b: Any) -> list[Page]:
+    def _benchmark_pages(self, b: BenchmarkSignals) -> list[Page]:
         """The Evaluation Card page with the first page of result rows, then one page per
         further `page_size` rows, so every row is on the site and no page lists them all."""
-        rows = sorted(self.signals.rows_for_benchmark(b.key), key=lambda r: (-r.score, r.model_key, r.row_id))
+        rows = sorted(self._signals.rows_for_benchmark(b.key), key=lambda r: (-r.score, r.model_key, r.row_id))
         card_path = self.bench_paths[b.key]
         starts = list(range(1, len(rows) + 1, self.page_size)) or [1]
         paths = [card_path] + [f"{card_path[:-len('.html')]}/rows-{k + 1}.html" for k in range(1, len(starts))]
-        from .model import NavLink, Pager
+        from .views.base import NavLink, Pager
 
         links = tuple(NavLink(str(k + 1), p) for k, p in enumerate(paths))
         more = [Ref(f"rows {starts[k + 1]}–{min(starts[k + 1] + self.page_size - 1, len(rows))}", paths[k + 1])
@@ -494,7 +301,7 @@ class Cards:
                 pager=Pager(k + 1, links)))
         return pages
 
-    def _benchmark_page(self, b: Any, results: ReportedResults, pager: Any) -> BenchmarkPage:
+    def _benchmark_page(self, b: BenchmarkSignals, results: ReportedResults, pager: Pager | None) -> BenchmarkPage:
         summary = self._summaries[b.key]
         sections: dict[str, list[FieldView]] = {}
         for f in b.fields:
@@ -504,9 +311,9 @@ class Cards:
                 sub_items=tuple(SubItemView(s.name, "●" if s.populated else "○",
                                             "populated" if s.populated else "missing", text_html(s.text))
                                 for s in f.sub_items)))
-        rows = self.signals.rows_for_benchmark(b.key)
+        rows = self._signals.rows_for_benchmark(b.key)
         task = self.task_by_key.get(b.key)
-        simulated = any(self.simulated.get(r.evaluation_id, False) for r in rows if r.own)
+        simulated = any(self.simulated.get(r.evaluation_id or "", False) for r in rows if r.own)
         return BenchmarkPage(
             path=self.bench_paths[b.key], title=f"Evaluation Card: {b.name}", template="benchmark.html",
             simulated=simulated,
@@ -518,7 +325,7 @@ class Cards:
                                  r.url if r.url and is_web_url(r.url) else None) for r in b.risks),
             results=results,
             compared=tuple(self._triple_view(t) for t in self._compared[b.key]),
-            compared_total=sum(1 for t in self.signals.triples_for_benchmark(b.key) if t.reports >= 2),
+            compared_total=sum(1 for t in self._signals.triples_for_benchmark(b.key) if t.reports >= 2),
             pager=pager,
             task=Ref(task, self.task_paths[task]) if task else None,
         )
@@ -547,7 +354,7 @@ class Cards:
         rel_total = sum(prov.rows_by_relationship.values()) or 1
         relationships = tuple((r, prov.rows_by_relationship.get(r, 0),
                                fmt.percent(prov.rows_by_relationship.get(r, 0) / rel_total))
-                              for r in RELATIONSHIP_ORDER)
+                              for r in PROVENANCE)
         comp = corpus.comparability
         counts = (CountRow("Variant divergence (same party, different setups)", comp.variant.flagged,
                            comp.variant.within, comp.variant.not_applicable),
@@ -557,7 +364,7 @@ class Cards:
                            comp.combined.not_applicable))
         flagged_triples = [t for t in s.triples if t.comparability.flag is True]
         flagged = tuple(FlaggedView(Ref(t.benchmark, self.bench_paths[t.benchmark_key]), self._anchor(t),
-                                    t.model_id, t.metric, _checks_summary(t.comparability, flagged_only=True))
+                                    t.model_id, t.metric, checks_summary(t.comparability, flagged_only=True))
                         for t in flagged_triples[:MAX_FLAGGED])
         benchmarks = tuple(sorted(self._summaries.values(), key=lambda b: (not b.has_card, b.ref.label.lower(), b.key)))
         simulated = any(self.simulated.values()) and any(r.own for r in s.rows)
@@ -579,8 +386,8 @@ class Cards:
             dropped=s.dropped_rows, populated_rule=s.populated_rule, gap_rate=fmt.percent(repro.gap_rate),
             missingness=missingness, missingness_chart=miss_chart,
             completeness_median=fmt.percent(corpus.completeness_median), population=population,
-            population_chart=pop_chart, first_party_only=_count_rate(prov.first_party_only, prov.first_party_only_rate),
-            multi_party=_count_rate(prov.multi_party, prov.multi_party_rate), relationships=relationships,
+            population_chart=pop_chart, first_party_only=count_rate(prov.first_party_only, prov.first_party_only_rate),
+            multi_party=count_rate(prov.multi_party, prov.multi_party_rate), relationships=relationships,
             compared=comp.compared, comparability=counts, flagged=flagged, flagged_total=len(flagged_triples),
             benchmarks=benchmarks,
         )
@@ -588,89 +395,4 @@ class Cards:
 
 # -- small helpers --------------------------------------------------------------------------
 
-def _median(values: Iterable[float]) -> float | None:
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
-
-@lru_cache(maxsize=4096)
-def _collection(path: str | None) -> str:
-    """The EEE collection of a record path: `eee/helm_lite/org/model/x.json` -> `EEE helm_lite`."""
-    if not path:
-        return fmt.MISSING
-    parts = path.split("/")
-    if parts[0] == "eee" and len(parts) > 2:
-        return f"EEE {parts[1]}"
-    return parts[0] if len(parts) > 1 else path
-
-
-def _count_rate(count: int, rate: float | None) -> str:
-    return f"{count:,} ({fmt.percent(rate)})"
-
-
-def _score_text(score: float, unit: str | None) -> str:
-    text = f"{score:.4g}"
-    return text + (" %" if unit == "percent" else "")
-
-
-@lru_cache(maxsize=1024)
-def _row_repro_badge(missing: tuple[str, ...], required: tuple[str, ...]) -> Badge:
-    """A result row's R badge (a few dozen distinct ones across a corpus: made once each)."""
-    if missing:
-        return Badge("R", "Reproducibility", "attention", "gap",
-                     f"does not report {', '.join(missing)} (required: {', '.join(required)})")
-    return Badge("R", "Reproducibility", "clear", "reported",
-                 f"reports every required field ({', '.join(required)})")
-
-
-def _provenance_badge(triple: Any) -> Badge:
-    prov = triple.provenance
-    return _provenance(bool(prov.first_party_only), bool(prov.multi_party), tuple(prov.parties),
-                       tuple(sorted(prov.relationships)))
-
-
-@lru_cache(maxsize=4096)
-def _provenance(first_party_only: bool, multi_party: bool, parties: tuple[str, ...],
-                relationships: tuple[str, ...]) -> Badge:
-    """A triple's P badge, made once per distinct provenance (parties and relationships)."""
-    if first_party_only:
-        return Badge("P", "Provenance", "attention", "1st party only",
-                     "reported only by the model's developer")
-    if multi_party:
-        return Badge("P", "Provenance", "clear", f"{len(parties)} parties",
-                     f"reported by {len(parties)} organisations: {', '.join(parties)}")
-    rels = ", ".join(relationships) or "unspecified"
-    return Badge("P", "Provenance", "info", "one party", f"reported by one organisation ({rels})")
-
-
-def _comparability_badge(c: Any) -> Badge:
-    if c.flag is True:
-        return Badge("X", "Comparability", "attention", "diverges", _checks_summary(c, flagged_only=True))
-    if c.flag is False:
-        return Badge("X", "Comparability", "clear", f"within {fmt.percent(c.cross_party.threshold, 0)}",
-                     _checks_summary(c, flagged_only=False))
-    return _not_checked(c.cross_party.not_applicable_reason or c.variant.not_applicable_reason or "nothing to compare")
-
-
-@lru_cache(maxsize=256)
-def _not_checked(reason: str) -> Badge:
-    """The X badge of a triple with nothing to compare: most triples, a handful of reasons."""
-    return Badge("X", "Comparability", "na", "not checked", f"not checked: {reason}")
-
-
-def _checks_summary(c: Any, flagged_only: bool) -> str:
-    """The checks that ran (or only those that flagged), each named: "cross-party checked:
-    within 5% (spread 1.8% of the range)"."""
-    return "; ".join(f"{'variant' if d is c.variant else 'cross-party'} {d.summary}"
-                     for d in (c.variant, c.cross_party) if (d.flag if flagged_only else d.flag is not None))
-
-
-def _divergence(d: Any) -> DivergenceView:
-    return DivergenceView(
-        status=d.status, summary=d.summary, basis=d.basis, threshold=fmt.percent(d.threshold, 0),
-        spread=fmt.percent(d.spread) if d.spread is not None else fmt.MISSING,
-        differing=tuple(d.differing_text),
-    )

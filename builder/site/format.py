@@ -8,11 +8,12 @@ figure and a zero are different statements.
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 MISSING = "—"
 
 
-def _ok(x: float | None) -> bool:
+def _ok(x: float | None) -> TypeGuard[float]:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
 
 

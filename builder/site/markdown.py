@@ -103,11 +103,11 @@ def _heading_ids(state: Any) -> None:
 def _parser(allow_relative: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     if allow_relative:
-        md.validateLink = lambda url: is_web_url(url) or is_mailto(url) or _site_relative(url)
+        md.validateLink = lambda url: is_web_url(url) or is_mailto(url) or _site_relative(url)  # type: ignore[method-assign]
         md.core.ruler.push("local_urls", _local_urls)
     else:
         md.disable("image")
-        md.validateLink = is_web_url
+        md.validateLink = is_web_url  # type: ignore[method-assign]
     md.core.ruler.push("heading_ids", _heading_ids)
     return md
 

@@ -18,21 +18,34 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import jinja2
 from markupsafe import Markup
 
+from ..gcpause import no_cyclic_gc
+from ..results import BuildResults
+from ..slugs import is_safe_slug
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
-from .fragments import (badges_html, band_html, cibar_html, estimator_rows, interval_html, link_items, link_list,
-                        missing_html, result_rows, task_rows)
-from ..gcpause import no_cyclic_gc
+from .fragments import (
+    badges_html,
+    band_html,
+    cibar_html,
+    estimator_rows,
+    interval_html,
+    link_items,
+    link_list,
+    missing_html,
+    result_rows,
+    task_rows,
+)
 from .markdown import ContentPage, load_content_page, render_markdown
-from .model import ContentView, Page, SiteModel, build_page_model
+from .model import SiteModel, build_page_model
 from .search import search_script
-from ..slugs import is_safe_slug
 from .urls import Linker, check_output_path
+from .views.base import Page
+from .views.content import ContentView
 from .writer import SiteFiles
 
 #: Which navigation entry a page belongs to (for `aria-current`).
@@ -129,7 +142,7 @@ def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jin
     return env
 
 
-def render_site(results: Any, content_dirs: SearchPath, templates_dirs: SearchPath,
+def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
                 cache_dir: Path | None = None, timings: dict[str, float] | None = None) -> SiteFiles:
     """Render every page and asset; returns relative output path -> bytes.
 
@@ -141,7 +154,7 @@ def render_site(results: Any, content_dirs: SearchPath, templates_dirs: SearchPa
         return _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings))
 
 
-def _render_site(results: Any, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
+def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
                  cache_dir: Path | None, clock: "_Clock") -> SiteFiles:
     content = load_content(content_dirs)
     model = build_page_model(results, content)

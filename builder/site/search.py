@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from .charts import script_json
-from .model import LeaderboardPage, Page
+from .views.base import Page
+from .views.leaderboard import LeaderboardPage
 
 PREFIX = "models/"
 SUFFIX = ".html"

@@ -18,13 +18,13 @@ and holding more than the `keep` files): `--out ~` must never wipe a home direct
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from ..atomic import swap_directory
 from .urls import check_output_path
 
 #: Files a source checkout keeps in its otherwise-untracked output directory (the
@@ -110,7 +110,7 @@ def write_site(files: Mapping[str, bytes], out_dir: Path, incremental: bool = Fa
             for name in keep:
                 if name not in checked and (previous / name).is_file():
                     shutil.copy2(previous / name, staging / name)
-        _swap(staging, out_dir)
+        swap_directory(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -140,20 +140,3 @@ def check_output_dir(out_dir: Path, keep: tuple[str, ...] = KEEP) -> None:
         raise OutputPathError(
             f"refusing to replace {out_dir}: it does not look like a reasonboard site "
             f"(no {MARKER}; contains {extra[0]!r})")
-
-
-def _swap(staging: Path, out_dir: Path) -> None:
-    """Move the finished build into place; the old one is removed only after the move."""
-    os.chmod(staging, 0o755)  # mkdtemp makes it private; a published site must be readable
-    if not out_dir.exists():
-        os.replace(staging, out_dir)
-        return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-    os.rmdir(retired)
-    os.replace(out_dir, retired)
-    try:
-        os.replace(staging, out_dir)
-    except BaseException:
-        os.replace(retired, out_dir)  # put the previous site back
-        raise
-    shutil.rmtree(retired, ignore_errors=True)

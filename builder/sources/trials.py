@@ -34,6 +34,23 @@ class UnreadableInput(Exception):
     The message is the reason shown beside the file's path."""
 
 
+def mapping_of(value: Any) -> Mapping[str, Any]:
+    """`value` when it is a JSON object, else an empty one: optional sections of a
+    harness's files are read without a check at every step."""
+    return value if isinstance(value, dict) else {}
+
+
+def read_json_file(path: Path) -> Any:
+    """A whole JSON document (a harness's results or metadata file); a file that cannot be
+    read or parsed is an `UnreadableInput` naming the file and, for bad JSON, the line."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UnreadableInput(f"{path.name}: cannot be read ({error})") from None
+    except json.JSONDecodeError as error:
+        raise UnreadableInput(f"{path.name}, line {error.lineno}: not valid JSON ({error.msg})") from None
+
+
 @dataclass(frozen=True)
 class ReadOptions:
     """The reader-facing options of `reasonboard ingest` (PRODUCT.md, CLI)."""

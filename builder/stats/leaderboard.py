@@ -17,8 +17,9 @@ import numpy as np
 
 from ..config import SiteConfig
 from ..errors import InputError
-from ..store.pointsdb import MODES, PointsDB
 from ..slugs import evaluation_slugs
+from ..store.pointsdb import PointsDB
+from ..vocabulary import MODES
 from .bands import Bands
 from .pairwise import neighbour_win_rates, pairwise
 from .reasonscore import reasonscore_v2
@@ -138,7 +139,7 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
 
     scores = reasonscore_v2(col[f"{mode}_low"], col[f"{mode}_high"], present,
                             draws=config.bootstrap, seed=config.seed)
-    complete = present.all(axis=1) & (len(tasks) > 0)
+    complete = np.asarray(present.all(axis=1) & (len(tasks) > 0), dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         truncation = np.nansum(col["n_t"], axis=1) / np.nansum(col["n"], axis=1)
     avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["n"], nan=1.0), present)
@@ -165,7 +166,7 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
     counts = {name: np.nan_to_num(col[name]).astype(np.int64).tolist() for name in ("n", "n_t", "n_e")}
     score = {name: _rounded(getattr(scores, name), 3) for name in ("center", "margin", "ci_low", "ci_high")}
     avg_tokens_r, spt_r, trunc_r = _rounded(avg_tokens, 3), _rounded(score_per_token, 6), _rounded(truncation, 6)
-    present_l = present.tolist()
+    present_l: list[list[bool]] = present.tolist()
     models = []
     for i in row_order:
         e = evaluations[i]

@@ -242,7 +242,7 @@ def bradley_terry(wins: np.ndarray, tol: float = 1e-9, max_iter: int = 100_000) 
     total_wins = w.sum(axis=1)
     pi = _newton_start(w, n, total_wins)
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (`it` is returned: the iterations used)
         denom = (n / (pi[:, None] + pi[None, :])).sum(axis=1)
         new = np.where(denom > 0, total_wins / np.where(denom > 0, denom, 1.0), pi)
         new = np.maximum(new, 1e-300)

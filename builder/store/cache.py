@@ -28,8 +28,16 @@ from typing import Callable
 import duckdb
 
 from ..errors import InputError
+from ..sources.evals import read_evals
+from ..sources.points import POINT_SUFFIXES
 from .consistency import Mismatch, check_evals
-from .ingest import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files, ingest_evals, ingest_points, read_evals
+from .ingest import (
+    describe_ignored,
+    discover_point_files,
+    ignored_point_files,
+    ingest_evals,
+    ingest_points,
+)
 from .pointsdb import SQL_DIR, PointsDB
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
@@ -40,8 +48,10 @@ PART_SOURCES = {
     REPORTED: (("eee", "**/*.json"), ("cards", "*.json")),
 }
 PART_NAMES = {POINTS: "points", REPORTED: "reported results and cards"}
-#: The code whose changes alter what is stored (both parts: a schema change touches both).
-CODE_FOLDERS = ("store", "sources", "signals")
+#: The store's own code and its readers', whose changes alter what is stored (both parts: a
+#: schema change touches both). The signals loader that fills the reported part is not the
+#: store's: its code enters that part's key through the caller's `salt` (build.cache_salt).
+CODE_FOLDERS = ("store", "sources")
 
 
 def describe_ingest(ingested: tuple[str, ...]) -> str:
@@ -171,7 +181,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
     want = known or fingerprints(data_dir, salt)
     summaries = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
-        return PointsDB(target, read_only=True), _report(summaries, ingested=())
+        return PointsDB(target, read_only=True), _report(_known(summaries), ingested=())
 
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
@@ -195,7 +205,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
             db.close()
         tmp.unlink(missing_ok=True)
         raise
-    return PointsDB(target, read_only=True), _report(summaries, ingested=stale)
+    return PointsDB(target, read_only=True), _report(_known(summaries), ingested=stale)
 
 
 def _cached_summaries(target: Path, want: Fingerprints) -> dict[str, dict | None]:
@@ -212,6 +222,13 @@ def _cached_summaries(target: Path, want: Fingerprints) -> dict[str, dict | None
     except duckdb.Error:
         return dict.fromkeys(PART_SOURCES)  # an unreadable cache is rebuilt from scratch
     return summaries
+
+
+def _known(summaries: dict[str, dict | None]) -> dict[str, dict]:
+    """The summaries once every part has one (after the check or the ingest)."""
+    known = {part: summary for part, summary in summaries.items() if summary is not None}
+    assert len(known) == len(summaries)
+    return known
 
 
 def _report(summaries: dict[str, dict], ingested: tuple[str, ...]) -> StoreReport:
@@ -242,6 +259,6 @@ def _from_user_db(db_path: Path, data_dir: Path, load_reported: Callable[[Points
     except duckdb.Error as exc:
         raise InputError(db_path, f"cannot read the database: {str(exc).splitlines()[0]}") from None
     report = StoreReport(ingested=tuple(PART_SOURCES),  # a fresh working copy every time
-                         points=db.con.execute("SELECT count(*) FROM points").fetchone()[0])
+                         points=db.con.execute("SELECT count(*) FROM points").fetchall()[0][0])
     report.reported = load_reported(db) if data_dir.is_dir() else {}
     return db, report

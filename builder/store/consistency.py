@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..sources.evals import entry_lines
 from ..sources.text import read_text
-from .ingest import entry_lines
 from .pointsdb import PointsDB
 
 Triple = tuple[str, str, str]

@@ -10,10 +10,7 @@ build reports that once.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,19 +18,9 @@ from typing import Any
 import duckdb
 
 from ..errors import InputError
+from ..sources.points import OPTIONAL, POINT_SUFFIXES, REQUIRED, check_columns, csv_header, csv_problem, error_at, where
 from ..sources.text import read_text
 from .pointsdb import PointsDB
-
-REQUIRED = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
-OPTIONAL = ("tiers", "groups")
-POINT_SUFFIXES = (".csv", ".jsonl", ".parquet")
-EVAL_KEYS = {
-    "model", "template", "sampler", "label", "groups", "hf_id", "organization",
-    "relationship", "generation_args", "harness", "simulated", "observed",
-}
-#: What `observed` may say (INGEST.md section 6): whether the harness recorded these at all.
-OBSERVED_KEYS = ("truncation", "tokens")
-RELATIONSHIPS = ("first_party", "third_party", "collaborative")
 
 PARAMS_FORM = '{"size": 4}, or {} when the task has no difficulty levels'
 PARAMS_CSV = '; in a CSV file quote the cell and double its quotes: "{""size"": 4}"'
@@ -119,7 +106,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
     csv_groups: dict[tuple[str, ...], list[int]] = {}
     for idx, path in enumerate(files):
         if path.suffix.lower() == ".csv":
-            csv_groups.setdefault(_csv_header(path), []).append(idx)
+            csv_groups.setdefault(csv_header(path), []).append(idx)
         else:
             _stage_file(con, idx, path, rels[idx])
     # CSV files with the same header are read by one scan: thousands of per-model files
@@ -134,7 +121,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
                 try:
                     _stage_csv_group(con, header, [files[i]], [i], [rels[i]])
                 except duckdb.Error as one:
-                    raise _csv_problem(files[i], header) or InputError(
+                    raise csv_problem(files[i], header) or InputError(
                         files[i], f"cannot read csv file: {_first_line(one)}") from None
             raise InputError(files[group[0]].parent, f"cannot read csv files: {_first_line(exc)}") from None
     _validate_staged(con, files)
@@ -142,7 +129,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
     _canonicalise_params(con)
-    staged = con.execute("SELECT count(*) FROM staged").fetchone()[0]
+    staged = con.execute("SELECT count(*) FROM staged").fetchall()[0][0]
     con.execute("DELETE FROM points")
     con.execute(
         """
@@ -156,7 +143,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
         ORDER BY model, template, sampler, base_task, params
         """
     )
-    report.points = con.execute("SELECT count(*) FROM points").fetchone()[0]
+    report.points = con.execute("SELECT count(*) FROM points").fetchall()[0][0]
     report.duplicates = staged - report.points
     if report.duplicates:
         first = con.execute(
@@ -169,7 +156,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
         ).fetchone()
         assert first is not None  # duplicates > 0: an overridden row exists
         source, file_idx, source_row, model, task, params = first
-        report.duplicate_example = f"{source}, {_where(files[file_idx], source_row)} ({model}, {task}, {params})"
+        report.duplicate_example = f"{source}, {where(files[file_idx], source_row)} ({model}, {task}, {params})"
         report.warnings.append(
             f"{report.duplicates} point(s) repeat an identity already given; the later file/row wins "
             f"(first overridden: {report.duplicate_example})"
@@ -200,18 +187,6 @@ def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _check_columns(path: Path, columns: list[str], line: int | None = 1) -> None:
-    """Every column known and every required one present; `line` is where the names are
-    (a CSV header, a JSONL line; None for Parquet, which has no lines)."""
-    unknown = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
-    if unknown:
-        name = f"'{unknown[0]}'" if unknown[0] else f"with an empty name (column {columns.index('') + 1})"
-        raise InputError(path, f"unknown column {name} (expected {', '.join(REQUIRED + OPTIONAL)})", line=line)
-    missing = [c for c in REQUIRED if c not in columns]
-    if missing:
-        raise InputError(path, f"missing column '{missing[0]}' (expected {', '.join(REQUIRED)})", line=line)
-
-
 def _list_expr(column: str, present: bool) -> str:
     """A `;`-separated text as VARCHAR[] of trimmed, non-empty labels; empty when absent.
 
@@ -221,119 +196,6 @@ def _list_expr(column: str, present: bool) -> str:
     if not present:
         return "[]::VARCHAR[]"
     return f"regexp_extract_all(coalesce({column}, ''), '[^;\\s]([^;]*[^;\\s])?')"
-
-
-EXPECTED_CSV = f"comma-separated, with the header {','.join(REQUIRED)} (optionally ,tiers,groups)"
-CRCR = ("lines end in \\r\\r\\n (a doubled carriage return, as a file converted twice between Windows and Unix "
-        "line ends has); expected \\r\\n or \\n line ends: save it again with Windows (CRLF) or Unix (LF) line ends")
-
-
-def _csv_header(path: Path) -> tuple[str, ...]:
-    """The header row of a CSV file, checked against the known columns.
-
-    The whole file is decoded here, not only its header: the encoding rule is checked
-    in one place for every text input (`sources.text`), and a file in another encoding
-    is named with its line rather than by DuckDB's byte offset.
-    """
-    text = read_text(path)
-    end = text.find("\n")
-    first = text if end < 0 else text[:end]
-    _sniff_header(path, first)
-    header = [h.strip() for h in next(csv.reader([first.rstrip("\r")]), [])]
-    _check_columns(path, header)
-    return tuple(header)
-
-
-def _sniff_header(path: Path, first: str) -> None:
-    """The shapes spreadsheets give a CSV file that reasonboard does not read, each named
-    for what the file looks like and what is expected, rather than accepted by guessing."""
-    if first.endswith("\r\r"):
-        raise InputError(path, CRCR, line=1)
-    line = first.rstrip("\r")
-    known = set(REQUIRED + OPTIONAL)
-    for delimiter, name in ((";", "semicolon-separated"), ("\t", "tab-separated")):
-        fields = [f.strip().strip('"') for f in line.split(delimiter)]
-        if "," not in line and len(fields) > 1 and known.intersection(fields):
-            shown = delimiter.join(fields[:3]) + delimiter + "..."
-            raise InputError(path, f"the file looks {name} (header {shown!r}), as spreadsheets save in some "
-                                   f"locales; expected {EXPECTED_CSV}: save it as \"CSV UTF-8 (comma delimited)\"",
-                             line=1)
-    names = [h.strip() for h in next(csv.reader([line]), [])]
-    trailing = len(names) - len([n for n in names if n]) if names and not names[-1] else 0
-    if trailing and all(names[:len(names) - trailing]) and not any(names[len(names) - trailing:]):
-        empty = "an empty column" if trailing == 1 else f"{trailing} empty columns"
-        raise InputError(path, f"the header ends with {empty} (a trailing comma, as spreadsheets "
-                               f"write when cells beyond the table were touched); expected {EXPECTED_CSV}: remove "
-                               "the trailing comma from every line", line=1)
-
-
-def _csv_problem(path: Path, header: tuple[str, ...]) -> InputError | None:
-    """Why DuckDB could not read a CSV file, in the file's own terms when it is one of the
-    shapes below; None leaves DuckDB's message. Only called on that failure path."""
-    text = read_text(path)
-    doubled = text.find("\r\r\n")
-    if doubled >= 0:
-        return InputError(path, CRCR, line=text.count("\n", 0, doubled) + 1)
-    try:
-        return _field_count_problem(path, header, text)
-    except csv.Error:
-        return None  # not a shape named here: DuckDB's own message is shown
-
-
-def _field_count_problem(path: Path, header: tuple[str, ...], text: str) -> InputError | None:
-    """The first line whose field count differs from the header's, with the likely cause."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    start = 1
-    for fields in reader:
-        if fields and len(fields) != len(header):
-            hint = ""
-            if any("\n" in f or "\r" in f for f in fields):
-                hint = "; a quoted value runs on past the end of the line: a quote (\") is not closed"
-            elif len(fields) > len(header) and not fields[-1].strip():
-                hint = "; the line ends with a comma: remove it"
-            elif len(fields) == 1 and (";" in fields[0] or "\t" in fields[0]):
-                hint = "; the line looks semicolon- or tab-separated: the file must be comma-separated"
-            elif len(fields) > len(header):
-                hint = ('; a value with a comma must be quoted, e.g. params as "{""size"": 4, ""len"": 8}"')
-            return InputError(path, f"{len(fields)} fields where the header has {len(header)} "
-                                    f"({','.join(header)}){hint}", line=start)
-        start = reader.line_num + 1
-    return None
-
-
-def _where(path: Path, source_row: int) -> str:
-    """"line N" as an editor counts it for CSV and JSONL files, "row N" for Parquet."""
-    line = _line_of(path, source_row)
-    return f"line {line}" if line is not None else f"row {source_row}"
-
-
-def _line_of(path: Path, source_row: int) -> int | None:
-    """The editor line where a staged row starts: JSONL rows are staged by line already;
-    a CSV data row is found by reading the file again (only when a message needs it), so
-    quoted values that span lines are counted as an editor counts them."""
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return source_row
-    if suffix != ".csv":
-        return None
-    reader = csv.reader(io.StringIO(read_text(path), newline=""))
-    try:
-        next(reader, None)  # the header
-        row, start = 0, reader.line_num + 1
-        for fields in reader:
-            if fields:  # DuckDB skips blank lines, so they have no row number
-                row += 1
-                if row == source_row:
-                    return start
-            start = reader.line_num + 1
-    except csv.Error:
-        pass
-    return None
-
-
-def _error_at(path: Path, source_row: int, problem: str) -> InputError:
-    line = _line_of(path, source_row)
-    return InputError(path, problem, line=line) if line is not None else InputError(path, problem, row=source_row)
 
 
 def _stage_csv_group(con: duckdb.DuckDBPyConnection, header: tuple[str, ...], paths: list[Path],
@@ -387,7 +249,7 @@ def _stage_jsonl(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str)
 
 
 def _check_columns_row(path: Path, row: int, obj: dict[str, Any]) -> None:
-    _check_columns(path, list(obj), line=row)
+    check_columns(path, list(obj), line=row)
 
 
 def _jsonl_row(path: Path, line_no: int, obj: dict[str, Any]) -> dict[str, Any]:
@@ -422,7 +284,7 @@ def _insert_rows(con: duckdb.DuckDBPyConnection, idx: int, rel: str, rows: list[
 def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
     described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
     types = {name: typ for name, typ, *_ in described}
-    _check_columns(path, list(types), line=None)
+    check_columns(path, list(types), line=None)
 
     def text(c: str) -> str:
         if c == "params" and types[c] != "VARCHAR":
@@ -472,7 +334,7 @@ def _validate_staged(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
             problem += f"; expected a JSON object such as {PARAMS_FORM}"
             if path.suffix.lower() == ".csv":
                 problem += PARAMS_CSV
-        raise _error_at(path, source_row, problem)
+        raise error_at(path, source_row, problem)
 
 
 def _shown(value: str | None) -> str:
@@ -499,97 +361,6 @@ def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:
 
 
 # -- evals.json --------------------------------------------------------------------------
-
-
-def read_evals(path: Path) -> list[dict[str, Any]]:
-    """Parse and check `evals.json`: a list of objects, one per (model, template, sampler)."""
-    text = read_text(path)
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", line=exc.lineno) from None
-    if isinstance(raw, dict) and isinstance(raw.get("evaluations"), list):
-        raw = raw["evaluations"]
-    if not isinstance(raw, list):
-        raise InputError(path, "must be a JSON list of evaluation objects")
-
-    def bad(i: int, problem: str) -> InputError:
-        line = _entry_line(text, i)
-        return InputError(path, f"entry {i}: {problem}", line=line) if line else InputError(path, problem, row=i)
-
-    seen: set[tuple[str, str, str]] = set()
-    entries = []
-    for i, entry in enumerate(raw, start=1):
-        if not isinstance(entry, dict):
-            raise bad(i, "entry must be an object")
-        unknown = sorted(set(entry) - EVAL_KEYS)
-        if unknown:
-            raise bad(i, f"unknown key '{unknown[0]}' (known: {', '.join(sorted(EVAL_KEYS))})")
-        for key in ("model", "template", "sampler"):
-            if not isinstance(entry.get(key), str) or not entry[key].strip():
-                raise bad(i, f"'{key}' must be a non-empty string")
-        entry = {**entry, **{k: entry[k].strip() for k in ("model", "template", "sampler")}}
-        ident = (entry["model"], entry["template"], entry["sampler"])
-        if ident in seen:
-            raise bad(i, f"evaluation {'/'.join(ident)} is listed twice")
-        seen.add(ident)
-        rel = entry.get("relationship")
-        if rel is not None and rel not in RELATIONSHIPS:
-            raise bad(i, f"'relationship' must be one of {', '.join(RELATIONSHIPS)}")
-        gen = entry.get("generation_args", {})
-        if not isinstance(gen, dict):
-            raise bad(i, "'generation_args' must be an object")
-        groups = entry.get("groups", [])
-        if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-            raise bad(i, "'groups' must be a list of strings")
-        for key in ("label", "hf_id", "organization", "harness"):
-            if entry.get(key) is not None and not isinstance(entry[key], str):
-                raise bad(i, f"'{key}' must be a string")
-        if not isinstance(entry.get("simulated", False), bool):
-            raise bad(i, "'simulated' must be true or false")
-        observed = entry.get("observed", {})
-        if not isinstance(observed, dict) or any(k not in OBSERVED_KEYS or not isinstance(v, bool)
-                                                 for k, v in observed.items()):
-            raise bad(i, "'observed' must be an object of true/false under 'truncation' and 'tokens'")
-        entries.append({**entry, "generation_args": gen, "groups": groups})
-    return entries
-
-
-_SPACE = re.compile(r"[ \t\n\r]*")
-
-
-def _skip_space(text: str, pos: int) -> int:
-    match = _SPACE.match(text, pos)
-    return match.end() if match else pos
-
-
-def entry_lines(text: str) -> list[int]:
-    """The editor line where each entry of a top-level JSON list starts (one pass); empty
-    when the document is not a plain list (the `{"evaluations": [...]}` form) or not JSON."""
-    decoder = json.JSONDecoder()
-    pos = _skip_space(text, 0)
-    if not text.startswith("[", pos):
-        return []
-    lines: list[int] = []
-    line, counted = 1, 0
-    pos += 1
-    try:
-        while True:
-            pos = _skip_space(text, pos)
-            if text.startswith("]", pos) or pos >= len(text):
-                return lines
-            line += text.count("\n", counted, pos)
-            counted = pos
-            lines.append(line)
-            _, pos = decoder.raw_decode(text, pos)
-            pos = _skip_space(text, pos) + 1  # past the comma
-    except json.JSONDecodeError:
-        return []
-
-
-def _entry_line(text: str, index: int) -> int | None:
-    lines = entry_lines(text)
-    return lines[index - 1] if index <= len(lines) else None
 
 
 def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:

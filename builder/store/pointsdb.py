@@ -15,8 +15,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import duckdb
 import numpy as np
 
+from ..vocabulary import MODES
+
 SQL_DIR = Path(__file__).parent / "sql"
-MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 IDENTITY = ("model", "template", "sampler", "base_task", "params")
 EVALUATION = ("model", "template", "sampler")
 #: Columns `aggregate()` may group or filter by. `tier` and `group` unnest the lists;
@@ -187,7 +188,8 @@ class PointsDB:
         order = ", ".join(f"{k} NULLS FIRST" for k in key_names)
         sql = f"""
             SELECT * EXCLUDE ({', '.join(m.lower() for m in modes)}),
-                   {', '.join(f"{m.lower()}.est AS {m}_est, {m.lower()}.low AS {m}_low, {m.lower()}.high AS {m}_high" for m in modes)}
+                   {', '.join(f"{m.lower()}.est AS {m}_est, {m.lower()}.low AS {m}_low, {m.lower()}.high AS {m}_high"
+                              for m in modes)}
             FROM (SELECT *, {', '.join(estimates)} FROM ({inner}))
             {'ORDER BY ' + order if order else ''}
         """

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from operator import itemgetter
+from typing import Any, Mapping, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
@@ -22,6 +23,42 @@ TABLES = ("reported_rows", "reported_dropped", "cards", "card_keys", "card_field
 #: Where `insert()` may write: the persistent tables and two per-build temporary tables.
 INSERTABLE = (*TABLES, "own_rows", "completeness_catalogue")
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+
+Record = TypeVar("Record", bound=tuple)
+
+
+class TripleDetail(NamedTuple):
+    """One row of `triple_details`: a triple's reports, parties and divergence figures
+    (field names are the statement's column names; `fetch_records` matches them by name)."""
+
+    model_key: str
+    benchmark_path: str
+    metric_key: str
+    model_id: str
+    benchmark_key: str
+    slice_key: str | None
+    reports: int
+    row_ids: list[int]
+    agentic: bool
+    missing: list[str]
+    first_party_only: bool
+    multi_party: bool
+    first_party: int
+    third_party: int
+    collaborative: int
+    unspecified: int
+    basis: str
+    score_range: float
+    variant_spread: float | None
+    variant_relative: float | None
+    variant_flag: bool | None
+    cross_spread: float | None
+    cross_relative: float | None
+    cross_flag: bool | None
+    party_names: list[str]
+    party_scores: list[float]
+    party_setups: list[int]
+    party_spreads: list[float | None]
 
 
 @lru_cache(maxsize=1)
@@ -84,6 +121,25 @@ class ResultsStore:
         if params:
             return self.con.execute(statement(name), dict(params)).fetchall()
         return self.con.execute(statement(name)).fetchall()
+
+    def columns(self, name: str, params: Mapping[str, Any] | None = None) -> tuple[dict[str, int], list[tuple]]:
+        """({column name: position}, rows) of a named query, for callers that pick columns by name."""
+        cursor = self.con.execute(statement(name), dict(params)) if params else self.con.execute(statement(name))
+        rows = cursor.fetchall()
+        return {d[0]: i for i, d in enumerate(cursor.description or ())}, rows
+
+    def fetch_records(self, name: str, record: type[Record], params: Mapping[str, Any] | None = None) -> list[Record]:
+        """Rows of a named query as `record`s (a NamedTuple), each field taken from the column
+        of the same name: reordering the statement's columns cannot move a value to another
+        field, and a missing column is an error, not a shifted row."""
+        at, rows = self.columns(name, params)
+        fields: tuple[str, ...] = record._fields  # type: ignore[attr-defined]
+        absent = [f for f in fields if f not in at]
+        if absent:
+            raise KeyError(f"statement {name!r} has no column {', '.join(absent)}")
+        pick = itemgetter(*(at[f] for f in fields))
+        make = record._make  # type: ignore[attr-defined]
+        return [make(pick(r)) for r in rows]
 
     def scalar(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
         rows = self.fetch(name, params)

@@ -31,7 +31,6 @@ The rules, and why:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -46,6 +45,8 @@ from ..trials import (
     UnreadableInput,
     canonical_params,
     is_truncated,
+    mapping_of,
+    read_json_file,
     sampler_name,
     score_value,
 )
@@ -70,7 +71,7 @@ def detect(path: Path) -> bool:
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     """One run: the run directory's task for its model, template and sampler."""
     run_spec = _load(path / "run_spec.json", dict)
-    adapter = _mapping(run_spec.get("adapter_spec"))
+    adapter = mapping_of(run_spec.get("adapter_spec"))
     requests = _requests(_load(path / "scenario_state.json", dict))
     if not adapter:
         raise UnreadableInput("run_spec.json has no adapter_spec")
@@ -86,7 +87,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     template = method.strip() if isinstance(method, str) and method.strip() else "default"
     limit = _integer(adapter.get("max_tokens"))
     temperature = adapter.get("temperature")
-    scenario_args = _mapping(_mapping(run_spec.get("scenario_spec")).get("args"))
+    scenario_args = mapping_of(mapping_of(run_spec.get("scenario_spec")).get("args"))
 
     tokens_recorded = any(_stat(entry, "num_output_tokens") is not None for entry in instances
                           if isinstance(entry, dict))
@@ -111,19 +112,11 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
 
 
 def _load(path: Path, kind: type) -> Any:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UnreadableInput(f"{path.name}: cannot be read ({error})") from None
-    except json.JSONDecodeError as error:
-        raise UnreadableInput(f"{path.name}, line {error.lineno}: not valid JSON ({error.msg})") from None
+    document = read_json_file(path)
     if not isinstance(document, kind):
         raise UnreadableInput(f"{path.name}: not a HELM {path.stem} (not a JSON {kind.__name__})")
     return document
 
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _is_number(value: Any) -> bool:
@@ -152,15 +145,15 @@ def _requests(state: Mapping[str, Any]) -> dict[tuple[str, int], _Request]:
     for request_state in states if isinstance(states, list) else []:
         if not isinstance(request_state, dict):
             continue
-        instance = _mapping(request_state.get("instance"))
+        instance = mapping_of(request_state.get("instance"))
         if instance.get("perturbation"):
             continue
         key = (str(instance.get("id")), _integer(request_state.get("train_trial_index")) or 0)
         if key in found:
             continue
-        result = _mapping(request_state.get("result"))
+        result = mapping_of(request_state.get("result"))
         completions = result.get("completions")
-        first = _mapping(completions[0]) if isinstance(completions, list) and completions else {}
+        first = mapping_of(completions[0]) if isinstance(completions, list) and completions else {}
         references = instance.get("references")
         found[key] = _Request(
             references=len(references) if isinstance(references, list) else 0,
@@ -182,7 +175,7 @@ def _stat(entry: Mapping[str, Any], name: str) -> tuple[str, Mapping[str, Any]] 
     by_split: dict[str, Mapping[str, Any]] = {}
     stats = entry.get("stats")
     for stat in stats if isinstance(stats, list) else []:
-        stat_name = _mapping(_mapping(stat).get("name"))
+        stat_name = mapping_of(mapping_of(stat).get("name"))
         if stat_name.get("name") == name and not stat_name.get("perturbation"):
             split = stat_name.get("split")
             if isinstance(split, str) and split not in by_split:

@@ -205,7 +205,7 @@ def _read_json(path: Path, options: ReadOptions) -> Iterator[Run]:
     yield _run(path, log, iter(log.samples or ()), options)
 
 
-def _decode(decoder: msgspec.json.Decoder, data: bytes, member: str | None) -> Any:
+def _decode(decoder: msgspec.json.Decoder[Any], data: bytes, member: str | None) -> Any:
     where = f" in {member}" if member else ""
     try:
         return decoder.decode(data)

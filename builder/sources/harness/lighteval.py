@@ -30,7 +30,6 @@ The rules, in the spirit of the lm-eval reader, since INGEST.md names none for l
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -47,7 +46,9 @@ from ..trials import (
     Trial,
     UnreadableInput,
     is_truncated,
+    mapping_of,
     pick_params,
+    read_json_file,
     sampler_name,
     score_value,
 )
@@ -110,11 +111,11 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
         task, shots = _split_task(full_task)
 
         results = _results(path)
-        general = _mapping(results.get("config_general"))
-        model_config = _mapping(general.get("model_config"))
-        generation = {k: v for k, v in _mapping(model_config.get("generation_parameters")).items()
+        general = mapping_of(results.get("config_general"))
+        model_config = mapping_of(general.get("model_config"))
+        generation = {k: v for k, v in mapping_of(model_config.get("generation_parameters")).items()
                       if v is not None}
-        task_config = _mapping(_mapping(results.get("config_tasks")).get(full_task))
+        task_config = mapping_of(mapping_of(results.get("config_tasks")).get(full_task))
         limit = _limit(generation, task_config, first[2] if first else None) if generative else None
         temperature = generation.get("temperature")
 
@@ -213,9 +214,6 @@ def _one_line(error: Exception) -> str:
 # -- the evaluation --------------------------------------------------------------------
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
-
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -287,17 +285,11 @@ def _results(path: Path) -> Mapping[str, Any]:
     candidate = root / "results" / model / f"results_{path.parent.name}.json"
     if not candidate.is_file():
         return {}
-    try:
-        document = json.loads(candidate.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UnreadableInput(f"{candidate.name}: cannot be read ({error})") from None
-    except json.JSONDecodeError as error:
-        raise UnreadableInput(f"{candidate.name}, line {error.lineno}: not valid JSON ({error.msg})") from None
-    return _mapping(document)
+    return mapping_of(read_json_file(candidate))
 
 
 def _model(general: Mapping[str, Any], path: Path) -> str:
-    for value in (general.get("model_name"), _mapping(general.get("model_config")).get("model_name")):
+    for value in (general.get("model_name"), mapping_of(general.get("model_config")).get("model_name")):
         if isinstance(value, str) and value.strip():
             return value.strip()
     layout = _details_layout(path)

@@ -46,8 +46,17 @@ from ..trials import (
     Trial,
     UnreadableInput,
     pick_params,
-    sampler_name,
     score_value,
+)
+from .lmeval_results import (
+    harness_version,
+    load_results,
+    model_name,
+    results_beside,
+    sampler_of,
+    task_config,
+    task_generation_kwargs,
+    template_name,
 )
 
 FORMAT = "lm-eval"
@@ -56,8 +65,6 @@ HARNESS = "lm-evaluation-harness"
 #: Bytes read to recognise a samples file: its first object starts with `doc_id`.
 PEEK = 64 * 1024
 _STARTS_WITH_DOC_ID = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*(\[\s*)?\{\s*"doc_id"\s*:')
-#: `samples_<task>_<date>.<suffix>`, the date as lm-eval's `date_id` (isoformat, `:` -> `-`).
-_SAMPLES_NAME = re.compile(r"\Asamples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[0-9.\-]+?)\.jsonl?\Z")
 #: Keys of a sample that are not metric values (the old layout has no `metrics` list).
 SAMPLE_KEYS = frozenset({
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
@@ -92,17 +99,17 @@ def detect(path: Path) -> bool:
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     """One run: the task of this samples file, with the evaluation from its results file."""
-    results_path, task = _results_beside(path)
-    results = _load_results(results_path)
-    config = _task_config(results, task)
+    results_path, task = results_beside(path)
+    results = load_results(results_path)
+    config = task_config(results, task)
     scan = _scan(path, options.scorer)
-    kwargs = _task_generation_kwargs(config) or scan.generation_kwargs
+    kwargs = task_generation_kwargs(config) or scan.generation_kwargs
     evaluation = Evaluation(
         harness=HARNESS,
-        harness_version=_version(results),
-        model=_model(results, results_path),
-        template=_template(results, task),
-        sampler=_sampler(kwargs),
+        harness_version=harness_version(results),
+        model=model_name(results, results_path),
+        template=template_name(results, task),
+        sampler=sampler_of(kwargs),
         task=task,
         metric=scan.metric or "none",
         generation_args=kwargs,
@@ -117,111 +124,6 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     multiple_choice = config.get("output_type") == "multiple_choice"
     yield Run(path, FORMAT, evaluation,
               _trials(path, scan.metric, scan.filter, multiple_choice, options.params, counts), counts)
-
-
-# -- the results file -------------------------------------------------------------------
-
-
-def _results_beside(path: Path) -> tuple[Path, str]:
-    """`results_<date>.json` of the same run and the task name, both from the samples file's
-    name. The date must match: a results file of another run in the same folder may have
-    other shots or settings. A renamed samples file is paired with the only results file
-    beside it when that file holds one task."""
-    match = _SAMPLES_NAME.match(path.name)
-    if match:
-        exact = path.parent / f"results_{match['date']}.json"
-        if exact.is_file():
-            return exact, match["task"]
-        raise UnreadableInput(f"no {exact.name} beside it (lm-eval's results file names the model and settings)")
-    beside = sorted(p for p in path.parent.glob("results_*.json") if p.is_file())
-    if len(beside) != 1:
-        raise UnreadableInput("not named samples_<task>_<date>.jsonl and not alone with one results_*.json: "
-                              "its results file (the model and settings) cannot be told")
-    tasks = list(_mapping(_load_results(beside[0]).get("configs")))
-    if len(tasks) != 1:
-        raise UnreadableInput(f"cannot tell which task of {beside[0].name} this samples file holds "
-                              "(its name is not samples_<task>_<date>.jsonl)")
-    return beside[0], tasks[0]
-
-
-def _load_results(path: Path) -> dict[str, Any]:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UnreadableInput(f"{path.name}: cannot be read ({error})") from None
-    except json.JSONDecodeError as error:
-        raise UnreadableInput(f"{path.name}, line {error.lineno}: not valid JSON ({error.msg})") from None
-    if not isinstance(document, dict):
-        raise UnreadableInput(f"{path.name}: not an lm-eval results file (not a JSON object)")
-    return document
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _task_config(results: Mapping[str, Any], task: str) -> Mapping[str, Any]:
-    return _mapping(_mapping(results.get("configs")).get(task))
-
-
-def _task_generation_kwargs(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The task's `generation_kwargs` as the results file records them (after lm-eval
-    applied any `--gen_kwargs`); only `generate_until` tasks generate."""
-    kwargs = config.get("generation_kwargs")
-    if config.get("output_type") == "generate_until" and isinstance(kwargs, dict):
-        return dict(kwargs)
-    return {}
-
-
-def _model(results: Mapping[str, Any], results_path: Path) -> str:
-    """Section 4: the results' `model_name`, else `pretrained=` of `model_args` (a
-    `k=v,k=v` string or, in recent versions, an object); API backends name it `model=`."""
-    name = results.get("model_name")
-    if isinstance(name, str) and name.strip():
-        return name.strip()
-    args = _mapping(results.get("config")).get("model_args")
-    if isinstance(args, str):
-        args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
-    for key in ("pretrained", "model"):
-        value = _mapping(args).get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    raise UnreadableInput(f"{results_path.name} names no model (no model_name, no pretrained= in model_args)")
-
-
-def _template(results: Mapping[str, Any], task: str) -> str:
-    """`{n}shot` from `n-shot`, `-chat` when a chat template was applied: lm-eval records
-    `chat_template` as None when it was not, and as the template (an empty string for API
-    models, which apply their own) when it was."""
-    shots = _mapping(results.get("n-shot")).get(task)
-    if isinstance(shots, bool) or not isinstance(shots, int):
-        return "default"
-    chat = "-chat" if results.get("chat_template") is not None else ""
-    return f"{shots}shot{chat}"
-
-
-def _version(results: Mapping[str, Any]) -> str | None:
-    """`lm_eval_version`; builds from a git checkout (2024) record only their commit."""
-    version = results.get("lm_eval_version")
-    if isinstance(version, str) and version.strip():
-        return version.strip()
-    commit = results.get("git_hash")
-    return f"git {commit.strip()}" if isinstance(commit, str) and commit.strip() else None
-
-
-def _sampler(kwargs: Mapping[str, Any]) -> str:
-    """Section 4 from the task's generation kwargs; `do_sample: false` without a temperature
-    is greedy decoding too. Loglikelihood tasks generate nothing: `default`."""
-    temperature = kwargs.get("temperature")
-    if not _is_number(temperature):
-        temperature = 0 if kwargs.get("do_sample") is False else None
-    limit = next((kwargs[k] for k in ("max_gen_toks", "max_tokens", "max_new_tokens")
-                  if _is_number(kwargs.get(k))), None)
-    return sampler_name(temperature, int(limit) if limit is not None else None)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # -- the samples file -------------------------------------------------------------------

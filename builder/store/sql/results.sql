@@ -167,9 +167,9 @@ SELECT *,
 FROM judged;
 
 -- name: row_details
--- Columns in the field order of signals.model.ResultRow (its first 22 fields), then the
--- agentic routes, the missing fields (comma-separated: text crosses into Python faster
--- than a list) and the setup.
+-- The columns of signals.model.ResultRow, matched by name (signals.compute._rows), then
+-- the agentic routes, the missing fields (comma-separated: text crosses into Python faster
+-- than a list) and the setup fields.
 SELECT row_id, own, source_path, evaluation_id, model_id, model_key, benchmark_name,
        benchmark_key, slice_key, benchmark_path, metric_name, metric_key, metric_unit,
        score, min_score, max_score, organization, org_key, relationship, relationship_reported,
@@ -256,10 +256,10 @@ SELECT model_key, benchmark_path, metric_key, model_id, benchmark_key, slice_key
        first_party, third_party, collaborative, unspecified,
        basis, score_range, variant_spread, variant_relative, variant_flag,
        n_parties, cross_spread, cross_relative, cross_flag,
-       list_transform(party_scores, lambda p: p.party),
-       list_transform(party_scores, lambda p: p.score),
-       list_transform(party_scores, lambda p: p.setups),
-       list_transform(party_scores, lambda p: p.spread)
+       list_transform(party_scores, lambda p: p.party) AS party_names,
+       list_transform(party_scores, lambda p: p.score) AS party_scores,
+       list_transform(party_scores, lambda p: p.setups) AS party_setups,
+       list_transform(party_scores, lambda p: p.spread) AS party_spreads
 FROM triple_signals
 ORDER BY model_key, benchmark_path, metric_key;
 

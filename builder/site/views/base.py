@@ -1,0 +1,220 @@
+"""The pieces every page kind shares: a link, an interval with its band, a badge, a
+pager, and `Page`, the fields every page has. Frozen, so a view can be shared by the
+pages that show it; the texts are formatted here once (through `format`), never in a
+template."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Sequence
+
+from ...stats.bands import Band
+from .. import format as fmt
+from ..charts import Chart
+
+
+@dataclass(frozen=True)
+class BandView:
+    """An interpretation band as the reader sees it: label and the guide's wording."""
+
+    scale: str
+    key: str
+    label: str
+    text: str
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, scale: str, band: Band | None) -> "BandView | None":
+        return None if band is None else cls.of_band(scale, band)
+
+    @classmethod
+    def of_band(cls, scale: str, band: Band) -> "BandView":
+        return cls(scale, band.key, band.label, band.text, band.low, band.high)
+
+    @property
+    def range_text(self) -> str:
+        """"700 to below 900", or "900 and above" for the open top band."""
+        low = f"{self.low:g}" if self.low is not None else fmt.MISSING
+        return f"{low} and above" if self.high is None else f"{low} to below {self.high:g}"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A 95 % interval printed as `center ± margin`, with `[low, high]` and a bar.
+
+    `scale` is "score" (ReasonScore, 0-1000) or "probability" (a task estimate, 0-1).
+    `estimate` is the point estimate when it differs from the midpoint (C_P multiplies
+    two Wilson centres, so its estimate can sit slightly off the middle).
+    """
+
+    center: float
+    margin: float
+    low: float
+    high: float
+    scale: str
+    band: BandView | None = None
+    width: BandView | None = None
+    estimate: float | None = None
+
+    @property
+    def _fmt(self):
+        return fmt.score if self.scale == "score" else fmt.probability
+
+    # The texts are cached: a cell, its bar's label and its chart point all print them.
+    @cached_property
+    def text(self) -> str:
+        return f"{self._fmt(self.center)} ± {self._fmt(self.margin)}"
+
+    @property
+    def center_text(self) -> str:
+        return self._fmt(self.center)
+
+    @property
+    def margin_text(self) -> str:
+        return self._fmt(self.margin)
+
+    @cached_property
+    def range_text(self) -> str:
+        return f"[{self._fmt(self.low)}, {self._fmt(self.high)}]"
+
+    @property
+    def estimate_text(self) -> str:
+        return self._fmt(self.estimate if self.estimate is not None else self.center)
+
+    @property
+    def axis_max(self) -> float:
+        return 1000.0 if self.scale == "score" else 1.0
+
+    def _pct(self, x: float) -> str:
+        return f"{100 * min(max(x / self.axis_max, 0.0), 1.0):.2f}"
+
+    @property
+    def bar_left(self) -> str:
+        return self._pct(self.low)
+
+    @property
+    def bar_width(self) -> str:
+        return f"{max(float(self._pct(self.high)) - float(self._pct(self.low)), 0.0):.2f}"
+
+    @property
+    def bar_center(self) -> str:
+        return self._pct(self.center)
+
+    @property
+    def description(self) -> str:
+        top = "1000" if self.scale == "score" else "1"
+        return f"{self.text}, 95% interval {self.range_text} on a scale from 0 to {top}"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A link to another page: its output path and the text to show."""
+
+    label: str
+    path: str
+
+
+@dataclass(frozen=True)
+class TieMark:
+    """How a row relates to the next row in rank order (STATISTICS.md §7)."""
+
+    tied: bool | None  # None for the last row
+
+    @property
+    def text(self) -> str:
+        if self.tied is None:
+            return ""
+        return "statistically tied with the next row" if self.tied else "statistically distinct from the next row"
+
+
+@dataclass(frozen=True)
+class Badge:
+    """One Evaluation Card signal (R, C, P or X) summarised for a model or a result.
+
+    `state` drives styling only ("attention", "clear", "na"); `value` is the short
+    wording shown in the badge and `text` the sentence a screen reader and tooltip get, so
+    colour is never the only cue. Not a grade (EVALCARDS.md).
+    """
+
+    letter: str
+    name: str
+    state: str
+    value: str
+    text: str
+
+
+@dataclass(frozen=True)
+class NavLink:
+    label: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Page:
+    """What every page has. `template` names the Jinja page template."""
+
+    path: str
+    title: str
+    template: str
+    simulated: bool
+    description: str
+
+    @property
+    def charts(self) -> tuple[Chart, ...]:
+        return ()
+
+
+@dataclass(frozen=True)
+class Pager:
+    """Links between numbered pages (the leaderboard's `index.html`, `index-2.html`, ...;
+    a benchmark's result rows).
+
+    It links a window of pages, not all of them (`window`), so a page's size does not grow
+    with the number of pages: a 5,000-model leaderboard has 50 index pages.
+    """
+
+    current: int
+    pages: tuple[NavLink, ...]
+
+    #: Pages shown on each side of the current one; the first and last are always shown.
+    SPAN = 2
+
+    @property
+    def window(self) -> tuple[NavLink | None, ...]:
+        """The pages to link, in order, with `None` where a run of pages is left out.
+
+        All pages when there are few; otherwise the first, the last and `SPAN` pages on
+        each side of the current one. A gap of a single page shows that page instead of
+        an ellipsis, which would take as much room.
+        """
+        n = len(self.pages)
+        keep = {1, n, *range(self.current - self.SPAN, self.current + self.SPAN + 1)}
+        shown = sorted(k for k in keep if 1 <= k <= n)
+        out: list[NavLink | None] = []
+        prev = 0
+        for k in shown:
+            if out and k - prev == 2:
+                out.append(self.pages[k - 2])
+            elif out and k - prev > 2:
+                out.append(None)
+            out.append(self.pages[k - 1])
+            prev = k
+        return tuple(out)
+
+    @property
+    def previous(self) -> NavLink | None:
+        return self.pages[self.current - 2] if self.current > 1 else None
+
+    @property
+    def next(self) -> NavLink | None:
+        return self.pages[self.current] if self.current < len(self.pages) else None
+
+
+def spread(items: Sequence[Any], k: int) -> list[Any]:
+    """At most `k` items evenly spaced over `items`, always including the first and last."""
+    if len(items) <= k:
+        return list(items)
+    picks = sorted({round(i * (len(items) - 1) / (k - 1)) for i in range(k)})
+    return [items[i] for i in picks]

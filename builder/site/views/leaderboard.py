@@ -1,0 +1,103 @@
+"""The leaderboard pages (`index.html`, `index-2.html`, ...): ranked rows, tie groups, the
+forest chart. Paginated (`page_size`): no page lists every model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ...config import SiteConfig
+from ..charts import Chart
+from ..urls import page_path
+from .base import BandView, NavLink, Page, Pager, Ref
+from .rows import Context, ModelRow
+
+
+@dataclass(frozen=True)
+class TieGroup:
+    members: tuple[Ref, ...]
+    ranks: str
+
+
+@dataclass(frozen=True)
+class LeaderboardPage(Page):
+    ranked: tuple[ModelRow, ...]
+    incomplete: tuple[ModelRow, ...]
+    forest: Chart | None
+    tie_groups: tuple[TieGroup, ...]
+    tasks: tuple[Ref, ...]
+    pager: Pager | None
+    first_rank: int
+    total_models: int
+    total_ranked: int
+    mode: str
+    bootstrap: int
+    seed: int
+    bands: tuple[BandView, ...]
+
+    @property
+    def charts(self) -> tuple[Chart, ...]:
+        return (self.forest,) if self.forest else ()
+
+    @property
+    def last_row(self) -> int:
+        return self.first_rank + len(self.ranked) + len(self.incomplete) - 1
+
+
+def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> list[LeaderboardPage]:
+    rows = [ctx.rows[m["id"]] for m in ctx.models]
+    size = max(1, int(config.page_size))
+    chunks = [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
+    paths = [page_path("index", "", k + 1) for k in range(len(chunks))]
+    groups = [tuple(ids) for ids in ctx.results.leaderboard.get("tie_groups", [])]
+    total_ranked = sum(1 for r in rows if r.rank is not None)
+    band_views = tuple(BandView.of_band("reasonscore", b) for b in ctx.bands.all()["reasonscore"])
+    task_refs = tuple(Ref(t, ctx.task_paths[t]) for t in tasks)
+    # A tie group is listed once, on the page of its first member in rank order. Listing it
+    # on every page it touches would repeat each group on several pages: at 2,000 models
+    # that was over half a megabyte of links per index page.
+    page_of = {r.id: n // size for n, r in enumerate(rows)}
+    groups_on: dict[int, list[TieGroup]] = {}
+    for g in groups:
+        groups_on.setdefault(min(page_of[i] for i in g), []).append(
+            TieGroup(tuple(ctx.ref(i) for i in g), _rank_span([ctx.rows[i].rank for i in g])))
+    pages = []
+    for k, chunk in enumerate(chunks):
+        page_groups = tuple(groups_on.get(k, ()))
+        ranked = tuple(r for r in chunk if r.rank is not None)
+        incomplete = tuple(r for r in chunk if r.rank is None)
+        title = config.title if k == 0 else f"{config.title}: page {k + 1}"
+        pages.append(LeaderboardPage(
+            path=paths[k], title=title, template="leaderboard.html",
+            simulated=any(r.simulated for r in chunk), description=config.description,
+            ranked=ranked, incomplete=incomplete, forest=_forest_chart(chunk, k),
+            tie_groups=page_groups, tasks=task_refs,
+            pager=Pager(k + 1, tuple(NavLink(str(j + 1), p) for j, p in enumerate(paths))) if len(paths) > 1 else None,
+            first_rank=k * size + 1, total_models=len(rows), total_ranked=total_ranked,
+            mode=config.mode, bootstrap=config.bootstrap, seed=config.seed, bands=band_views,
+        ))
+    return pages
+
+
+def _rank_span(ranks: Iterable[int | None]) -> str:
+    known = [r for r in ranks if r is not None]
+    if not known:
+        return ""
+    return f"ranks {min(known)}–{max(known)}" if min(known) != max(known) else f"rank {known[0]}"
+
+
+def _forest_chart(rows: Sequence[ModelRow], page: int) -> Chart | None:
+    data = tuple(
+        {"label": _chart_label(r), "order": n, "low": r.score.low, "high": r.score.high, "center": r.score.center,
+         "text": r.score.text, "hollow": r.rank is None}
+        for n, r in enumerate(rows) if r.score is not None)
+    if not data:
+        return None
+    return Chart(kind="forest-score", id="forest", twin="leaderboard",
+                 label=f"ReasonScore intervals of the {len(data)} models in the table below, in rank order; "
+                       "open circles are incomplete models", rows=data)
+
+
+def _chart_label(row: ModelRow) -> str:
+    prefix = f"{row.rank}. " if row.rank is not None else "* "
+    return prefix + row.label

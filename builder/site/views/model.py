@@ -1,0 +1,231 @@
+"""A model's pages: one per evaluation (`ModelPage`), and one per model with several
+evaluations (`ModelGroupPage`) listing them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ...vocabulary import MODES
+from .. import format as fmt
+from ..charts import Chart
+from ..urls import page_path
+from .base import BandView, Interval, Page, Ref
+from .cards import ReportedResults
+from .rows import Context, ModelRow
+
+#: Nearest neighbours (each side) whose win rates a model page shows.
+NEIGHBOURS = 3
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    task: Ref
+    interval: Interval
+    total: int
+    truncated: int
+    correct: int
+    tokens_per_trial: float | None
+    truncation_rate: float | None
+    #: (estimate, low, high) of each estimator in `MODES` order; None where it has no value.
+    modes: tuple[tuple[float, float, float] | None, ...]
+    truncation_note: str | None = None
+    tokens_note: str | None = None
+
+
+@dataclass(frozen=True)
+class TierRow:
+    tier: str
+    reasonscore: str
+    band: BandView | None
+    avg_tokens: str
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    model: Ref
+    rank: int | None
+    win_rate: float | None   # P(this model beats the neighbour)
+    loss_rate: float | None  # P(the neighbour beats this model)
+    tasks_shared: int
+
+    @property
+    def win_text(self) -> str:
+        return fmt.win_rate(self.win_rate)
+
+    @property
+    def loss_text(self) -> str:
+        return fmt.win_rate(self.loss_rate)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One line of an evaluation's setup (`temperature: 0.7`)."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ModelPage(Page):
+    row: ModelRow
+    hf_id: str | None
+    organization: str | None
+    relationship: str | None
+    harness: str | None
+    settings: tuple[Setting, ...]
+    groups: tuple[str, ...]
+    task_results: tuple[TaskResult, ...]
+    chart: Chart | None
+    tiers: tuple[TierRow, ...]
+    score_per_token_v1: str | None
+    neighbours: tuple[Neighbour, ...]
+    #: This model's reported result rows with their signals.
+    reported: ReportedResults
+    #: The model's page when it has several evaluations (this page is one of them), else None.
+    parent: Ref | None = None
+    modes: tuple[str, ...] = MODES
+
+    @property
+    def charts(self) -> tuple[Chart, ...]:
+        return (self.chart,) if self.chart else ()
+
+
+@dataclass(frozen=True)
+class EvaluationSummary:
+    """One evaluation as its model's page lists it: the leaderboard row and its settings."""
+
+    row: ModelRow
+    settings: tuple[Setting, ...]
+
+    @property
+    def settings_text(self) -> str:
+        return ", ".join(f"{s.name} {s.value}" for s in self.settings) or fmt.MISSING
+
+
+@dataclass(frozen=True)
+class ModelGroupPage(Page):
+    """`models/<model>.html` of a model with several evaluations (template/sampler pairs).
+
+    Its address depends on the model name only: adding or removing an evaluation changes
+    what it lists, never where it is, so links to a model keep working (issue 15, item 4).
+    Each evaluation has its own page under it.
+    """
+
+    model: str
+    label: str
+    evaluations: tuple[EvaluationSummary, ...]
+
+
+def settings_of(ctx: Context, model_id: str) -> tuple[Setting, ...]:
+    args = ctx.results.evaluations.get(model_id, {}).get("generation_args") or {}
+    return tuple(Setting(str(k), fmt.plain(v)) for k, v in sorted(args.items()))
+
+
+def model_groups(ctx: Context, slugs: Sequence[Any]) -> list[ModelGroupPage]:
+    """The page of each model with several evaluations, listing them in leaderboard order."""
+    members: dict[str, list[dict[str, Any]]] = {}
+    model_slug: dict[str, str] = {}
+    for m, s in zip(ctx.models, slugs):
+        members.setdefault(m["model"], []).append(m)
+        model_slug[m["model"]] = s.model
+    pages = []
+    for name in sorted(n for n, ms in members.items() if len(ms) > 1):
+        rows = tuple(EvaluationSummary(ctx.rows[m["id"]], settings_of(ctx, m["id"])) for m in members[name])
+        first = members[name][0]
+        # The evals.json label without the "(template, sampler)" that tells the rows apart.
+        label = first["label"].removesuffix(f" ({first['template']}, {first['sampler']})")
+        pages.append(ModelGroupPage(
+            path=page_path("models", model_slug[name]), title=label, template="model_group.html",
+            simulated=any(r.row.simulated for r in rows),
+            description=f"The {len(rows)} evaluations of {label}: one per prompt template and sampler",
+            model=name, label=label, evaluations=rows))
+    return pages
+
+
+def model_page(ctx: Context, m: dict[str, Any], parent: Ref | None = None) -> ModelPage:
+    row = ctx.rows[m["id"]]
+    e = ctx.results.evaluations.get(m["id"], {})
+    task_results = []
+    for task, t in m["tasks"].items():
+        interval = ctx.task_interval(m["id"], task, t)
+        if interval is None:
+            continue
+        total = int(t["total"])
+        task_results.append(TaskResult(
+            task=Ref(task, ctx.task_paths.get(task, "")), interval=interval, total=total,
+            truncated=int(t["truncated"]), correct=int(t["correct"]),
+            tokens_per_trial=(t["tokens"] / total) if total else None,
+            truncation_rate=(t["truncated"] / total) if total else None,
+            modes=_mode_values(t.get("modes") or {}),
+            truncation_note=row.truncation_note, tokens_note=row.tokens_note,
+        ))
+    chart = None
+    if task_results:
+        chart = Chart(kind="forest-probability", id="task-intervals", twin="task-results",
+                      label=f"C_P intervals of {row.label} on each of {len(task_results)} tasks",
+                      rows=tuple({"label": r.task.label, "order": n, "low": r.interval.low, "high": r.interval.high,
+                                  "center": r.interval.center, "text": r.interval.text, "hollow": False}
+                                 for n, r in enumerate(task_results)))
+    tiers = tuple(
+        TierRow(tier, fmt.score(v.get("reasonscore")),
+                BandView.of("reasonscore", ctx.bands.reasonscore(v.get("reasonscore"))), fmt.tokens(v.get("avg_tokens")))
+        for tier, v in sorted((m.get("tiers") or {}).items(), key=lambda kv: _tier_order(kv[0])))
+    spt_v1 = m.get("score_per_token_v1")
+    settings = settings_of(ctx, m["id"])
+    title = row.label + ("" if row.complete else " (incomplete)")
+    return ModelPage(
+        path=row.path, title=title, template="model.html", simulated=row.simulated,
+        description=f"ReasonScore, per-task intervals and Evaluation Card signals of {row.label}",
+        row=row, hf_id=e.get("hf_id"), organization=e.get("organization"), relationship=e.get("relationship"),
+        harness=e.get("harness"), settings=settings, groups=tuple(e.get("groups") or ()),
+        task_results=tuple(task_results), chart=chart, tiers=tiers,
+        score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
+        neighbours=_neighbours(ctx, m["id"]), reported=ctx.cards.reported_for(m["id"]), parent=parent,
+    )
+
+
+#: Tier names read in difficulty order; other names follow alphabetically.
+TIER_ORDER = ("easy", "medium", "hard")
+
+
+def _tier_order(tier: str) -> tuple[int, str]:
+    return (TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER), tier)
+
+
+def _mode_values(modes: dict[str, Sequence[float] | None]) -> tuple[tuple[float, float, float] | None, ...]:
+    """The six estimators of one task in `MODES` order (fragments.estimator_rows prints them)."""
+    return tuple((v[0], v[1], v[2]) if v and v[0] is not None else None for v in map(modes.get, MODES))
+
+
+def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
+    """Win rates against the models ranked just above and below (STATISTICS.md §8)."""
+    pw = ctx.results.pairwise
+    ids = list(pw.get("models") or [])
+    if model_id not in ids or not pw.get("win_rate"):
+        return _near_neighbours(ctx, model_id)
+    k = ids.index(model_id)
+    win = pw["win_rate"]
+    shared = pw.get("tasks_shared") or []
+    out = []
+    for j in range(max(0, k - NEIGHBOURS), min(len(ids), k + NEIGHBOURS + 1)):
+        if j == k or ids[j] not in ctx.paths:
+            continue
+        out.append(Neighbour(Ref(ctx.labels[ids[j]], ctx.paths[ids[j]]), ctx.by_id[ids[j]].get("rank"),
+                             win[k][j], win[j][k], int(shared[k][j]) if shared else 0))
+    return tuple(out)
+
+
+def _near_neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
+    """A ranked model outside the top `pairwise_top`: its win rates against the models on
+    either side, which statistics computes for every ranked model (`neighbours`)."""
+    near = ctx.results.pairwise.get("neighbours") or {}
+    out = []
+    for entry in near.get(model_id) or ():
+        other = entry["id"]
+        if other not in ctx.paths:
+            continue
+        back = next((e["win_rate"] for e in near.get(other) or () if e["id"] == model_id), None)
+        out.append(Neighbour(Ref(ctx.labels[other], ctx.paths[other]), ctx.by_id[other].get("rank"),
+                             entry["win_rate"], back, int(entry["tasks_shared"])))
+    return tuple(out)

@@ -1,0 +1,152 @@
+"""A model's leaderboard row and the lookups the page builders share (`Context`).
+
+The row is made once per evaluation and shown by the leaderboard, the model page and the
+evaluation lists; intervals are made once per (model, task) and shown by the model page
+and the task page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...results import BuildResults
+from ...stats.bands import Bands
+from ..evalcards import Cards
+from .base import Badge, BandView, Interval, Ref, TieMark
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    id: str
+    path: str
+    #: The row's HTML id on lists of evaluations: it names the evaluation, never its rank.
+    anchor: str
+    label: str
+    model: str
+    template_name: str
+    sampler: str
+    rank: int | None
+    rank_range: tuple[int, int] | None
+    complete: bool
+    missing_tasks: tuple[str, ...]
+    score: Interval | None
+    avg_tokens: float | None
+    score_per_token: float | None
+    score_per_token_band: BandView | None
+    truncation_rate: float | None
+    tie_next: TieMark
+    tied_with: tuple[Ref, ...]
+    badges: tuple[Badge, ...]
+    simulated: bool
+    #: Shown instead of the truncation rate / the token figures when the evaluation's
+    #: harness could not record them (INGEST.md section 6): never a misleading 0.
+    truncation_note: str | None = None
+    tokens_note: str | None = None
+
+    @property
+    def rank_text(self) -> str:
+        if self.rank is None:
+            return "unranked"
+        best, worst = self.rank_range or (self.rank, self.rank)
+        return str(self.rank) if best == worst else f"{self.rank} ({best}–{worst})"
+
+    @property
+    def rank_range_text(self) -> str:
+        if self.rank_range is None:
+            return ""
+        best, worst = self.rank_range
+        return f"could rank anywhere from {best} to {worst}" if best != worst else "rank is certain"
+
+    @property
+    def filter_text(self) -> str:
+        return " ".join([self.label, self.model, self.template_name, self.sampler]).lower()
+
+    @property
+    def ref(self) -> Ref:
+        return Ref(self.label, self.path)
+
+
+def score_interval(bands: Bands, rs: dict[str, Any] | None) -> Interval | None:
+    """A ReasonScore interval with its band and its CI-width category."""
+    if rs is None or rs.get("center") is None:
+        return None
+    return Interval(rs["center"], rs["margin"], rs["ci_low"], rs["ci_high"], "score",
+                    band=BandView.of("reasonscore", bands.reasonscore(rs["center"])),
+                    width=BandView.of("ci_width", bands.ci_width(rs["margin"])))
+
+
+def task_interval(bands: Bands, estimate: float | None, low: float | None, high: float | None) -> Interval | None:
+    """A task interval: midpoint ± half-width of `[low, high]`.
+
+    Its band reads the estimate on the ReasonScore scale (1000 × p): a model with this
+    score on every task would have that ReasonScore. The guide page says so.
+    """
+    if low is None or high is None:
+        return None
+    center = (low + high) / 2
+    band = BandView.of("reasonscore", bands.reasonscore(1000 * (estimate if estimate is not None else center)))
+    return Interval(center, (high - low) / 2, low, high, "probability", band=band, estimate=estimate)
+
+
+def observability_notes(evaluation: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(truncation note, tokens note) for an evaluation whose harness did not record
+    truncation or tokens (evals.json `observed`, INGEST.md section 6); None where it did."""
+    harness = (evaluation.get("harness") or "").split(";")[0].split(" ")[0].strip() or "its harness"
+    truncation = None if evaluation.get("truncation_observed", True) is not False else (
+        f"truncation not recorded by {harness}: C_P equals C_I here")
+    tokens = None if evaluation.get("tokens_observed", True) is not False else f"tokens not recorded by {harness}"
+    return truncation, tokens
+
+
+@dataclass
+class Context:
+    """Lookups shared by the page builders (not part of the model)."""
+
+    results: BuildResults
+    bands: Bands
+    models: list[dict[str, Any]]
+    by_id: dict[str, dict[str, Any]]
+    paths: dict[str, str]
+    labels: dict[str, str]
+    anchors: dict[str, str]
+    task_paths: dict[str, str]
+    simulated: dict[str, bool]
+    cards: Cards
+    rows: dict[str, ModelRow] = field(default_factory=dict)
+    #: One `Ref` per model, shared by every list that links it (tie lists hold ~10^5 links).
+    refs: dict[str, Ref] = field(default_factory=dict)
+
+    #: Task intervals by (model id, task): the model page and the task page show the same one.
+    intervals: dict[tuple[str, str], Interval | None] = field(default_factory=dict)
+
+    def task_interval(self, model_id: str, task: str, t: dict[str, Any]) -> Interval | None:
+        key = (model_id, task)
+        if key not in self.intervals:
+            self.intervals[key] = task_interval(self.bands, t.get("estimate"), t.get("low"), t.get("high"))
+        return self.intervals[key]
+
+    def ref(self, model_id: str) -> Ref:
+        ref = self.refs.get(model_id)
+        if ref is None:
+            ref = self.refs[model_id] = Ref(self.labels[model_id], self.paths[model_id])
+        return ref
+
+
+def model_row(ctx: Context, m: dict[str, Any]) -> ModelRow:
+    spt = m.get("score_per_token")
+    truncation_note, tokens_note = observability_notes(ctx.results.evaluations.get(m["id"], {}))
+    rank_range = tuple(m["rank_range"]) if m.get("rank_range") else None
+    return ModelRow(
+        id=m["id"], path=ctx.paths[m["id"]], anchor=ctx.anchors[m["id"]], label=m["label"], model=m["model"],
+        template_name=m["template"], sampler=m["sampler"], rank=m.get("rank"), rank_range=rank_range,
+        complete=bool(m["complete"]), missing_tasks=tuple(m.get("missing_tasks") or ()),
+        score=score_interval(ctx.bands, m.get("reasonscore")),
+        avg_tokens=m.get("avg_tokens"), score_per_token=spt,
+        score_per_token_band=BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
+        truncation_rate=m.get("truncation_rate"),
+        tie_next=TieMark(None if m.get("distinct_from_next") is None else not m["distinct_from_next"]),
+        tied_with=tuple(ctx.ref(i) for i in m.get("tied_with") or () if i in ctx.paths),
+        badges=ctx.cards.model_badges(m["id"]),
+        simulated=ctx.simulated[m["id"]],
+        truncation_note=truncation_note, tokens_note=tokens_note,
+    )

@@ -1,0 +1,175 @@
+"""A task's page: every model's interval on it in order, with plausible rank ranges, and
+its difficulty curves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...slugs import unique_slugs
+from ...stats.significance import overlaps, rank_ranges
+from .. import format as fmt
+from ..charts import Chart
+from .base import Interval, Page, Ref, TieMark, spread
+from .cards import BenchmarkSummary
+from .rows import Context, task_interval
+
+#: Difficulty curves draw this many models per chart; more lines stop being readable.
+CURVE_SERIES = 8
+
+
+@dataclass(frozen=True)
+class TaskModelRow:
+    model: Ref
+    position: int
+    rank_range: tuple[int, int]
+    interval: Interval
+    total: int
+    truncation_rate: float | None
+    tie_next: TieMark
+    leaderboard_rank: int | None
+    truncation_note: str | None = None
+
+    @property
+    def position_text(self) -> str:
+        best, worst = self.rank_range
+        return str(self.position) if best == worst else f"{self.position} ({best}–{worst})"
+
+
+@dataclass(frozen=True)
+class CurveRow:
+    model: Ref
+    cells: tuple[str, ...]  # one `center ± margin` per level; "—" where the model has no point
+
+
+@dataclass(frozen=True)
+class Curve:
+    parameter: str
+    levels: tuple[str, ...]
+    chart: Chart
+    rows: tuple[CurveRow, ...]
+    charted: int
+    total: int
+
+    @property
+    def caption(self) -> str:
+        if self.charted < self.total:
+            return (f"C_P estimate at each level of {self.parameter} for {self.charted} of the {self.total} models, "
+                    "spread from the best to the worst on this task; the table lists all of them.")
+        return f"C_P estimate at each level of {self.parameter} for every model on this task."
+
+
+@dataclass(frozen=True)
+class TaskPage(Page):
+    task: str
+    rows: tuple[TaskModelRow, ...]
+    shown: int
+    total: int
+    chart: Chart | None
+    curves: tuple[Curve, ...]
+    missing: tuple[Ref, ...]
+    #: This task's Evaluation Card summary, when its benchmark has a card.
+    benchmark: BenchmarkSummary | None
+
+    @property
+    def charts(self) -> tuple[Chart, ...]:
+        return tuple(c for c in (self.chart, *(c.chart for c in self.curves)) if c is not None)
+
+
+def task_page(ctx: Context, task: str, page_size: int) -> TaskPage:
+    entries = []
+    missing = []
+    for m in ctx.models:
+        t = m["tasks"].get(task)
+        if not t or t.get("low") is None or t.get("high") is None:
+            missing.append(ctx.ref(m["id"]))
+            continue
+        entries.append((m, t))
+    # Order by the point estimate (the midpoint when there is none), ties broken by label,
+    # like the leaderboard (§7). Intervals are made only for the rows the page shows.
+    entries.sort(key=lambda x: (-(x[1]["estimate"] if x[1].get("estimate") is not None
+                                  else (x[1]["low"] + x[1]["high"]) / 2), x[0]["label"]))
+    low = np.array([x[1]["low"] for x in entries], dtype=float)
+    high = np.array([x[1]["high"] for x in entries], dtype=float)
+    best, worst = rank_ranges(low, high) if entries else (np.array([]), np.array([]))
+    rows = []
+    for n, (m, t) in enumerate(entries[:page_size]):
+        interval = ctx.task_interval(m["id"], task, t)
+        assert interval is not None  # entries without an interval are listed as missing
+        tied = None if n + 1 >= len(entries) else overlaps(low, high, n, n + 1)
+        total = int(t["total"])
+        rows.append(TaskModelRow(
+            model=ctx.ref(m["id"]), position=n + 1,
+            rank_range=(int(best[n]), int(worst[n])), interval=interval, total=total,
+            truncation_rate=t["truncated"] / total if total else None, tie_next=TieMark(tied),
+            leaderboard_rank=m.get("rank"), truncation_note=ctx.rows[m["id"]].truncation_note,
+        ))
+    chart = None
+    if rows:
+        chart = Chart(kind="forest-probability", id="task-models", twin="task-table",
+                      label=f"C_P intervals of the {len(rows)} models on {task}, best first",
+                      rows=tuple({"label": f"{r.position}. {r.model.label}", "order": r.position,
+                                  "low": r.interval.low, "high": r.interval.high, "center": r.interval.center,
+                                  "text": r.interval.text, "hollow": False} for r in rows))
+    order = [x[0]["id"] for x in entries]
+    curves = _curves(ctx, task, order[:page_size])
+    return TaskPage(
+        path=ctx.task_paths[task], title=f"Task: {task}", template="task.html",
+        simulated=any(ctx.simulated[x[0]["id"]] for x in entries),
+        description=f"Every model's interval on {task}, difficulty curves and the task's Evaluation Card",
+        task=task, rows=tuple(rows), shown=len(rows), total=len(entries), chart=chart, curves=curves,
+        missing=tuple(missing[:page_size]), benchmark=ctx.cards.summary_for_task(task),
+    )
+
+
+def _level_sort_key(value: Any) -> tuple:
+    try:
+        return (0, float(value), str(value))
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))
+
+
+def _curves(ctx: Context, task: str, order: list[str]) -> tuple[Curve, ...]:
+    """One chart and one table per difficulty parameter of the task.
+
+    The chart draws at most `CURVE_SERIES` models, spread evenly over the task order (the
+    best, the worst and those between): the top few alone would all sit near 1 and hide
+    how weaker models collapse. The table lists every model on the page with every level,
+    so no number exists only as a colour.
+    """
+    out = []
+    params = (ctx.results.curves or {}).get(task) or {}
+    position = {mid: n for n, mid in enumerate(order)}
+    for param, points in sorted(params.items()):
+        points = [p for p in points if p["id"] in position]
+        levels = sorted({str(p["value"]) for p in points}, key=_level_sort_key)
+        level_index = {v: n for n, v in enumerate(levels)}
+        by_model: dict[str, dict[str, Interval]] = {}
+        for p in points:
+            iv = task_interval(ctx.bands, p.get("estimate"), p.get("low"), p.get("high"))
+            if iv is not None:
+                by_model.setdefault(p["id"], {})[str(p["value"])] = iv
+        models = [mid for mid in order if mid in by_model]
+        if not models or not levels:
+            continue
+        charted = spread(models, CURVE_SERIES)
+        series: list[dict[str, object]] = []
+        for n, mid in enumerate(charted, start=1):
+            ordered = sorted(by_model[mid].items(), key=lambda kv: level_index[kv[0]])
+            for lv, iv in ordered:
+                series.append({"model": f"{n}. {ctx.labels[mid]}", "series_order": n, "level": lv,
+                             "level_order": level_index[lv],
+                             "estimate": iv.estimate if iv.estimate is not None else iv.center,
+                             "low": iv.low, "high": iv.high, "text": iv.text})
+        data = tuple(series)
+        rows = tuple(CurveRow(Ref(ctx.labels[mid], ctx.paths[mid]),
+                              tuple(by_model[mid][lv].text if lv in by_model[mid] else fmt.MISSING for lv in levels))
+                     for mid in models)
+        slug = unique_slugs([param])[0]
+        chart = Chart(kind="curves", id=f"curve-{slug}", twin=f"curve-table-{slug}",
+                      label=f"C_P estimate of {len(charted)} models on {task} at each level of {param}",
+                      rows=data)
+        out.append(Curve(param, tuple(levels), chart, rows, len(charted), len(models)))
+    return tuple(out)

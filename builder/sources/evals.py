@@ -1,0 +1,117 @@
+"""Reading `evals.json`: the evaluations' metadata, checked entry by entry.
+
+Every problem is an `InputError` naming the file, the entry and the line an editor shows
+(`entry_lines` finds where each entry of the list starts); the store inserts what this
+returns (`store.ingest.ingest_evals`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..vocabulary import RELATIONSHIPS
+from .text import read_text
+
+EVAL_KEYS = {
+    "model", "template", "sampler", "label", "groups", "hf_id", "organization",
+    "relationship", "generation_args", "harness", "simulated", "observed",
+}
+
+
+#: What `observed` may say (INGEST.md section 6): whether the harness recorded these at all.
+OBSERVED_KEYS = ("truncation", "tokens")
+
+
+def read_evals(path: Path) -> list[dict[str, Any]]:
+    """Parse and check `evals.json`: a list of objects, one per (model, template, sampler)."""
+    text = read_text(path)
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", line=exc.lineno) from None
+    if isinstance(raw, dict) and isinstance(raw.get("evaluations"), list):
+        raw = raw["evaluations"]
+    if not isinstance(raw, list):
+        raise InputError(path, "must be a JSON list of evaluation objects")
+
+    def bad(i: int, problem: str) -> InputError:
+        line = _entry_line(text, i)
+        return InputError(path, f"entry {i}: {problem}", line=line) if line else InputError(path, problem, row=i)
+
+    seen: set[tuple[str, str, str]] = set()
+    entries = []
+    for i, entry in enumerate(raw, start=1):
+        if not isinstance(entry, dict):
+            raise bad(i, "entry must be an object")
+        unknown = sorted(set(entry) - EVAL_KEYS)
+        if unknown:
+            raise bad(i, f"unknown key '{unknown[0]}' (known: {', '.join(sorted(EVAL_KEYS))})")
+        for key in ("model", "template", "sampler"):
+            if not isinstance(entry.get(key), str) or not entry[key].strip():
+                raise bad(i, f"'{key}' must be a non-empty string")
+        entry = {**entry, **{k: entry[k].strip() for k in ("model", "template", "sampler")}}
+        ident = (entry["model"], entry["template"], entry["sampler"])
+        if ident in seen:
+            raise bad(i, f"evaluation {'/'.join(ident)} is listed twice")
+        seen.add(ident)
+        rel = entry.get("relationship")
+        if rel is not None and rel not in RELATIONSHIPS:
+            raise bad(i, f"'relationship' must be one of {', '.join(RELATIONSHIPS)}")
+        gen = entry.get("generation_args", {})
+        if not isinstance(gen, dict):
+            raise bad(i, "'generation_args' must be an object")
+        groups = entry.get("groups", [])
+        if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+            raise bad(i, "'groups' must be a list of strings")
+        for key in ("label", "hf_id", "organization", "harness"):
+            if entry.get(key) is not None and not isinstance(entry[key], str):
+                raise bad(i, f"'{key}' must be a string")
+        if not isinstance(entry.get("simulated", False), bool):
+            raise bad(i, "'simulated' must be true or false")
+        observed = entry.get("observed", {})
+        if not isinstance(observed, dict) or any(k not in OBSERVED_KEYS or not isinstance(v, bool)
+                                                 for k, v in observed.items()):
+            raise bad(i, "'observed' must be an object of true/false under 'truncation' and 'tokens'")
+        entries.append({**entry, "generation_args": gen, "groups": groups})
+    return entries
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_space(text: str, pos: int) -> int:
+    match = _SPACE.match(text, pos)
+    return match.end() if match else pos
+
+
+def entry_lines(text: str) -> list[int]:
+    """The editor line where each entry of a top-level JSON list starts (one pass); empty
+    when the document is not a plain list (the `{"evaluations": [...]}` form) or not JSON."""
+    decoder = json.JSONDecoder()
+    pos = _skip_space(text, 0)
+    if not text.startswith("[", pos):
+        return []
+    lines: list[int] = []
+    line, counted = 1, 0
+    pos += 1
+    try:
+        while True:
+            pos = _skip_space(text, pos)
+            if text.startswith("]", pos) or pos >= len(text):
+                return lines
+            line += text.count("\n", counted, pos)
+            counted = pos
+            lines.append(line)
+            _, pos = decoder.raw_decode(text, pos)
+            pos = _skip_space(text, pos) + 1  # past the comma
+    except json.JSONDecodeError:
+        return []
+
+
+def _entry_line(text: str, index: int) -> int | None:
+    lines = entry_lines(text)
+    return lines[index - 1] if index <= len(lines) else None

@@ -1,0 +1,50 @@
+"""Four builds sharing one cache directory at the same time all succeed (issue 12).
+
+CI matrices and watch-mode rebuilds run several builds against one `--cache`. A cache file
+written through a fixed temporary name (`specs.json.tmp`) made about half of such runs fail:
+one process renamed the temporary file another was still writing, or had already renamed.
+Here four separate processes start from an empty shared cache at the same instant (they wait
+for a start file, so their cache writes overlap) and each must finish with a complete site,
+the four sites equal byte for byte.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RUN = """
+import sys, time
+from pathlib import Path
+go = Path(sys.argv[1])
+while not go.exists():
+    time.sleep(0.01)
+from reasonboard.cli import main
+main(sys.argv[2:], prog_name="reasonboard")
+"""
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def test_four_concurrent_builds_share_one_cache(tmp_path: Path) -> None:
+    cache, go = tmp_path / "cache", tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", RUN, str(go), "build", "--quiet",
+                               "--data", str(ROOT / "data"), "--content", str(ROOT / "content"),
+                               "--out", str(tmp_path / f"site{i}"), "--cache", str(cache)],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in range(4)]
+    time.sleep(1.0)  # let all four import before the start (not an assertion on time)
+    go.touch()
+    outcomes = [(p.wait(timeout=600), *p.communicate()) for p in procs]
+    for i, (code, out, err) in enumerate(outcomes):
+        assert code == 0, f"build {i} failed:\n{out}{err}"
+    sites = [_files(tmp_path / f"site{i}") for i in range(4)]
+    assert "index.html" in sites[0] and any(name.startswith("models/") for name in sites[0])
+    assert all(site == sites[0] for site in sites[1:])
+    assert not [p.name for p in cache.rglob("*") if p.name.endswith(".tmp")]  # nothing left behind
