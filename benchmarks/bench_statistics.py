@@ -21,10 +21,11 @@ from pathlib import Path
 import numpy as np
 from reasonboard.demo import write_demo
 from reasonboard.sources.evals import read_evals
+from reasonboard.sources.points import discover_point_files
 from reasonboard.stats.pairwise import neighbour_win_rates, pairwise
 from reasonboard.stats.reasonscore import reasonscore_v2
 from reasonboard.stats.significance import rank_order, significance
-from reasonboard.store.ingest import discover_point_files, ingest_evals, ingest_points
+from reasonboard.store.ingest import ingest_evals, ingest_points
 from reasonboard.store.pointsdb import MODES, PointsDB
 
 

@@ -24,11 +24,10 @@ from .signals import OwnResult, Signals, compute_signals, load_reported
 from .signals.load import loader_fingerprint
 from .site import render_site
 from .site.writer import SiteFiles, check_output_dir, write_site
-from .sources.points import POINT_SUFFIXES, REQUIRED
+from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
-from .store.ingest import describe_ignored
 
 Progress = Callable[[str], None] | None
 

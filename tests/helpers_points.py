@@ -87,7 +87,8 @@ def write_parquet(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
 def ingest_rows(tmp_path: Path, rows: list[dict[str, Any]], name: str = "a.csv", evals: list | None = None):
     """A fresh in-memory PointsDB holding `rows` (written to `tmp_path/points/<name>`)."""
     from reasonboard.sources.evals import read_evals
-    from reasonboard.store.ingest import discover_point_files, ingest_evals, ingest_points
+    from reasonboard.sources.points import discover_point_files
+    from reasonboard.store.ingest import ingest_evals, ingest_points
     from reasonboard.store.pointsdb import PointsDB
 
     write_csv(tmp_path / "points" / name, rows)

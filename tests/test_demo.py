@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reasonboard import demo, demoworld
 from reasonboard.sources.evals import EVAL_KEYS, read_evals
-from reasonboard.store.ingest import discover_point_files, ingest_evals, ingest_points
+from reasonboard.sources.points import discover_point_files
+from reasonboard.store.ingest import ingest_evals, ingest_points
 from reasonboard.store.pointsdb import PointsDB
 
 REPO = Path(__file__).resolve().parents[1]

@@ -13,7 +13,8 @@ import pytest
 from helpers_points import COLUMNS, point, write_csv, write_jsonl, write_parquet
 from reasonboard.errors import InputError
 from reasonboard.sources.evals import read_evals
-from reasonboard.store.ingest import discover_point_files, ingest_evals, ingest_points
+from reasonboard.sources.points import discover_point_files
+from reasonboard.store.ingest import ingest_evals, ingest_points
 from reasonboard.store.pointsdb import PointsDB
 
 ROWS = [

@@ -180,6 +180,22 @@ def test_a_changed_static_file_or_template_rebuilds(tmp_path, shared_cache):
     assert not (project / "site" / "CNAME").exists()
 
 
+def test_a_project_overrides_a_repeated_fragment_and_no_other_build_sees_it(tmp_path, shared_cache):
+    """Band labels, badges and missing-field lists are partials (rendered once per distinct
+    value): a project's `templates/partials/band.html` changes its own pages only."""
+    ours = lab_project(tmp_path / "ours")
+    (ours / "templates" / "partials").mkdir(parents=True, exist_ok=True)
+    (ours / "templates" / "partials" / "band.html").write_text(
+        '<em class="our-band">{{ band.label }}</em>\n', encoding="utf-8")
+    plain = lab_project(tmp_path / "plain")
+    build(ours, shared_cache)
+    build(plain, shared_cache)
+    mine = (ours / "site" / "index.html").read_text(encoding="utf-8")
+    theirs = (plain / "site" / "index.html").read_text(encoding="utf-8")
+    assert '<em class="our-band">' in mine and 'class="band band-' not in mine
+    assert '<em class="our-band">' not in theirs and 'class="band band-reasonscore-' in theirs
+
+
 # -- the README documents every option ------------------------------------------------------------
 
 

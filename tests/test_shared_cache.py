@@ -48,3 +48,28 @@ def test_four_concurrent_builds_share_one_cache(tmp_path: Path) -> None:
     assert "index.html" in sites[0] and any(name.startswith("models/") for name in sites[0])
     assert all(site == sites[0] for site in sites[1:])
     assert not [p.name for p in cache.rglob("*") if p.name.endswith(".tmp")]  # nothing left behind
+
+
+def test_a_write_that_lands_between_another_writes_staging_and_rename_breaks_nothing(tmp_path, monkeypatch):
+    """The race, made to happen every time: a second writer of the same cache file runs to
+    completion between the first writer's staging and its rename. With a fixed temporary
+    name the second writer renamed the first one's temporary file away and the first rename
+    failed; with unique names both succeed and the file holds whole bytes of one of them."""
+    import os
+
+    import reasonboard.atomic as atomic
+
+    target = tmp_path / "cache" / "chart-specs.json"
+    real_replace = os.replace
+    calls = []
+
+    def replace_after_a_rival(src, dst):
+        if not calls:
+            calls.append(src)
+            atomic.write_atomically(target, b"second writer")  # runs whole, in between
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "replace", replace_after_a_rival)
+    atomic.write_atomically(target, b"first writer")
+    assert target.read_bytes() == b"first writer"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["chart-specs.json"]

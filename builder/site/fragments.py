@@ -1,18 +1,21 @@
-"""HTML fragments that repeat on many rows, rendered in Python once per distinct value.
+"""HTML fragments that repeat on many rows, each rendered once per distinct value.
 
 A result row's signal badges and its list of missing fields come from a small set of
 values (a few badge states, a few field-name lists), yet a large site shows them on
-hundreds of thousands of rows. As Jinja macros each row paid a macro call and a dozen
-escapes; here each distinct value is rendered once and the `Markup` is reused, which is
-what keeps result tables cheap at scale (issue 6). The markup is exactly what the former
-macros produced, and every piece of data still goes through `escape`.
+hundreds of thousands of rows. Their markup is in templates (`partials/badges.html`,
+`partials/band.html`, `partials/missing.html`), which a project can override; `Fragments`
+renders each partial once per distinct value in a build and reuses the `Markup`, which is
+what keeps result tables cheap at scale (issue 6). The table bodies (`result_rows`,
+`task_rows`, `estimator_rows`) and the interval texts are still assembled here, from
+strings the views formatted, with every piece of data escaped.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
+import jinja2
 from markupsafe import Markup, escape
 
 from . import format as fmt
@@ -25,38 +28,6 @@ def text(value) -> str:
     `Markup` object each time. `typed` keeps a `Markup` (already safe, hence not escaped)
     apart from an equal plain string."""
     return str(escape(value))
-
-
-def badges_html(items: Iterable | None) -> Markup:
-    """Evaluation Card signals (R, C, P, X): letter, short value, and the full sentence for
-    tooltips and screen readers; nothing at all for no signals."""
-    return _badges(tuple(items or ()))
-
-
-@lru_cache(maxsize=4096)
-def _badges(items: tuple) -> Markup:
-    if not items:
-        return Markup("")
-    cells = "".join(
-        f'<li class="badge badge-{escape(b.state)}" title="{escape(b.text)}">'
-        f'<span class="badge-letter" aria-hidden="true">{escape(b.letter)}</span>'
-        f'<span aria-hidden="true">{escape(b.value)}</span>'
-        f'<span class="visually-hidden">{escape(b.name)}: {escape(b.text)}</span></li>'
-        for b in items)
-    return Markup(f'<ul class="badges">{cells}</ul>')
-
-
-def missing_html(names: Iterable | None, none_text: str = "none", inline: bool = False) -> Markup:
-    """Field names a report or a card leaves out, listed by name (or `none_text`)."""
-    return _missing(tuple(names or ()), none_text, inline)
-
-
-@lru_cache(maxsize=4096)
-def _missing(names: tuple, none_text: str, inline: bool) -> Markup:
-    if not names:
-        return Markup(f'<span class="status-ok">{escape(none_text)}</span>')
-    cells = "".join(f"<li>{escape(name)}</li>" for name in names)
-    return Markup(f'<ul class="missing-list{" inline" if inline else ""}">{cells}</ul>')
 
 
 def interval_html(iv, range: bool = True) -> Markup:  # noqa: A002 - the templates' keyword
@@ -86,20 +57,6 @@ def _cibar(iv) -> str:
     return (f'<span class="cibar" role="img" aria-label="{iv.description}">'
             f'<span class="cibar-range" style="left:{iv.bar_left}%;width:{iv.bar_width}%"></span>'
             f'<span class="cibar-point" style="left:{iv.bar_center}%"></span></span>')
-
-
-def band_html(b, full: bool = False) -> Markup:
-    """An interpretation band: its label, and its wording from content/bands.toml either in
-    the tooltip (tables) or written out (`full`)."""
-    return _band(b, bool(full)) if b else Markup("")
-
-
-@lru_cache(maxsize=1024)
-def _band(b, full: bool) -> Markup:
-    html = f'<span class="band band-{escape(b.scale)}-{escape(b.key)}" title="{escape(b.text)}">{escape(b.label)}</span>'
-    if full:
-        html += f'<span class="band-full">{escape(b.text)}</span>'
-    return Markup(html)
 
 
 def link_items(refs: Iterable, url) -> Markup:
@@ -142,63 +99,103 @@ def _link(href: str, label: str) -> str:
 _AGENTIC = '<div class="meta">agentic: harness, eval_plan and eval_limits are required too</div>'
 
 
-def result_rows(rows: Iterable, show_model: bool, url) -> Markup:
-    """The `<tr>` of each result row with its signals (partials/results.html's table body).
+class Fragments:
+    """The repeated fragments of one build's templates: each partial rendered once per
+    distinct value (values are frozen views, so they key a cache), then reused as `Markup`.
+    One per Jinja environment, so a project's override of a partial applies to its build
+    and to no other."""
 
-    A model page lists up to `page_size` of these and a benchmark's row pages list every
-    result of the corpus, so the rows are the bulk of a large site's markup; as Python
-    they cost a fraction of a Jinja loop. Same markup, every value escaped.
-    """
-    return Markup("".join(_result_row(r, show_model, url) for r in rows))
+    def __init__(self, env: jinja2.Environment) -> None:
+        self._badges = env.get_template("partials/badges.html")
+        self._band = env.get_template("partials/band.html")
+        self._missing = env.get_template("partials/missing.html")
+        self._badges_of = lru_cache(maxsize=1 << 16)(self._render_badges)
+        self._band_of = lru_cache(maxsize=1024)(self._render_band)
+        self._missing_of = lru_cache(maxsize=1 << 16)(self._render_missing)
+
+    def badges_html(self, items: Iterable[Any] | None) -> Markup:
+        """Evaluation Card signals (R, C, P, X) of a model or a result row."""
+        return self._badges_of(tuple(items or ()))
+
+    def missing_html(self, names: Iterable[str] | None, none_text: str = "none", inline: bool = False) -> Markup:
+        """Field names a report or a card leaves out, listed by name (or `none_text`)."""
+        return self._missing_of(tuple(names or ()), none_text, bool(inline))
+
+    def band_html(self, b: Any, full: bool = False) -> Markup:
+        """An interpretation band, its wording in the tooltip or written out (`full`)."""
+        return self._band_of(b, bool(full)) if b else Markup("")
+
+    def _render_badges(self, items: tuple[Any, ...]) -> Markup:
+        return _partial(self._badges, badges=items)
+
+    def _render_band(self, b: Any, full: bool) -> Markup:
+        return _partial(self._band, band=b, full=full)
+
+    def _render_missing(self, names: tuple[str, ...], none_text: str, inline: bool) -> Markup:
+        return _partial(self._missing, names=names, none_text=none_text, inline=inline)
+
+    def result_rows(self, rows: Iterable[Any], show_model: bool, url: Callable[..., str]) -> Markup:
+        """The `<tr>` of each result row with its signals (partials/results.html's table body).
+
+        A model page lists up to `page_size` of these and a benchmark's row pages list every
+        result of the corpus, so the rows are the bulk of a large site's markup; as Python
+        they cost a fraction of a Jinja loop. Same markup, every value escaped.
+        """
+        return Markup("".join(self._result_row(r, show_model, url) for r in rows))
 
 
-def _result_row(r, show_model: bool, url) -> str:
-    if show_model:
-        if r.model:
-            who = f'<a href="{text(url(r.model.path))}">{text(r.model.label)}</a>'
+    def _result_row(self, r: Any, show_model: bool, url: Callable[..., str]) -> str:
+        if show_model:
+            if r.model:
+                who = f'<a href="{text(url(r.model.path))}">{text(r.model.label)}</a>'
+            else:
+                who = text(r.model_id)
+            if r.triple_anchor:
+                bench = (f'<a href="{text(url(r.benchmark.path, r.triple_anchor))}" title="comparison of its reports">'
+                         f'{text(r.benchmark.label)}</a>')
+            else:
+                bench = str(escape(r.benchmark.label))
+            head = (f'      <th scope="row">{who}</th>\n'
+                    f'      <td data-label="Benchmark">{bench}</td>\n')
         else:
-            who = text(r.model_id)
-        if r.triple_anchor:
-            bench = (f'<a href="{text(url(r.benchmark.path, r.triple_anchor))}" title="comparison of its reports">'
-                     f'{text(r.benchmark.label)}</a>')
-        else:
-            bench = str(escape(r.benchmark.label))
-        head = (f'      <th scope="row">{who}</th>\n'
-                f'      <td data-label="Benchmark">{bench}</td>\n')
-    else:
-        head = (f'      <th scope="row"><a href="{text(url(r.benchmark.path, r.triple_anchor))}">'
-                f'{text(r.benchmark.label)}</a></th>\n')
-    return (f'    <tr id="{escape(r.anchor)}">\n{head}'
-            f'      <td data-label="Metric">{text(r.metric)}</td>\n'
-            f'      <td class="num" data-label="Score">{text(r.score)}</td>\n'
-            f'      <td data-label="Reported by">{text(r.organization)}<div class="meta">{text(r.relationship)} · '
-            f'<span title="{text(r.source)}">{text(r.source_label)}</span></div></td>\n'
-            f'      <td data-label="Missing for reproducibility">{missing_html(r.missing, "none", True)}'
-            f'{_AGENTIC if r.agentic else ""}</td>\n'
-            f'      <td class="signals">{badges_html(r.badges)}</td>\n'
-            f'    </tr>\n')
+            head = (f'      <th scope="row"><a href="{text(url(r.benchmark.path, r.triple_anchor))}">'
+                    f'{text(r.benchmark.label)}</a></th>\n')
+        return (f'    <tr id="{escape(r.anchor)}">\n{head}'
+                f'      <td data-label="Metric">{text(r.metric)}</td>\n'
+                f'      <td class="num" data-label="Score">{text(r.score)}</td>\n'
+                f'      <td data-label="Reported by">{text(r.organization)}<div class="meta">{text(r.relationship)} · '
+                f'<span title="{text(r.source)}">{text(r.source_label)}</span></div></td>\n'
+                f'      <td data-label="Missing for reproducibility">{self.missing_html(r.missing, "none", True)}'
+                f'{_AGENTIC if r.agentic else ""}</td>\n'
+                f'      <td class="signals">{self.badges_html(r.badges)}</td>\n'
+                f'    </tr>\n')
 
 
-def task_rows(results: Iterable, url) -> Markup:
-    """The `<tr>` of each task of a model page's per-task table (`TaskResult`s): task link,
-    C_P interval, band, interval bar, trials, truncation and tokens, with sort keys.
+    def task_rows(self, results: Iterable[Any], url: Callable[..., str]) -> Markup:
+        """The `<tr>` of each task of a model page's per-task table (`TaskResult`s): task link,
+        C_P interval, band, interval bar, trials, truncation and tokens, with sort keys.
 
-    Every model page has one row per task; as a Jinja loop this table and the estimator
-    table below were most of a model page's escapes (issue 6)."""
-    return Markup("".join(_task_row(t, url) for t in results))
+        Every model page has one row per task; as a Jinja loop this table and the estimator
+        table below were most of a model page's escapes (issue 6)."""
+        return Markup("".join(self._task_row(t, url) for t in results))
 
 
-def _task_row(t, url) -> str:
-    iv = t.interval
-    return (f'    <tr data-row="{text(t.task.label.lower())}">\n'
-            f'      <th scope="row"><a href="{text(url(t.task.path))}">{text(t.task.label)}</a></th>\n'
-            f'      <td class="num" data-sort="{_sort_key(iv.center)}">{_interval(iv, True)}</td>\n'
-            f'      <td>{band_html(iv.band)}</td>\n'
-            f'      <td class="hide-narrow">{_cibar(iv)}</td>\n'
-            f'      <td class="num" data-sort="{_sort_key(t.total)}">{text(fmt.count(t.total))}</td>\n'
-            f'      {_observed_cell(t.truncation_rate, fmt.percent, t.truncation_note)}\n'
-            f'      {_observed_cell(t.tokens_per_trial, fmt.tokens, t.tokens_note)}\n'
-            '    </tr>\n')
+    def _task_row(self, t: Any, url: Callable[..., str]) -> str:
+        iv = t.interval
+        return (f'    <tr data-row="{text(t.task.label.lower())}">\n'
+                f'      <th scope="row"><a href="{text(url(t.task.path))}">{text(t.task.label)}</a></th>\n'
+                f'      <td class="num" data-sort="{_sort_key(iv.center)}">{_interval(iv, True)}</td>\n'
+                f'      <td>{self.band_html(iv.band)}</td>\n'
+                f'      <td class="hide-narrow">{_cibar(iv)}</td>\n'
+                f'      <td class="num" data-sort="{_sort_key(t.total)}">{text(fmt.count(t.total))}</td>\n'
+                f'      {_observed_cell(t.truncation_rate, fmt.percent, t.truncation_note)}\n'
+                f'      {_observed_cell(t.tokens_per_trial, fmt.tokens, t.tokens_note)}\n'
+                '    </tr>\n')
+
+
+def _partial(template: jinja2.Template, **values: Any) -> Markup:
+    """A partial's markup; a trailing newline in its file is not part of the fragment."""
+    return Markup(template.render(**values).removesuffix("\n"))
 
 
 def _observed_cell(value: float | None, show, note: str | None) -> str:

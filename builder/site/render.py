@@ -28,18 +28,7 @@ from ..results import BuildResults
 from ..slugs import is_safe_slug
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
-from .fragments import (
-    badges_html,
-    band_html,
-    cibar_html,
-    estimator_rows,
-    interval_html,
-    link_items,
-    link_list,
-    missing_html,
-    result_rows,
-    task_rows,
-)
+from .fragments import Fragments, cibar_html, estimator_rows, interval_html, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, build_page_model
 from .search import search_script
@@ -125,19 +114,21 @@ def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jin
         auto_reload=False,
     )
     env.globals["fmt"] = fmt
-    # Fragments that repeat on many rows, rendered in Python (see fragments.py), called in
-    # templates as `badges(items)`, `missing(names, none_text, inline=...)`, `interval(iv,
-    # range=...)`, `cibar(iv)`, `band(b, full=...)`, and whole table bodies:
-    # `result_rows(...)`, `task_rows(...)`, `estimator_rows(...)`, `link_items(...)`.
-    env.globals["badges"] = badges_html
-    env.globals["missing"] = missing_html
+    # Fragments that repeat on many rows (see fragments.py), called in templates as
+    # `badges(items)`, `missing(names, none_text, inline=...)`, `band(b, full=...)` (their
+    # partials rendered once per distinct value), `interval(iv, range=...)`, `cibar(iv)`,
+    # and whole table bodies: `result_rows(...)`, `task_rows(...)`, `estimator_rows(...)`,
+    # `link_items(...)`.
+    fragments = Fragments(env)
+    env.globals["badges"] = fragments.badges_html
+    env.globals["missing"] = fragments.missing_html
     env.globals["interval"] = interval_html
     env.globals["cibar"] = cibar_html
-    env.globals["band"] = band_html
+    env.globals["band"] = fragments.band_html
     env.globals["link_items"] = link_items
     env.globals["link_list"] = link_list
-    env.globals["result_rows"] = result_rows
-    env.globals["task_rows"] = task_rows
+    env.globals["result_rows"] = fragments.result_rows
+    env.globals["task_rows"] = fragments.task_rows
     env.globals["estimator_rows"] = estimator_rows
     return env
 

@@ -1,5 +1,6 @@
-"""Reading points files as text: the columns a points file has, and the problems of its text
-named in the file's own terms (the line an editor shows, the shape a spreadsheet gave it).
+"""Points files as inputs: which files under `points/` are read (and which are named as
+ignored), the columns a points file has, and the problems of its text named in the file's
+own terms (the line an editor shows, the shape a spreadsheet gave it).
 
 The store stages the rows with DuckDB's readers (`store.ingest`); when a file is not what
 they expect, or a staged row fails a check, these functions read the file again to say
@@ -143,3 +144,36 @@ def line_of(path: Path, source_row: int) -> int | None:
 def error_at(path: Path, source_row: int, problem: str) -> InputError:
     line = line_of(path, source_row)
     return InputError(path, problem, line=line) if line is not None else InputError(path, problem, row=source_row)
+
+
+def discover_point_files(data_dir: Path) -> list[Path]:
+    """Points files under `data_dir/points`, sorted by relative path (later wins)."""
+    root = data_dir / "points"
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in POINT_SUFFIXES)
+
+
+def ignored_point_files(data_dir: Path) -> list[Path]:
+    """Files under `data_dir/points` that are not read: a `.tsv` or `.xlsx` saved by a
+    spreadsheet is an easy mistake that would otherwise pass unseen. Hidden files and
+    READMEs are meant to sit there and are not listed."""
+    root = data_dir / "points"
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.rglob("*")
+                  if p.is_file() and p.suffix.lower() not in POINT_SUFFIXES
+                  and not p.name.startswith(".") and not p.name.lower().startswith("readme"))
+
+
+def describe_ignored(files: list[Path], data_dir: Path) -> str:
+    """`points/a.tsv, points/b.xlsx` (the first ten, then a count)."""
+    names = [relative_path(p, data_dir) for p in files]
+    return ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+
+
+def relative_path(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -29,12 +29,9 @@ import duckdb
 
 from ..errors import InputError
 from ..sources.evals import read_evals
-from ..sources.points import POINT_SUFFIXES
+from ..sources.points import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files
 from .consistency import Mismatch, check_evals
 from .ingest import (
-    describe_ignored,
-    discover_point_files,
-    ignored_point_files,
     ingest_evals,
     ingest_points,
 )

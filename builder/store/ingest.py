@@ -18,7 +18,16 @@ from typing import Any
 import duckdb
 
 from ..errors import InputError
-from ..sources.points import OPTIONAL, POINT_SUFFIXES, REQUIRED, check_columns, csv_header, csv_problem, error_at, where
+from ..sources.points import (
+    OPTIONAL,
+    REQUIRED,
+    check_columns,
+    csv_header,
+    csv_problem,
+    error_at,
+    relative_path,
+    where,
+)
 from ..sources.text import read_text
 from .pointsdb import PointsDB
 
@@ -62,32 +71,6 @@ class IngestReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def discover_point_files(data_dir: Path) -> list[Path]:
-    """Points files under `data_dir/points`, sorted by relative path (later wins)."""
-    root = data_dir / "points"
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in POINT_SUFFIXES)
-
-
-def ignored_point_files(data_dir: Path) -> list[Path]:
-    """Files under `data_dir/points` that are not read: a `.tsv` or `.xlsx` saved by a
-    spreadsheet is an easy mistake that would otherwise pass unseen. Hidden files and
-    READMEs are meant to sit there and are not listed."""
-    root = data_dir / "points"
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.rglob("*")
-                  if p.is_file() and p.suffix.lower() not in POINT_SUFFIXES
-                  and not p.name.startswith(".") and not p.name.lower().startswith("readme"))
-
-
-def describe_ignored(files: list[Path], data_dir: Path) -> str:
-    """`points/a.tsv, points/b.xlsx` (the first ten, then a count)."""
-    names = [_relative(p, data_dir) for p in files]
-    return ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-
-
 def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestReport:
     """Stage, validate and insert every points file; all-or-nothing."""
     con = db.con
@@ -102,7 +85,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
             tiers VARCHAR[], groups VARCHAR[])
         """
     )
-    rels = [_relative(p, data_dir) for p in files]
+    rels = [relative_path(p, data_dir) for p in files]
     csv_groups: dict[tuple[str, ...], list[int]] = {}
     for idx, path in enumerate(files):
         if path.suffix.lower() == ".csv":
@@ -163,13 +146,6 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
         )
     con.execute("DROP TABLE staged")
     return report
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def _stage_file(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:

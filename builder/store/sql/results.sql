@@ -116,7 +116,7 @@ DELETE FROM card_risks;
 -- read-only PointsDB too. `result_rows` is the union every signal reads.
 CREATE OR REPLACE TEMP TABLE own_rows AS SELECT * FROM reported_rows LIMIT 0;
 CREATE OR REPLACE TEMP VIEW result_rows AS
-    SELECT * FROM reported_rows UNION ALL SELECT * FROM own_rows;
+    SELECT * FROM reported_rows UNION ALL BY NAME SELECT * FROM own_rows;
 
 -- name: next_row_id
 SELECT coalesce(max(row_id), -1) + 1 FROM reported_rows;
