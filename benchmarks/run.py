@@ -57,12 +57,12 @@ import reasonboard.build
 from reasonboard.build import BuildOptions, run_build
 data, out, cache, profile = sys.argv[1:5]
 site_timings = {}
-_render_site = reasonboard.build.render_site
-def render_site(*args, **kwargs):
+_iter_site = reasonboard.build.iter_site
+def iter_site(*args, **kwargs):
     # The render phase also serialises the data files and makes the assets (the Vega bundle
     # from an empty cache); page throughput counts only the page model and the templates.
-    return _render_site(*args, **kwargs, timings=site_timings)
-reasonboard.build.render_site = render_site
+    return _iter_site(*args, **kwargs, timings=site_timings)
+reasonboard.build.iter_site = iter_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        content_dir=Path("content"))
 if profile == "1":
@@ -86,11 +86,11 @@ from reasonboard.build import BuildOptions, run_build
 data, out, cache, target = sys.argv[1:5]
 class Captured(Exception):
     pass
-def render_site(results, content_dir, *args, **kwargs):
+def iter_site(results, content_dir, *args, **kwargs):
     with open(target, "wb") as f:
         pickle.dump((results, content_dir), f, protocol=pickle.HIGHEST_PROTOCOL)
     raise Captured
-reasonboard.build.render_site = render_site
+reasonboard.build.iter_site = iter_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        content_dir=Path("content"))
 try:
@@ -420,7 +420,7 @@ def main() -> None:
           f"({sum(1 for _ in (data / 'eee').rglob('*.json'))} EEE files, {len(list((data / 'cards').glob('*.json')))} cards)")
 
     full, wall, peak = run_build(data, site, cache, args.profile)
-    render = full["timings"].get("render", float("nan"))
+    render = full["timings"].get("render and write", full["timings"].get("render", float("nan")))
     site_timings = full.get("site_timings", {})
     page_seconds = site_timings.get("page model", 0.0) + site_timings.get("templates", 0.0)
     in_build = full["pages"] / page_seconds if page_seconds else float("nan")

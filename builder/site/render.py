@@ -3,7 +3,8 @@
 `render_site` is the site stage of the build (STYLE.md data flow): it reads the content
 pages, asks `build_page_model` for every page, renders each with its own `url()` helper
 (relative to the page's depth, so `file://` works), and returns output path -> bytes in a
-`SiteFiles`, which refuses a path claimed twice. It writes nothing: the writer does.
+`SiteFiles`, which refuses a path claimed twice; `iter_site` gives the same files one at a
+time (the build streams them to the writer). It writes nothing: the writer does.
 
 Templates and content pages are looked up along search paths, project first, then the
 package (project.py): a project file with a built-in name replaces it, others are added.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
 import jinja2
 from markupsafe import Markup
@@ -150,12 +151,22 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
     package). `cache_dir` keeps the Vega bundle between builds (it takes ~2 s to produce);
     `timings`, when given, receives the seconds spent per phase.
     """
+    files = SiteFiles()
+    files.update(iter_site(results, content_dirs, templates_dirs, cache_dir, timings))
+    return files
+
+
+def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
+              cache_dir: Path | None = None, timings: dict[str, float] | None = None) -> Iterator[tuple[str, bytes]]:
+    """`render_site` as a stream of (output path, bytes), one page at a time, so the build
+    hands each page to the writer as it is made and never holds the whole site (issue 16).
+    `timings` count only the time spent in here, not the consumer's."""
     with no_cyclic_gc():
-        return _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings))
+        yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings))
 
 
 def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
-                 cache_dir: Path | None, clock: "_Clock") -> SiteFiles:
+                 cache_dir: Path | None, clock: "_Clock") -> Iterator[tuple[str, bytes]]:
     content = load_content(content_dirs)
     model = build_page_model(results, content)
     clock.lap("page model")
@@ -166,14 +177,16 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
     if index is not None:
         assets = replace(assets, search=_hashed(files, "search", "js", index))
     clock.lap("assets")
+    yield from clock.paused(files.items())
 
     env = environment(templates_dir, cache_dir)
     site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
     for page in model.pages:
-        files.add(page.path, render_page(env, site, page, assets))
-    files.add(".nojekyll", b"")
-    clock.lap("templates")
-    return files
+        body = render_page(env, site, page, assets)
+        clock.lap("templates")
+        yield page.path, body
+        clock.skip()
+    yield ".nojekyll", b""
 
 
 def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: Assets) -> bytes:
@@ -253,3 +266,12 @@ class _Clock:
         if self.timings is not None:
             self.timings[name] = self.timings.get(name, 0.0) + now - self.last
         self.last = now
+
+    def skip(self) -> None:
+        """Restart the clock: the time since the last lap was the consumer's."""
+        self.last = time.perf_counter()
+
+    def paused(self, items: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+        for item in items:
+            yield item
+            self.skip()
