@@ -23,7 +23,8 @@ from .results import BuildResults
 from .signals import OwnResult, Signals, compute_signals, load_reported
 from .signals.load import loader_fingerprint
 from .site import iter_site
-from .site.writer import OutputPathError, OutputPaths, check_output_dir, write_site
+from .site.reuse import PageReuse
+from .site.writer import OutputPathError, OutputPaths, Unchanged, check_output_dir, write_site
 from .sources.points import POINT_SUFFIXES, REQUIRED
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
@@ -72,6 +73,8 @@ class BuildSummary:
     warnings: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
+    #: pages rendered by this build; the others kept their file, their inputs unchanged
+    rendered: int = 0
     fresh: bool = True  # False when the output was already up to date
 
     FIGURES = ("models", "ranked", "tasks", "benchmarks", "results", "pages", "files")
@@ -97,7 +100,7 @@ class BuildSummary:
                 *self._input_notes()])
         lines = [
             f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s "
-            f"({self.changed} written, {self.files - self.changed} unchanged)",
+            f"({self.changed} written, {self.files - self.changed} unchanged; {self.rendered} pages rendered)",
             f"  models {self.models} ({self.ranked} ranked), tasks {self.tasks}, "
             f"benchmarks {self.benchmarks}, reported results {self.results}",
             "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
@@ -138,6 +141,11 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
                     static_dir=project.static_dir, db_path=options.db_path, strict=options.strict,
                     allow_empty=options.allow_empty)
     previous = load_state(cache_dir, out_dir)
+    # The same key without the data: what every page is rendered with besides its view model.
+    render_salt = build_key(sources="", config_path=project.config_path,
+                            content_dirs=project.with_demo_content().content_dirs,
+                            templates_dirs=project.templates_dirs, static_dir=project.static_dir, db_path=None,
+                            strict=options.strict, allow_empty=options.allow_empty)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
@@ -152,7 +160,10 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
         signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
     )
-    def outputs() -> Iterator[tuple[str, bytes]]:
+    # Pages whose inputs are unchanged since the last build of this directory keep their file.
+    reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
+
+    def outputs() -> Iterator[tuple[str, bytes | Unchanged]]:
         """Every output file, one at a time: the data files, the pages, the static files."""
         seen = OutputPaths()
         with no_cyclic_gc():  # iter_site pauses it for itself
@@ -160,7 +171,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         for path in sorted(data):
             seen.claim(path, data[path])
             yield path, data.pop(path)
-        for path, body in iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir):
+        for path, body in iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
+                                    reuse=reuse):
             if path in seen:
                 raise RuntimeError(f"two artifacts claim the same output path: {path}")
             seen.claim(path, body)
@@ -183,9 +195,9 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
         timings=timings, warnings=list(store.warnings),
         skipped=[tuple(p) for p in reported.get("problems", [])],
-        changed=written.files - written.unchanged,
+        changed=written.files - written.unchanged, rendered=sum(1 for p in written.paths if p.endswith(".html")) - reuse.kept,
     )
-    save_state(cache_dir, out_dir, key, written.paths, summary.recorded())
+    save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.digests)
     return summary
 
 

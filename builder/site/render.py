@@ -43,11 +43,12 @@ from .fragments import (
 )
 from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, build_page_model
+from .reuse import PageReuse
 from .search import search_script
 from .urls import Linker, check_output_path
 from .views.base import Page
 from .views.content import ContentView
-from .writer import SiteFiles
+from .writer import UNCHANGED, SiteFiles, Unchanged
 
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
@@ -152,21 +153,26 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
     `timings`, when given, receives the seconds spent per phase.
     """
     files = SiteFiles()
-    files.update(iter_site(results, content_dirs, templates_dirs, cache_dir, timings))
+    for path, body in iter_site(results, content_dirs, templates_dirs, cache_dir, timings):
+        assert isinstance(body, bytes)  # no reuse: every page is rendered
+        files.add(path, body)
     return files
 
 
 def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
-              cache_dir: Path | None = None, timings: dict[str, float] | None = None) -> Iterator[tuple[str, bytes]]:
+              cache_dir: Path | None = None, timings: dict[str, float] | None = None,
+              reuse: PageReuse | None = None) -> Iterator[tuple[str, bytes | Unchanged]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site (issue 16).
-    `timings` count only the time spent in here, not the consumer's."""
+    With `reuse`, a page whose inputs are those of the file on disk comes as `UNCHANGED`
+    instead of being rendered (reuse.py). `timings` count only the time spent in here."""
     with no_cyclic_gc():
-        yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings))
+        yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings), reuse)
 
 
 def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
-                 cache_dir: Path | None, clock: "_Clock") -> Iterator[tuple[str, bytes]]:
+                 cache_dir: Path | None, clock: "_Clock",
+                 reuse: PageReuse | None = None) -> Iterator[tuple[str, bytes | Unchanged]]:
     content = load_content(content_dirs)
     model = build_page_model(results, content)
     clock.lap("page model")
@@ -181,12 +187,24 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
 
     env = environment(templates_dir, cache_dir)
     site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
+    shared = _shared_inputs(site, assets) if reuse is not None else ""
     for page in model.pages:
+        if reuse is not None and reuse.keep(page, shared):
+            yield page.path, UNCHANGED
+            clock.skip()
+            continue
         body = render_page(env, site, page, assets)
         clock.lap("templates")
         yield page.path, body
         clock.skip()
     yield ".nojekyll", b""
+
+
+def _shared_inputs(site: "_SiteView", assets: Assets) -> str:
+    """What every page's template sees besides its own view model (for reuse.py)."""
+    m = site.model
+    return repr((assets, m.title, m.description, m.nav, m.simulated_any, m.base_url, m.organization,
+                 sorted(m.content.items()), m.logo, m.favicon, m.extra_css, site.has_signals, site.footer_text))
 
 
 def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: Assets) -> bytes:

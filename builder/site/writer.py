@@ -43,6 +43,17 @@ class OutputPathError(ValueError):
     """Two pages claim one path, or a path could escape the output directory."""
 
 
+class Unchanged:
+    """In a stream of files: this output is the file already on disk (its inputs did not
+    change since the build that wrote it, so it was not rendered again)."""
+
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+UNCHANGED = Unchanged()
+
+
 class OutputPaths:
     """The paths claimed so far, refusing duplicates and unsafe paths as they are claimed
     (paths only: the writer checks a stream of files without keeping their bytes)."""
@@ -60,7 +71,7 @@ class OutputPaths:
             check_output_path(path)
         except ValueError as exc:
             raise OutputPathError(str(exc)) from None
-        if not isinstance(data, (bytes, bytearray)):
+        if not isinstance(data, (bytes, bytearray, Unchanged)):
             raise TypeError(f"{path}: output must be bytes, got {type(data).__name__}")
         if path in self.paths:
             raise OutputPathError(f"two outputs claim the path {path!r}")
@@ -107,7 +118,8 @@ class WriteReport:
     paths: tuple[str, ...] = ()
 
 
-def write_site(files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], out_dir: Path, incremental: bool = True,
+def write_site(files: Mapping[str, bytes] | Iterable[tuple[str, bytes | Unchanged]], out_dir: Path,
+               incremental: bool = True,
                keep: tuple[str, ...] = KEEP) -> WriteReport:
     """Write `files` (a mapping, or a stream of (path, bytes)) as the complete new content of
     `out_dir`, all or nothing (see the module docstring)."""
@@ -122,6 +134,12 @@ def write_site(files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], out_dir
     try:
         for path, data in items:
             claimed.claim(path, data)
+            if isinstance(data, Unchanged):
+                if not (out_dir / path).is_file():
+                    raise RuntimeError(f"{path} was to be kept but is not in {out_dir}")
+                total += (out_dir / path).stat().st_size
+                unchanged += 1
+                continue
             total += len(data)
             if incremental and _same_bytes(out_dir / path, data):
                 unchanged += 1
