@@ -374,7 +374,9 @@ def change_one_model(points_dir: Path) -> Path:
     target = sorted(points_dir.glob("*.csv"))[len(list(points_dir.glob("*.csv"))) // 2]
     rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
     n_u = int(rows[0]["total"]) - int(rows[0]["truncated"])
-    rows[0]["correct"] = str(min(n_u, int(rows[0]["correct"]) + max(1, n_u // 4)))
+    correct = int(rows[0]["correct"])
+    # More correct answers, or fewer when it already has them all: always a real change.
+    rows[0]["correct"] = str(min(n_u, correct + max(1, n_u // 4)) if correct < n_u else max(0, correct - max(1, n_u // 4)))
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()

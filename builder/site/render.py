@@ -187,9 +187,9 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
 
     env = environment(templates_dir, cache_dir)
     site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
-    shared = _shared_inputs(site, assets) if reuse is not None else ""
+    shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
     for page in model.pages:
-        if reuse is not None and reuse.keep(page, shared):
+        if reuse is not None and reuse.keep(page, shared.get(page.template, shared[""])):
             yield page.path, UNCHANGED
             clock.skip()
             continue
@@ -200,11 +200,19 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
     yield ".nojekyll", b""
 
 
-def _shared_inputs(site: "_SiteView", assets: Assets) -> str:
-    """What every page's template sees besides its own view model (for reuse.py)."""
+def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets, pages: Sequence[Page]) -> dict[str, str]:
+    """What a page's template sees besides its own view model (for reuse.py), by template
+    ("" for any other). The search index changes with every score, so it counts only for
+    the page templates that name it, when no shared template (base, partial) does."""
     m = site.model
-    return repr((assets, m.title, m.description, m.nav, m.simulated_any, m.base_url, m.organization,
-                 sorted(m.content.items()), m.logo, m.favicon, m.extra_css, site.has_signals, site.footer_text))
+    common = (m.title, m.description, m.nav, m.simulated_any, m.base_url, m.organization,
+              sorted(m.content.items()), m.logo, m.favicon, m.extra_css, site.has_signals, site.footer_text)
+    users = {name for name in env.list_templates(extensions=["html"])
+             if "assets.search" in env.loader.get_source(env, name)[0]}  # type: ignore[union-attr]
+    if not users <= {p.template for p in pages}:
+        return {"": repr((assets, *common))}
+    without = repr((replace(assets, search=""), *common))
+    return {"": without, **{name: repr((assets, *common)) for name in users}}
 
 
 def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: Assets) -> bytes:
