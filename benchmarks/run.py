@@ -19,6 +19,14 @@ fresh process so peak memory is the build's own:
    rewrote, and whether the result equals a clean build byte for byte.
 
 `--profile` adds a cProfile summary of the full build (top functions by cumulative time).
+
+`--scale` (issue 16) instead measures, in one run, the builds at `--models 2000` and
+`--models 8000` (about 2,500 and 10,000 evaluations beside the EEE corpus): wall time, site
+bytes, largest file and peak RSS of each (each build's own, from `wait4`), the growth
+exponents `log(y2/y1) / log(n2/n1)` over the two evaluation counts, a rebuild after one
+model's points change at the small size (time, files rewritten, equal to a clean build), and
+the small build's ratio to its I/O floor: parsing every input file once (JSON, CSV, JSONL)
+and writing the same output bytes to a fresh directory.
 """
 
 from __future__ import annotations
@@ -49,12 +57,12 @@ import reasonboard.build
 from reasonboard.build import BuildOptions, run_build
 data, out, cache, profile = sys.argv[1:5]
 site_timings = {}
-_render_site = reasonboard.build.render_site
-def render_site(*args, **kwargs):
+_iter_site = reasonboard.build.iter_site
+def iter_site(*args, **kwargs):
     # The render phase also serialises the data files and makes the assets (the Vega bundle
     # from an empty cache); page throughput counts only the page model and the templates.
-    return _render_site(*args, **kwargs, timings=site_timings)
-reasonboard.build.render_site = render_site
+    return _iter_site(*args, **kwargs, timings=site_timings)
+reasonboard.build.iter_site = iter_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        content_dir=Path("content"))
 if profile == "1":
@@ -64,7 +72,8 @@ if profile == "1":
     pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
 else:
     summary = run_build(options)
-print(json.dumps({"seconds": summary.seconds, "fresh": summary.fresh, "pages": summary.pages,
+import resource
+print(json.dumps({"peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "seconds": summary.seconds, "fresh": summary.fresh, "pages": summary.pages,
                   "files": summary.files, "changed": summary.changed, "timings": summary.timings,
                   "site_timings": site_timings}))
 """
@@ -77,11 +86,11 @@ from reasonboard.build import BuildOptions, run_build
 data, out, cache, target = sys.argv[1:5]
 class Captured(Exception):
     pass
-def render_site(results, content_dir, *args, **kwargs):
+def iter_site(results, content_dir, *args, **kwargs):
     with open(target, "wb") as f:
         pickle.dump((results, content_dir), f, protocol=pickle.HIGHEST_PROTOCOL)
     raise Captured
-reasonboard.build.render_site = render_site
+reasonboard.build.iter_site = iter_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        content_dir=Path("content"))
 try:
@@ -165,6 +174,120 @@ def run_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tupl
         print(proc.stderr)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return json.loads(proc.stdout.strip().splitlines()[-1]), wall, max(peak, before) // 1024
+
+
+def measured_build(data: Path, out: Path, cache: Path) -> tuple[dict, float, int]:
+    """One build in a child process: (its summary, wall seconds, this child's own peak RSS in MB)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", BUILD_SNIPPET, str(data), str(out), str(cache), "0"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stdout, stderr = proc.communicate()
+    wall = time.perf_counter() - start
+    # RUSAGE_CHILDREN is a maximum over every child so far; the child reports its own peak.
+    if proc.returncode != 0:
+        sys.exit(f"build failed:\n{stderr}")
+    summary = json.loads(stdout.strip().splitlines()[-1])
+    return summary, wall, int(summary.get("peak_rss_kb", 0)) // 1024
+
+
+def site_size(site: Path) -> tuple[int, int, str, int]:
+    """(total bytes, largest file's bytes, its path, file count) of a built site."""
+    total, largest, largest_path, count = 0, 0, "", 0
+    for p in site.rglob("*"):
+        if p.is_file():
+            size = p.stat().st_size
+            total += size
+            count += 1
+            if size > largest:
+                largest, largest_path = size, p.relative_to(site).as_posix()
+    return total, largest, largest_path, count
+
+
+def io_floor(data: Path, site: Path, work: Path) -> float:
+    """Seconds to parse every input once and write the site's bytes to a fresh directory.
+
+    The site's bytes are read into memory before the clock starts; inputs are parsed by
+    kind (JSON documents, CSV rows, JSONL lines; anything else read as bytes)."""
+    outputs = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    target = work / "floor"
+    shutil.rmtree(target, ignore_errors=True)
+    gc.collect()
+    start = time.perf_counter()
+    for path in sorted(data.rglob("*")):
+        if not path.is_file():
+            continue
+        raw = path.read_bytes()
+        if path.suffix == ".json":
+            json.loads(raw)
+        elif path.suffix == ".jsonl":
+            for line in raw.splitlines():
+                if line.strip():
+                    json.loads(line)
+        elif path.suffix == ".csv":
+            list(csv.reader(io.StringIO(raw.decode("utf-8"))))
+    for rel, body in sorted(outputs.items()):
+        out = target / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(body)
+    seconds = time.perf_counter() - start
+    shutil.rmtree(target, ignore_errors=True)
+    return seconds
+
+
+def make_fixture(data: Path, models: int, eee: Path, cards: Path) -> None:
+    shutil.rmtree(data, ignore_errors=True)
+    subprocess.run([sys.executable, "-c", "from reasonboard.cli import main; main()", "demo", "--models", str(models), "--out", str(data)],
+                   cwd=ROOT, check=True, capture_output=True)
+    shutil.copytree(eee, data / "eee")
+    shutil.copytree(cards, data / "cards")
+
+
+def evaluation_count(site: Path) -> int:
+    with open(site / "data" / "leaderboard.csv", encoding="utf-8") as fh:
+        return sum(1 for _ in fh) - 1
+
+
+def scale(args: argparse.Namespace, work: Path) -> None:
+    """Issue 16's table, both sizes in one run (see the module docstring)."""
+    rows = []
+    for models in args.sizes:
+        data, site, cache = work / f"data-{models}", work / f"site-{models}", work / f"cache-{models}"
+        for path in (site, cache):
+            shutil.rmtree(path, ignore_errors=True)
+        make_fixture(data, models, args.eee, args.cards)
+        summary, wall, peak = measured_build(data, site, cache)
+        total, largest, largest_path, count = site_size(site)
+        n = evaluation_count(site)
+        rows.append({"models": models, "evaluations": n, "wall": wall, "bytes": total, "largest": largest,
+                     "largest_path": largest_path, "files": count, "peak_mb": peak, "pages": summary["pages"]})
+        print(f"{n:6d} evaluations (demo --models {models}): build {wall:6.1f} s, site {total / 1e6:7.1f} MB "
+              f"in {count} files, largest {largest_path} {largest / 1e6:.1f} MB, peak RSS {peak} MB", flush=True)
+    import math
+    small, big = rows[0], rows[-1]
+    if len(rows) > 1:
+        growth = math.log(big["evaluations"] / small["evaluations"])
+        for key, name in (("wall", "time"), ("bytes", "bytes"), ("largest", "largest file"), ("peak_mb", "peak RSS")):
+            print(f"growth exponent {name:13s} {math.log(big[key] / small[key]) / growth:5.2f} "
+                  f"({small['evaluations']} -> {big['evaluations']} evaluations)")
+    data, site, cache = (work / f"data-{small['models']}", work / f"site-{small['models']}",
+                         work / f"cache-{small['models']}")
+    floor = io_floor(data, site, work)
+    print(f"I/O floor of the {small['evaluations']}-evaluation build: {floor:.2f} s; "
+          f"build / floor = {small['wall'] / floor:.1f}")
+    before = mtimes(site)
+    time.sleep(0.05)
+    changed_file = change_one_model(data / "points")
+    one, wall_one, _ = measured_build(data, site, cache)
+    after = mtimes(site)
+    rewritten = sum(1 for p in after if before.get(p) != after[p])
+    clean = work / "clean"
+    shutil.rmtree(clean, ignore_errors=True)
+    shutil.rmtree(work / "clean-cache", ignore_errors=True)
+    full_one, wall_full_one, _ = measured_build(data, clean, work / "clean-cache")
+    identical = tree_digest(site) == tree_digest(clean)
+    print(f"one model changed ({changed_file.name}): {wall_one:.1f} s wall "
+          f"(clean build of the same inputs {wall_full_one:.1f} s, ratio {wall_one / wall_full_one:.2f}), "
+          f"rewrote {rewritten} of {len(after)} files, equals a clean build: {identical}")
 
 
 def plain_jinja_render(site: Path, page_size: int = 100) -> dict:
@@ -251,7 +374,9 @@ def change_one_model(points_dir: Path) -> Path:
     target = sorted(points_dir.glob("*.csv"))[len(list(points_dir.glob("*.csv"))) // 2]
     rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
     n_u = int(rows[0]["total"]) - int(rows[0]["truncated"])
-    rows[0]["correct"] = str(min(n_u, int(rows[0]["correct"]) + max(1, n_u // 4)))
+    correct = int(rows[0]["correct"])
+    # More correct answers, or fewer when it already has them all: always a real change.
+    rows[0]["correct"] = str(min(n_u, correct + max(1, n_u // 4)) if correct < n_u else max(0, correct - max(1, n_u // 4)))
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
@@ -268,6 +393,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="work in this directory and keep it")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--rounds", type=int, default=3, help="throughput measurements per side (median)")
+    parser.add_argument("--scale", action="store_true", help="issue 16's two-size table instead")
+    parser.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=[2000, 8000],
+                        help="demo --models sizes for --scale (default 2000,8000)")
     args = parser.parse_args()
     if not args.eee.is_dir():
         sys.exit(f"EEE corpus not found at {args.eee} (pass --eee)")
@@ -277,6 +405,12 @@ def main() -> None:
     data, site, cache = work / "data", work / "site", work / "cache"
     for path in (data, site, cache, work / "clean", work / "clean-cache", work / "dump-site"):
         shutil.rmtree(path, ignore_errors=True)
+    if args.scale:
+        print(f"cores: {os.cpu_count()}, sizes: {args.sizes}, work dir: {work}", flush=True)
+        scale(args, work)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     print(f"cores: {os.cpu_count()}, models: {args.models}, work dir: {work}")
 
     t = time.perf_counter()
@@ -288,7 +422,7 @@ def main() -> None:
           f"({sum(1 for _ in (data / 'eee').rglob('*.json'))} EEE files, {len(list((data / 'cards').glob('*.json')))} cards)")
 
     full, wall, peak = run_build(data, site, cache, args.profile)
-    render = full["timings"].get("render", float("nan"))
+    render = full["timings"].get("render and write", full["timings"].get("render", float("nan")))
     site_timings = full.get("site_timings", {})
     page_seconds = site_timings.get("page model", 0.0) + site_timings.get("templates", 0.0)
     in_build = full["pages"] / page_seconds if page_seconds else float("nan")

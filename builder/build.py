@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .buildstate import build_key, clear_state, load_state, save_state
 from .config import SiteConfig, load_config
@@ -22,8 +22,9 @@ from .project import Project, resolve_project
 from .results import BuildResults
 from .signals import OwnResult, Signals, compute_signals, load_reported
 from .signals.load import loader_fingerprint
-from .site import render_site
-from .site.writer import SiteFiles, check_output_dir, write_site
+from .site import iter_site
+from .site.reuse import PageReuse
+from .site.writer import OutputPathError, OutputPaths, Unchanged, check_output_dir, write_site
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
@@ -71,6 +72,8 @@ class BuildSummary:
     warnings: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
+    #: pages rendered by this build; the others kept their file, their inputs unchanged
+    rendered: int = 0
     fresh: bool = True  # False when the output was already up to date
 
     FIGURES = ("models", "ranked", "tasks", "benchmarks", "results", "pages", "files")
@@ -96,7 +99,7 @@ class BuildSummary:
                 *self._input_notes()])
         lines = [
             f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s "
-            f"({self.changed} written, {self.files - self.changed} unchanged)",
+            f"({self.changed} written, {self.files - self.changed} unchanged; {self.rendered} pages rendered)",
             f"  models {self.models} ({self.ranked} ranked), tasks {self.tasks}, "
             f"benchmarks {self.benchmarks}, reported results {self.results}",
             "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
@@ -137,6 +140,11 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
                     static_dir=project.static_dir, db_path=options.db_path, strict=options.strict,
                     allow_empty=options.allow_empty)
     previous = load_state(cache_dir, out_dir)
+    # The same key without the data: what every page is rendered with besides its view model.
+    render_salt = build_key(sources="", config_path=project.config_path,
+                            content_dirs=project.with_demo_content().content_dirs,
+                            templates_dirs=project.templates_dirs, static_dir=project.static_dir, db_path=None,
+                            strict=options.strict, allow_empty=options.allow_empty)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
@@ -151,22 +159,30 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
         signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
     )
-    with no_cyclic_gc():  # render_site pauses it for itself
-        files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
-    pages = render_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir)
-    clashes = sorted(set(files) & set(pages))
-    if clashes:
-        raise RuntimeError(f"two artifacts claim the same output path: {clashes[0]}")
-    pages.update(files)  # a SiteFiles: the static files below are checked as they are added
-    files = pages
-    add_static(files, project)
-    phase("render")
+    # Pages whose inputs are unchanged since the last build of this directory keep their file.
+    reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
+
+    def outputs() -> Iterator[tuple[str, bytes | Unchanged]]:
+        """Every output file, one at a time: the data files, the pages, the static files."""
+        seen = OutputPaths()
+        with no_cyclic_gc():  # iter_site pauses it for itself
+            data = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
+        for path in sorted(data):
+            seen.claim(path, data[path])
+            yield path, data.pop(path)
+        for path, body in iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
+                                    reuse=reuse):
+            if path in seen:
+                raise RuntimeError(f"two artifacts claim the same output path: {path}")
+            seen.claim(path, body)
+            yield path, body
+        yield from static_files(project, seen)
 
     # Byte-identical files keep their modification time; the state is cleared first so an
     # interrupted write can never leave a state that vouches for a half-replaced site.
     clear_state(cache_dir, out_dir)
-    written = write_site(files, out_dir, incremental=True)
-    phase("write")
+    written = write_site(outputs(), out_dir, incremental=True)
+    phase("render and write")
 
     models = board.leaderboard["models"]
     summary = BuildSummary(
@@ -174,13 +190,13 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         tasks=len(board.leaderboard["config"]["tasks"]),
         benchmarks=len(signals.benchmarks) if signals else 0,
         results=sum(1 for r in signals.rows if not r.own) if signals else 0,
-        pages=sum(1 for p in files if p.endswith(".html")), files=len(files),
+        pages=sum(1 for p in written.paths if p.endswith(".html")), files=written.files,
         seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
         timings=timings, warnings=list(store.warnings),
         skipped=[tuple(p) for p in reported.get("problems", [])],
-        changed=written.files - written.unchanged,
+        changed=written.files - written.unchanged, rendered=sum(1 for p in written.paths if p.endswith(".html")) - reuse.kept,
     )
-    save_state(cache_dir, out_dir, key, files, summary.recorded())
+    save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.digests)
     return summary
 
 
@@ -244,18 +260,21 @@ def cache_salt(config: SiteConfig) -> str:
     return repr((config.model_aliases, config.benchmark_aliases)) + loader_fingerprint()
 
 
-def add_static(files: SiteFiles, project: Project) -> None:
+def static_files(project: Project, generated: OutputPaths) -> Iterator[tuple[str, bytes]]:
     """The project's `static/` into the site as it is (CNAME, logo, favicon, images).
 
-    A static file may add to the site but never replace a generated one: that would
-    silently change a page or a data file, so it is an error naming both."""
+    A static file may add to the site but never replace a generated one (`generated`, the
+    paths already produced): that would silently change a page or a data file, so it is an
+    error naming both."""
     for site_path, source in project.static_files().items():
-        if site_path in files:
+        if site_path in generated:
             raise InputError(source, f"would replace the generated file {site_path} of the site; rename or remove it")
+        data = source.read_bytes()
         try:
-            files.add(site_path, source.read_bytes())
-        except ValueError as exc:  # unsafe name, case clash, file used as a directory
+            generated.claim(site_path, data)
+        except OutputPathError as exc:  # unsafe name, case clash, file used as a directory
             raise InputError(source, f"cannot be copied into the site: {exc}") from None
+        yield site_path, data
 
 
 def check_inputs(options: BuildOptions, data_dir: Path, store: StoreReport) -> None:

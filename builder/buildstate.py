@@ -5,8 +5,9 @@ After coverage.py's HTML status file and Lektor's build database: a build record
 order (project and package), the project's static files, the code) and a
 manifest of the files it wrote with their size and modification time. The next build
 with the same key finds the output exactly as it left it and has nothing to do; a build
-with another key renders everything in memory, and the writer replaces only the files
-whose bytes changed, so the rest keep their modification times.
+with another key recomputes everything but renders only the pages whose input digest
+(site/reuse.py) differs from the one recorded, and the writer replaces only the files whose
+bytes changed, so the rest keep their modification times.
 
 The state lives in the cache directory, never in the published output.
 """
@@ -21,7 +22,9 @@ from typing import Iterable
 
 from .atomic import write_atomically
 
-STATE_VERSION = 3  # 2: the summary keeps warnings and skipped files; 3: project lookup order and static/
+#: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
+#: 4: each page's input digest (site/reuse.py)
+STATE_VERSION = 4
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -64,8 +67,9 @@ def build_key(*, sources: str, config_path: Path | None, content_dirs: Iterable[
 @dataclass(frozen=True)
 class BuildState:
     key: str
-    #: output path -> [size, mtime_ns] as the build left it
-    files: dict[str, list[int]]
+    #: output path -> [size, mtime_ns] as the build left it, plus [digest] for a page: a hash
+    #: of the inputs it was rendered from (site/reuse.py)
+    files: dict[str, list]
     #: the build's summary figures, warnings and skipped files, repeated when a later build finds nothing to do
     summary: dict
 
@@ -77,7 +81,7 @@ class BuildState:
             return False
         if present - set(self.files) - {"README.md", ".gitkeep"}:
             return False
-        for path, (size, mtime) in self.files.items():
+        for path, (size, mtime, *_digest) in self.files.items():
             try:
                 stat = (out_dir / path).stat()
             except OSError:
@@ -100,12 +104,16 @@ def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
         return None
 
 
-def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict) -> None:
-    """Record the key and the size and mtime of every file just written (atomically)."""
-    files = {}
+def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict,
+               digests: dict[str, str] | None = None) -> None:
+    """Record the key and the size and mtime of every file just written, and each page's
+    input digest (atomically)."""
+    files: dict[str, list] = {}
     for path in sorted(written):
         stat = (out_dir / path).stat()
         files[path] = [stat.st_size, stat.st_mtime_ns]
+        if digests and path in digests:
+            files[path].append(digests[path])
     target = state_path(cache_dir, out_dir)
     write_atomically(target, json.dumps({"key": key, "files": files, "summary": summary},
                                         sort_keys=True).encode("utf-8"))

@@ -38,14 +38,14 @@ def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
     import reasonboard.build as build
 
     captured: dict[str, Any] = {}
-    render = build.render_site
+    render = build.iter_site
 
     def capture(results, content_dir, templates_dir, *args, **kwargs):
         captured["results"], captured["content"] = results, content_dir
         return render(results, content_dir, templates_dir, *args, **kwargs)
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(build, "render_site", capture)
+    mp.setattr(build, "iter_site", capture)
     try:
         build.run_build(build.BuildOptions(data_dir=data_dir, out_dir=out_dir, cache_dir=cache_dir,
                                            content_dir=ROOT / "content"))

@@ -211,6 +211,64 @@ def test_tie_changes_pairs_and_groups():
     assert [m.label for m in ties.groups_formed[0]] == ["b", "c"]
 
 
+
+def as_v2(lb: dict) -> dict:
+    """The same leaderboard in schema 2 (issue 16), converted by hand: each row's `tied_with`
+    list becomes its length, each tie group's member list a record of its rank span, size and
+    the largest lower bound among its members."""
+    out = copy.deepcopy(lb)
+    out["schema"] = "reasonboard.leaderboard/2"
+    rows = {m["id"]: m for m in out["models"]}
+    for m in out["models"]:
+        m["tied_count"] = len(m.pop("tied_with"))
+    out["tie_groups"] = [{"ranks": [min(rows[i]["rank"] for i in g), max(rows[i]["rank"] for i in g)], "size": len(g),
+                          "at": max(rows[i]["reasonscore"]["ci_low"] for i in g)} for g in lb["tie_groups"]]
+    return out
+
+
+def _tie_base_head():
+    base = leaderboard([
+        model("a/zs/greedy", 600.0, 30.0, rank=1, rank_range=(1, 2), tied_with=["b/zs/greedy"]),
+        model("b/zs/greedy", 580.0, 30.0, rank=2, rank_range=(1, 2), tied_with=["a/zs/greedy"]),
+        model("c/zs/greedy", 400.0, 10.0, rank=3),
+    ], tie_groups=[["a/zs/greedy", "b/zs/greedy"]])
+    head = leaderboard([
+        model("a/zs/greedy", 700.0, 10.0, rank=1),
+        model("b/zs/greedy", 580.0, 30.0, rank=2, rank_range=(2, 3), tied_with=["c/zs/greedy"]),
+        model("c/zs/greedy", 560.0, 10.0, rank=3, rank_range=(2, 3), tied_with=["b/zs/greedy"]),
+    ], tie_groups=[["c/zs/greedy", "b/zs/greedy"]])
+    return base, head
+
+
+@pytest.mark.parametrize("versions", [(1, 2), (2, 1), (2, 2)])
+def test_tie_changes_read_both_schema_versions(versions):
+    """A schema 1 file (tie lists) and a schema 2 file (counts and records) give the same
+    tie changes, whichever side each is on."""
+    base, head = _tie_base_head()
+    base = as_v2(base) if versions[0] == 2 else base
+    head = as_v2(head) if versions[1] == 2 else head
+    report = compare(base, head)
+    ties = report.ties
+    assert [(p[0].id, p[1].id) for p in ties.pairs_tied] == [("b/zs/greedy", "c/zs/greedy")]
+    assert [(p[0].id, p[1].id) for p in ties.pairs_untied] == [("a/zs/greedy", "b/zs/greedy")]
+    assert [[m.id for m in g] for g in ties.groups_formed] == [["b/zs/greedy", "c/zs/greedy"]]
+    assert [[m.id for m in g] for g in ties.groups_dissolved] == [["a/zs/greedy", "b/zs/greedy"]]
+    if versions[0] != versions[1]:
+        assert [(c.key, c.old, c.new) for c in report.config_changes][0] == (
+            "schema", f"reasonboard.leaderboard/{versions[0]}", f"reasonboard.leaderboard/{versions[1]}")
+    else:
+        assert report.config_changes == ()
+
+
+def test_command_reads_a_v1_base_and_a_v2_head(tmp_path):
+    base, head = _tie_base_head()
+    old = _write_site(tmp_path / "old", base)
+    new = _write_site(tmp_path / "new", as_v2(head))
+    result = CliRunner().invoke(main, ["diff", str(old), str(new)])
+    assert result.exit_code == 0, result.output
+    assert "reasonboard.leaderboard/1" in result.output and "reasonboard.leaderboard/2" in result.output
+
+
 # -- Evaluation Card changes ----------------------------------------------------------------
 
 

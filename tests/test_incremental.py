@@ -118,6 +118,42 @@ def test_changing_one_model_rewrites_only_what_changed(demo, tmp_path):
     assert untouched or not any(p.startswith("benchmarks/") for p in after)
 
 
+def test_one_model_change_renders_only_the_pages_whose_inputs_changed(demo, tmp_path):
+    """Issue 16: after a one-model change every statistic is recomputed, but a page whose
+    view model is unchanged keeps its file without being rendered again; the site still
+    equals a clean build byte for byte."""
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    first = build(data, out, cache)
+    assert first.rendered == first.pages  # nothing to reuse in an empty directory
+    before = snapshot(out)
+    time.sleep(0.02)
+    bump_one_model(sorted((data / "points").glob("*.csv"))[0])
+    result = build(data, out, cache)
+    after = snapshot(out)
+    assert_equals_clean_build(data, out, tmp_path)
+    changed_pages = {p for p in after if p.endswith(".html") and (p not in before or after[p][0] != before[p][0])}
+    assert changed_pages and len(changed_pages) <= result.rendered < result.pages
+    # A kept page is untouched on disk (same mtime); only changed pages were rewritten.
+    assert all(after[p][1] == before[p][1] for p in after if p.endswith(".html") and p not in changed_pages)
+
+
+def test_a_template_change_renders_every_page_again(demo, tmp_path):
+    """The digest covers what all pages share: a project template shadowing a built-in one
+    changes every page's inputs, so nothing is reused."""
+    project = tmp_path / "project"
+    shutil.copytree(demo, project / "data")
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    options = BuildOptions(project=project, out_dir=out, cache_dir=cache)
+    run_build(options)
+    (project / "templates" / "assets").mkdir(parents=True)
+    css = (ROOT / "templates" / "assets" / "style.css").read_text(encoding="utf-8")
+    (project / "templates" / "assets" / "style.css").write_text(css + "\n/* local */\n", encoding="utf-8")
+    again = run_build(options)
+    assert again.rendered == again.pages
+
+
 def test_a_new_reported_record_equals_a_clean_build(demo, tmp_path):
     """Only the reported part of the PointsDB is ingested again; the points are reused."""
     data = tmp_path / "data"

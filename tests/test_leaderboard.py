@@ -35,7 +35,7 @@ LABELS = [{"model": "alpha", "template": "tpl", "sampler": "smp", "label": "Alph
           {"model": "eps", "template": "a", "sampler": "smp", "label": "Epsilon"}]
 MODEL_KEYS = {"id", "slug", "model", "template", "sampler", "label", "complete", "missing_tasks", "rank",
               "rank_range", "reasonscore", "band", "avg_tokens", "score_per_token", "truncation_rate",
-              "tied_with", "distinct_from_next", "tasks", "tiers", "score_per_token_v1"}
+              "tied_count", "distinct_from_next", "tasks", "tiers", "score_per_token_v1"}
 TASK_KEYS = {"total", "truncated", "correct", "guess", "tokens", "estimate", "low", "high", "modes"}
 
 
@@ -91,7 +91,7 @@ def sums(model, template, task, tier=None):
 
 def test_document_shape(doc):
     assert set(doc) == {"schema", "config", "models", "tie_groups"}
-    assert doc["schema"] == "reasonboard.leaderboard/1"
+    assert doc["schema"] == "reasonboard.leaderboard/2"
     assert doc["config"] == {"mode": "C_P", "bootstrap": 5000, "seed": 42, "tasks": TASKS}
     assert len(doc["models"]) == len(EVALS) + 1
     for m in doc["models"]:
@@ -149,8 +149,8 @@ def test_ranking_incomplete_models_and_ties(doc):
     assert models == ranked + unranked  # incomplete models listed after ranked ones
     assert [m["id"] for m in unranked] == ["delta|tpl|smp"]
     delta = unranked[0]
-    assert (delta["complete"], delta["missing_tasks"], delta["rank_range"], delta["tied_with"],
-            delta["distinct_from_next"]) == (False, ["t3"], None, [], None)
+    assert (delta["complete"], delta["missing_tasks"], delta["rank_range"], delta["tied_count"],
+            delta["distinct_from_next"]) == (False, ["t3"], None, 0, None)
     assert delta["reasonscore"]["center"] is not None and set(delta["tasks"]) == {"t1", "t2"}
     assert all(m["complete"] and m["missing_tasks"] == [] for m in ranked)
     assert [m["rank"] for m in ranked] == list(range(1, len(ranked) + 1))
@@ -166,14 +166,21 @@ def test_ranking_incomplete_models_and_ties(doc):
         best = 1 + sum(lo[b] > hi[a] for b in range(k))
         worst = sum(hi[b] >= lo[a] for b in range(k))
         assert m["rank_range"] == [best, worst]
-        assert m["tied_with"] == [ids[b] for b in range(k) if b != a and over(a, b)]
+        assert m["tied_count"] == sum(1 for b in range(k) if b != a and over(a, b))
         assert m["distinct_from_next"] == (None if a == k - 1 else not over(a, a + 1))
+    # Schema 2: a group is a record; its members are the ranked models holding its score `at`.
+    members = []
     for group in doc["tie_groups"]:
-        idx = [ids.index(i) for i in group]
-        assert idx == sorted(idx) and all(over(a, b) for a in idx for b in idx)
+        assert set(group) == {"ranks", "size", "at"}
+        idx = [a for a in range(k) if lo[a] <= group["at"] <= hi[a]]
+        assert len(idx) == group["size"] >= 2 and group["ranks"] == [idx[0] + 1, idx[-1] + 1]
+        assert all(over(a, b) for a in idx for b in idx)
         assert not any(all(over(c, a) for a in idx) for c in range(k) if c not in idx)  # maximal
+        members.append({ids[a] for a in idx})
+    # Every tied pair sits in some group (the groups are all the maximal cliques).
+    assert all(any({ids[a], ids[b]} <= g for g in members) for a in range(k) for b in range(k) if a != b and over(a, b))
     # The crafted near-twins beta and gamma are tied; alpha stands alone at the top.
-    assert any({"beta|tpl|smp", "gamma|tpl|smp"} <= set(g) for g in doc["tie_groups"])
+    assert any({"beta|tpl|smp", "gamma|tpl|smp"} <= g for g in members)
     assert ranked[0]["id"] == "alpha|tpl|smp" and ranked[0]["distinct_from_next"] is True
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reasonboard.stats.significance import rank_order, rank_ranges, significance, tie_groups, tied_lists
+from reasonboard.stats.significance import rank_order, rank_ranges, significance, tie_groups, tied_counts, tied_lists
 
 
 def overlap(lo, hi, a, b):
@@ -65,7 +65,7 @@ def test_hand_worked_example():
     # distinct (80 > 79), so D and E have A, B and C certainly above them.
     assert sig.rank_best.tolist() == [1, 1, 2, 4, 4]
     assert sig.rank_worst.tolist() == [2, 3, 3, 5, 5]
-    assert sig.tied_with == [[1], [0, 2], [1], [4], [3]]
+    assert sig.tied_count.tolist() == [1, 2, 1, 1, 1]
     assert sig.distinct_from_next == [False, False, True, False, None]
     assert sig.tie_groups == [[0, 1], [1, 2], [3, 4]]
 
@@ -74,7 +74,7 @@ def test_no_overlap_and_full_overlap():
     lo, hi = np.array([9.0, 6.0, 3.0]), np.array([10.0, 7.0, 4.0])
     sig = significance(lo, hi)
     assert sig.rank_best.tolist() == sig.rank_worst.tolist() == [1, 2, 3]
-    assert sig.tie_groups == [] and sig.tied_with == [[], [], []]
+    assert sig.tie_groups == [] and sig.tied_count.tolist() == [0, 0, 0]
     assert sig.distinct_from_next == [True, True, None]
     sig = significance(np.array([1.0, 2.0, 3.0]), np.array([5.0, 5.0, 3.0]))
     assert sig.tie_groups == [[0, 1, 2]] and sig.rank_best.tolist() == [1, 1, 1]
@@ -114,6 +114,7 @@ def test_against_brute_force_small(iv):
     assert (best.tolist(), worst.tolist()) == brute_rank_ranges(lo, hi)
     n = len(lo)
     assert tied_lists(lo, hi) == [[b for b in range(n) if b != a and overlap(lo, hi, a, b)] for a in range(n)]
+    assert tied_counts(lo, hi).tolist() == [sum(1 for b in range(n) if b != a and overlap(lo, hi, a, b)) for a in range(n)]
     assert sorted(tie_groups(lo, hi)) == brute_cliques_by_subsets(lo, hi)
 
 
@@ -139,11 +140,13 @@ def test_significance_in_rank_order(iv, names):
     assert sig.distinct_from_next == [(not overlap(lo, hi, i, i + 1)) if i + 1 < n else None for i in range(n)]
     assert sig.tie_groups == sorted(sig.tie_groups)
     # Every tie lies in some tie group, and every group is a set of mutual ties.
+    tied = [[b for b in range(n) if b != a and overlap(lo, hi, a, b)] for a in range(n)]
+    assert sig.tied_count.tolist() == [len(t) for t in tied]
     for a in range(n):
-        for b in sig.tied_with[a]:
+        for b in tied[a]:
             assert any(a in g and b in g for g in sig.tie_groups)
     for g in sig.tie_groups:
-        assert all(b in sig.tied_with[a] for a, b in combinations(g, 2))
+        assert all(b in tied[a] for a, b in combinations(g, 2))
 
 
 def test_real_valued_touching_endpoints():

@@ -116,15 +116,22 @@ def test_each_tie_group_is_listed_once_on_the_page_of_its_best_ranked_member(def
     position = {m["id"]: n for n, m in enumerate(models)}
     groups = results.leaderboard["tie_groups"]
     assert len(groups) >= 2, "the demo data should have several tie groups"
-    listed: dict[str, list[list[str]]] = {}
+    listed: dict[str, list[str]] = {}
     for path, body in files.items():
         if path.startswith("index"):
             ties = parse(body.decode()).by_id("tie-groups")
             items = ties.find_all("li") if ties is not None else []
-            listed[path] = [[a.text for a in li.find_all("a")] for li in items]
+            listed[path] = sorted(" ".join(li.text.split()) for li in items)
+    # Schema 2 records: the page names the rank span, the size, the shared score and the
+    # best-ranked member (ranked rows come first, so rank r is row r - 1).
+    expected: dict[str, list[str]] = {}
     for g in groups:
-        first_page = position[g[0]] // size + 1
-        home = "index.html" if first_page == 1 else f"index-{first_page}.html"
-        expected = [labels[i] for i in g]
-        assert [p for p, gs in listed.items() if expected in gs] == [home]
+        first, last = g["ranks"]
+        member = models[first - 1]
+        assert member["rank"] == first and position[member["id"]] == first - 1
+        page_no = (first - 1) // size + 1
+        home = "index.html" if page_no == 1 else f"index-{page_no}.html"
+        expected.setdefault(home, []).append(
+            f"ranks {first}–{last}: {g['size']} models whose intervals contain {g['at']:.1f}, from {labels[member['id']]}")
+    assert {p: gs for p, gs in listed.items() if gs} == {p: sorted(gs) for p, gs in expected.items()}
     assert sum(len(gs) for gs in listed.values()) == len(groups)

@@ -56,13 +56,27 @@ def test_model_page_lists_reproducibility_gaps_by_field_name(default_build):
             assert "reported" in tr.find("li", cls="badge").text
 
 
-def test_model_page_names_its_ties_and_neighbours(default_build):
-    m = _model(default_build, lambda m: m["tied_with"])
+def test_model_page_counts_its_ties_and_links_its_leaderboard_row(default_build):
+    """Issue 16: the page gives how many models it is tied with and where they are (the rank
+    range and its own leaderboard row), not a list that grows with the number of models."""
+    models = default_build.results.leaderboard["models"]
+    m = _model(default_build, lambda m: m["tied_count"] >= 2)
+    ranked = [x for x in models if x["rank"] is not None]
+    lo, hi = m["reasonscore"]["ci_low"], m["reasonscore"]["ci_high"]
+    tied = [x for x in ranked if x["id"] != m["id"]
+            and not (x["reasonscore"]["ci_low"] > hi or lo > x["reasonscore"]["ci_high"])]
     doc = page(default_build.out, f"models/{m['slug']}.html")
-    ties = doc.by_id("ties").parent
-    labels = {x["id"]: x["label"] for x in default_build.results.leaderboard["models"]}
-    for other in m["tied_with"]:
-        assert labels[other] in ties.text
+    [section] = [p for p in doc.by_id("ties").parent.find_all("p") if "other ranked model" in p.text]
+    text = " ".join(section.text.split())
+    best, worst = m["rank_range"]
+    assert f"The intervals of {len(tied)} other ranked models overlap" in text
+    assert f"between ranks {best} and {worst}" in text
+    assert best <= min(x["rank"] for x in tied) and max(x["rank"] for x in tied) <= worst
+    links = section.find_all("a")
+    assert len(links) == 1
+    target, anchor = links[0].attrs["href"].split("#")
+    board = page(default_build.out, target.removeprefix("../"))
+    assert board.by_id(anchor) is not None and m["label"] in board.by_id(anchor).text
     assert doc.by_id("neighbours-caption") is not None
 
 

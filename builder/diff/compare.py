@@ -13,7 +13,10 @@ comes out. Reading files is the command's job, rendering the markdown module's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
+
+import numpy as np
 
 from .report import (
     NOT_COMPARABLE,
@@ -200,17 +203,66 @@ def _config_changes(base: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[C
     return tuple(changes)
 
 
+@dataclass(frozen=True)
+class RankedIntervals:
+    """The ranked models' published intervals, sorted by lower bound, so the models tied with
+    one (schema 2 gives only their count) or holding one score (a schema 2 tie group) are
+    found by a binary search instead of a scan. Derived from the rounded published bounds,
+    so a pair that touches only at the last published digit may differ from the build's own
+    (unrounded) verdict."""
+
+    ids: list[str]
+    low: np.ndarray   # sorted ascending
+    high: np.ndarray  # in the order of `ids`
+    index: dict[str, int]
+
+    @classmethod
+    def of(cls, leaderboard: Mapping[str, Any]) -> "RankedIntervals":
+        rows = [(m["id"], float(m["reasonscore"]["ci_low"]), float(m["reasonscore"]["ci_high"]))
+                for m in leaderboard.get("models", ())
+                if m.get("rank") is not None and (m.get("reasonscore") or {}).get("ci_low") is not None]
+        rows.sort(key=lambda r: (r[1], r[0]))
+        ids = [r[0] for r in rows]
+        return cls(ids, np.array([r[1] for r in rows], dtype=float), np.array([r[2] for r in rows], dtype=float),
+                   {i: n for n, i in enumerate(ids)})
+
+    def _reaching(self, low: float, high: float) -> list[str]:
+        end = int(np.searchsorted(self.low, high, side="right"))  # every B with B.low <= high ...
+        hits = np.flatnonzero(self.high[:end] >= low)              # ... and B.high >= low
+        return [self.ids[k] for k in hits.tolist()]
+
+    def containing(self, score: float) -> list[str]:
+        return self._reaching(score, score)
+
+    def overlapping(self, model_id: str) -> list[str]:
+        k = self.index[model_id]
+        return [i for i in self._reaching(float(self.low[k]), float(self.high[k])) if i != model_id]
+
+
 def _tie_changes(base: Mapping[str, Any], head: Mapping[str, Any], old_models: Mapping[str, Any],
                  new_models: Mapping[str, Any], refs: Mapping[str, ModelRef]) -> TieChanges:
     def groups(leaderboard: Mapping[str, Any]) -> set[tuple[str, ...]]:
-        return {tuple(sorted(group)) for group in leaderboard.get("tie_groups") or ()}
-
-    def pairs(models: Mapping[str, Any], keep: set[str]) -> set[tuple[str, str]]:
         found = set()
-        for model_id, model in models.items():
-            for other in model.get("tied_with") or ():
-                if model_id in keep and other in keep and other != model_id:
-                    found.add(tuple(sorted((model_id, other))))
+        intervals = RankedIntervals.of(leaderboard)
+        for group in leaderboard.get("tie_groups") or ():
+            # Schema 1 lists the members; schema 2 gives a record they are derived from.
+            members = group if isinstance(group, list) else intervals.containing(float(group["at"]))
+            found.add(tuple(sorted(members)))
+        return found
+
+    def pairs(leaderboard: Mapping[str, Any], models: Mapping[str, Any], keep: set[str]) -> set[tuple[str, str]]:
+        found: set[tuple[str, str]] = set()
+        if any("tied_with" in model for model in models.values()):  # schema 1
+            tied = {model_id: model.get("tied_with") or () for model_id, model in models.items()}
+        else:  # schema 2: the overlapping intervals, derived from the published ones
+            intervals = RankedIntervals.of(leaderboard)
+            tied = {model_id: intervals.overlapping(model_id) for model_id in keep if model_id in intervals.index}
+        for model_id, others in tied.items():
+            if model_id not in keep:
+                continue
+            for other in others:
+                if other in keep and other != model_id:
+                    found.add((model_id, other) if model_id < other else (other, model_id))
         return found
 
     def named(ids: Iterable[str]) -> tuple[ModelRef, ...]:
@@ -221,7 +273,7 @@ def _tie_changes(base: Mapping[str, Any], head: Mapping[str, Any], old_models: M
 
     old_groups, new_groups = groups(base), groups(head)
     both = set(old_models) & set(new_models)
-    old_pairs, new_pairs = pairs(old_models, both), pairs(new_models, both)
+    old_pairs, new_pairs = pairs(base, old_models, both), pairs(head, new_models, both)
     return TieChanges(
         groups_formed=ordered_groups(new_groups - old_groups),
         groups_dissolved=ordered_groups(old_groups - new_groups),

@@ -2,11 +2,13 @@
 
     results --build_page_model--> SiteModel --templates--> path -> bytes --write_site--> site/
 
-`render_site` returns every output file in memory; `write_site` puts them on disk all at
-once (temporary directory, then a swap), so a failed build leaves the old site in place.
+`iter_site` gives the output files one at a time and `write_site` takes them as they come
+(staged beside the site, renamed into place only when all are staged), so the site is never
+held in memory whole and a failed build leaves the old site in place; `render_site` returns
+them all in memory (tests, benchmarks).
 """
 
-from .render import render_site
+from .render import iter_site, render_site
 from .writer import write_site
 
-__all__ = ["render_site", "write_site"]
+__all__ = ["iter_site", "render_site", "write_site"]

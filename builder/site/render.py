@@ -3,7 +3,8 @@
 `render_site` is the site stage of the build (STYLE.md data flow): it reads the content
 pages, asks `build_page_model` for every page, renders each with its own `url()` helper
 (relative to the page's depth, so `file://` works), and returns output path -> bytes in a
-`SiteFiles`, which refuses a path claimed twice. It writes nothing: the writer does.
+`SiteFiles`, which refuses a path claimed twice; `iter_site` gives the same files one at a
+time (the build streams them to the writer). It writes nothing: the writer does.
 
 Templates and content pages are looked up along search paths, project first, then the
 package (project.py): a project file with a built-in name replaces it, others are added.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
 import jinja2
 from markupsafe import Markup
@@ -31,11 +32,12 @@ from .charts import content_hash, specs_script, vega_bundle
 from .fragments import Fragments, cibar_html, estimator_rows, interval_html, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, build_page_model
+from .reuse import PageReuse
 from .search import search_script
 from .urls import Linker, check_output_path
 from .views.base import Page
 from .views.content import ContentView
-from .writer import SiteFiles
+from .writer import UNCHANGED, SiteFiles, Unchanged
 
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
@@ -141,12 +143,27 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
     package). `cache_dir` keeps the Vega bundle between builds (it takes ~2 s to produce);
     `timings`, when given, receives the seconds spent per phase.
     """
+    files = SiteFiles()
+    for path, body in iter_site(results, content_dirs, templates_dirs, cache_dir, timings):
+        assert isinstance(body, bytes)  # no reuse: every page is rendered
+        files.add(path, body)
+    return files
+
+
+def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
+              cache_dir: Path | None = None, timings: dict[str, float] | None = None,
+              reuse: PageReuse | None = None) -> Iterator[tuple[str, bytes | Unchanged]]:
+    """`render_site` as a stream of (output path, bytes), one page at a time, so the build
+    hands each page to the writer as it is made and never holds the whole site (issue 16).
+    With `reuse`, a page whose inputs are those of the file on disk comes as `UNCHANGED`
+    instead of being rendered (reuse.py). `timings` count only the time spent in here."""
     with no_cyclic_gc():
-        return _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings))
+        yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings), reuse)
 
 
 def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
-                 cache_dir: Path | None, clock: "_Clock") -> SiteFiles:
+                 cache_dir: Path | None, clock: "_Clock",
+                 reuse: PageReuse | None = None) -> Iterator[tuple[str, bytes | Unchanged]]:
     content = load_content(content_dirs)
     model = build_page_model(results, content)
     clock.lap("page model")
@@ -157,14 +174,36 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
     if index is not None:
         assets = replace(assets, search=_hashed(files, "search", "js", index))
     clock.lap("assets")
+    yield from clock.paused(files.items())
 
     env = environment(templates_dir, cache_dir)
     site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
+    shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
     for page in model.pages:
-        files.add(page.path, render_page(env, site, page, assets))
-    files.add(".nojekyll", b"")
-    clock.lap("templates")
-    return files
+        if reuse is not None and reuse.keep(page, shared.get(page.template, shared[""])):
+            yield page.path, UNCHANGED
+            clock.skip()
+            continue
+        body = render_page(env, site, page, assets)
+        clock.lap("templates")
+        yield page.path, body
+        clock.skip()
+    yield ".nojekyll", b""
+
+
+def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets, pages: Sequence[Page]) -> dict[str, str]:
+    """What a page's template sees besides its own view model (for reuse.py), by template
+    ("" for any other). The search index changes with every score, so it counts only for
+    the page templates that name it, when no shared template (base, partial) does."""
+    m = site.model
+    common = (m.title, m.description, m.nav, m.simulated_any, m.base_url, m.organization,
+              sorted(m.content.items()), m.logo, m.favicon, m.extra_css, site.has_signals, site.footer_text)
+    users = {name for name in env.list_templates(extensions=["html"])
+             if "assets.search" in env.loader.get_source(env, name)[0]}  # type: ignore[union-attr]
+    if not users <= {p.template for p in pages}:
+        return {"": repr((assets, *common))}
+    without = repr((replace(assets, search=""), *common))
+    return {"": without, **{name: repr((assets, *common)) for name in users}}
 
 
 def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: Assets) -> bytes:
@@ -244,3 +283,12 @@ class _Clock:
         if self.timings is not None:
             self.timings[name] = self.timings.get(name, 0.0) + now - self.last
         self.last = now
+
+    def skip(self) -> None:
+        """Restart the clock: the time since the last lap was the consumer's."""
+        self.last = time.perf_counter()
+
+    def paused(self, items: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+        for item in items:
+            yield item
+            self.skip()

@@ -2,15 +2,19 @@
 
 After Pelican's Writer and Lektor's builder:
 
-* `SiteFiles` refuses to take one output path twice, so a URL collision is an error at
-  render time instead of a silently lost page. Paths are also refused when they could
-  escape the output directory, differ only in case (one file on macOS or Windows), or use a
-  file name as a directory (`a.html` and `a.html/b.html`).
-* `write_site` writes everything into a temporary sibling directory and swaps it into
-  place only when every file was written; a failure leaves the previous site untouched.
-* With `incremental=True`, a file whose bytes equal the previous build's copy is carried
-  over with its modification time, so rsync/Pages deployments and browsers see only what
-  changed.
+* `SiteFiles` (and the writer, for a stream of files) refuses to take one output path twice,
+  so a URL collision is an error at render time instead of a silently lost page. Paths are
+  also refused when they could escape the output directory, differ only in case (one file on
+  macOS or Windows), or use a file name as a directory (`a.html` and `a.html/b.html`).
+* `write_site` takes the files as a stream (issue 16: the site is never held in memory
+  whole) and replaces the site file by file: each new or changed file is first written into
+  a staging directory beside the output; only when every file is staged are they renamed
+  into place and the files of the previous build that the new one no longer has removed. A
+  failure before that (a render error, a full disk) removes the staging directory and leaves
+  the previous site untouched. The previous site is never copied.
+* A file whose bytes equal the previous build's copy is left alone, with its modification
+  time, so rsync/Pages deployments and browsers see only what changed (`incremental=False`
+  rewrites every file).
 
 It refuses to replace a directory that does not look like an earlier build (no `.nojekyll`
 and holding more than the `keep` files): `--out ~` must never wipe a home directory.
@@ -18,13 +22,13 @@ and holding more than the `keep` files): `--out ~` must never wipe a home direct
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
-from ..atomic import swap_directory
 from .urls import check_output_path
 
 #: Files a source checkout keeps in its otherwise-untracked output directory (the
@@ -39,32 +43,59 @@ class OutputPathError(ValueError):
     """Two pages claim one path, or a path could escape the output directory."""
 
 
-class SiteFiles(dict):
-    """Output path -> bytes, refusing duplicates and unsafe paths as they are added."""
+class Unchanged:
+    """In a stream of files: this output is the file already on disk (its inputs did not
+    change since the build that wrote it, so it was not rendered again)."""
+
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+UNCHANGED = Unchanged()
+
+
+class OutputPaths:
+    """The paths claimed so far, refusing duplicates and unsafe paths as they are claimed
+    (paths only: the writer checks a stream of files without keeping their bytes)."""
 
     def __init__(self) -> None:
-        super().__init__()
+        self.paths: set[str] = set()
         self._folded: dict[str, str] = {}
         self._dirs: set[str] = set()
 
-    def __setitem__(self, path: str, data: bytes) -> None:
+    def __contains__(self, path: object) -> bool:
+        return path in self.paths
+
+    def claim(self, path: str, data: object) -> None:
         try:
             check_output_path(path)
         except ValueError as exc:
             raise OutputPathError(str(exc)) from None
-        if not isinstance(data, (bytes, bytearray)):
+        if not isinstance(data, (bytes, bytearray, Unchanged)):
             raise TypeError(f"{path}: output must be bytes, got {type(data).__name__}")
-        if path in self:
+        if path in self.paths:
             raise OutputPathError(f"two outputs claim the path {path!r}")
         folded = path.casefold()
         if folded in self._folded:
             raise OutputPathError(f"{path!r} and {self._folded[folded]!r} differ only in case")
         parts = path.split("/")
         parents = {"/".join(parts[:i]) for i in range(1, len(parts))}
-        if path in self._dirs or any(parent in self for parent in parents):
+        if path in self._dirs or any(parent in self.paths for parent in parents):
             raise OutputPathError(f"{path!r} is used both as a file and as a directory")
+        self.paths.add(path)
         self._folded[folded] = path
         self._dirs |= parents
+
+
+class SiteFiles(dict):
+    """Output path -> bytes, refusing duplicates and unsafe paths as they are added."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._paths = OutputPaths()
+
+    def __setitem__(self, path: str, data: bytes) -> None:
+        self._paths.claim(path, data)
         super().__setitem__(path, bytes(data))
 
     def add(self, path: str, data: bytes) -> None:
@@ -82,44 +113,85 @@ class SiteFiles(dict):
 class WriteReport:
     files: int
     bytes: int
-    unchanged: int  # carried over from the previous build (incremental mode only)
+    unchanged: int  # left as the previous build wrote them
+    #: Every output path of the new site, sorted (the build state records them).
+    paths: tuple[str, ...] = ()
 
 
-def write_site(files: Mapping[str, bytes], out_dir: Path, incremental: bool = False,
+def write_site(files: Mapping[str, bytes] | Iterable[tuple[str, bytes | Unchanged]], out_dir: Path,
+               incremental: bool = True,
                keep: tuple[str, ...] = KEEP) -> WriteReport:
-    """Write `files` as the complete new content of `out_dir`, all or nothing."""
-    checked = SiteFiles()
-    checked.update(files)  # re-check: callers may hand in a plain dict
+    """Write `files` (a mapping, or a stream of (path, bytes)) as the complete new content of
+    `out_dir`, all or nothing (see the module docstring)."""
+    items = files.items() if isinstance(files, Mapping) else files
     out_dir = Path(out_dir)
     check_output_dir(out_dir, keep)
-    previous = out_dir if out_dir.is_dir() else None
     out_dir.parent.mkdir(parents=True, exist_ok=True)
+    claimed = OutputPaths()
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
-    unchanged = 0
+    staged: list[str] = []
+    total = unchanged = 0
     try:
-        for path, data in sorted(checked.items()):
+        for path, data in items:
+            claimed.claim(path, data)
+            if isinstance(data, Unchanged):
+                if not (out_dir / path).is_file():
+                    raise RuntimeError(f"{path} was to be kept but is not in {out_dir}")
+                total += (out_dir / path).stat().st_size
+                unchanged += 1
+                continue
+            total += len(data)
+            if incremental and _same_bytes(out_dir / path, data):
+                unchanged += 1
+                continue
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            old = previous / path if previous is not None else None
-            if incremental and old is not None and _same_bytes(old, data):
-                shutil.copy2(old, target)  # copy2 keeps the old mtime: "unchanged" to rsync
-                unchanged += 1
-            else:
-                target.write_bytes(data)
-        if previous is not None:
-            for name in keep:
-                if name not in checked and (previous / name).is_file():
-                    shutil.copy2(previous / name, staging / name)
-        swap_directory(staging, out_dir)
-    except BaseException:
+            target.write_bytes(data)
+            staged.append(path)
+        check_output_dir(out_dir, keep)  # still a site (or absent) now that everything is staged
+        _commit(staging, out_dir, staged, claimed, keep)
+    finally:
         shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return WriteReport(files=len(checked), bytes=sum(len(d) for d in checked.values()), unchanged=unchanged)
+    return WriteReport(files=len(claimed.paths), bytes=total, unchanged=unchanged, paths=tuple(sorted(claimed.paths)))
+
+
+def _commit(staging: Path, out_dir: Path, staged: list[str], claimed: OutputPaths, keep: tuple[str, ...]) -> None:
+    """Rename every staged file into place, then remove what the new site no longer has.
+
+    A previous file standing where the new site needs a directory (or a previous directory
+    where it needs a file) is stale by construction, so it is removed just before the rename
+    that needs its place."""
+    if not out_dir.is_dir():
+        out_dir.mkdir()
+    for path in staged:
+        target = out_dir / path
+        _make_parents(out_dir, path)
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(staging / path, target)
+    for root, _dirs, names in os.walk(out_dir, topdown=False):
+        folder = Path(root)
+        for name in names:
+            rel = (folder / name).relative_to(out_dir).as_posix()
+            if rel not in claimed and not (folder == out_dir and name in keep):
+                (folder / name).unlink()
+        if folder != out_dir and not any(folder.iterdir()):
+            folder.rmdir()
+
+
+def _make_parents(out_dir: Path, path: str) -> None:
+    folder = out_dir
+    for part in path.split("/")[:-1]:
+        folder = folder / part
+        if folder.is_file() or folder.is_symlink():
+            folder.unlink()
+        if not folder.is_dir():
+            folder.mkdir()
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:
     try:
-        return path.stat().st_size == len(data) and path.read_bytes() == data
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
         return False
 

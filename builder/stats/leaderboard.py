@@ -26,7 +26,10 @@ from .reasonscore import reasonscore_v2
 from .significance import rank_order, significance
 from .tiers import score_per_token_v1, tier_reasonscore, tokens_per_trial
 
-SCHEMA = "reasonboard.leaderboard/1"
+#: Version 2 (issue 16) publishes ties in a size linear in the number of models: a model's
+#: `tied_count` beside its `rank_range` and interval instead of the `tied_with` list, and each
+#: tie group as a `tie_group` record instead of its member list (see `tie_group`).
+SCHEMA = "reasonboard.leaderboard/2"
 PAIRWISE_SCHEMA = "reasonboard.pairwise/1"
 EVAL_KEYS = ("model", "template", "sampler")
 
@@ -192,7 +195,7 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
             "reasonscore": {name: score[name][i] for name in score},
             "band": rs_bands[i] if np.isfinite(scores.center[i]) else None,
             "avg_tokens": avg_tokens_r[i], "score_per_token": spt_r[i], "truncation_rate": trunc_r[i],
-            "tied_with": [ids[order[k]] for k in sig.tied_with[p]] if p is not None else [],
+            "tied_count": int(sig.tied_count[p]) if p is not None else 0,
             "distinct_from_next": sig.distinct_from_next[p] if p is not None else None,
             "tasks": task_docs,
             "tiers": {t: {"reasonscore": r3(tier_doc[t]["reasonscore"]), "avg_tokens": r3(tier_doc[t]["avg_tokens"])}
@@ -205,7 +208,7 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
         "schema": SCHEMA,
         "config": {"mode": mode, "bootstrap": config.bootstrap, "seed": config.seed, "tasks": tasks},
         "models": models,
-        "tie_groups": [[ids[order[k]] for k in group] for group in sig.tie_groups],
+        "tie_groups": [tie_group(group, [score["ci_low"][order[k]] for k in group]) for group in sig.tie_groups],
     }
     pw = _pairwise_doc(order, config.pairwise_top, ids, col, present, mode)
     curves = _curves(db, tasks, index, ids)
@@ -219,6 +222,15 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
         "tokens_observed": e.get("tokens_observed") is not False,
     } for i, e in enumerate(evaluations)}
     return LeaderboardResult(leaderboard, pw, curves, eval_docs)
+
+
+def tie_group(positions: list[int], lows: list[float]) -> dict[str, Any]:
+    """A tie group (a maximal set of ranked models whose intervals all overlap) as a record of
+    constant size: its rank span, its size, and `at`, the published score every member's
+    interval contains (the largest lower bound among them). Its members are exactly the ranked
+    models with `ci_low <= at <= ci_high`: a clique of intervals is the set of intervals
+    holding one point, and this group's point is its last-opening member's lower bound."""
+    return {"ranks": [positions[0] + 1, positions[-1] + 1], "size": len(positions), "at": max(lows)}
 
 
 def assign_slugs(models: list[dict[str, Any]]) -> None:

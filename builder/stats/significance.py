@@ -2,7 +2,8 @@
 
 Two models are statistically distinct when their intervals do not overlap, tied otherwise.
 Everything here works on arrays of interval bounds and is O(n log n) except the explicit
-tie lists, whose size is the size of the answer.
+tie lists and tie groups' member lists, whose size is the size of the answer (the build
+publishes only counts, rank ranges and intervals: `tied_counts`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ class Significance:
 
     rank_best: np.ndarray   # (M,) int
     rank_worst: np.ndarray  # (M,) int
-    tied_with: list[list[int]]          # indices of overlapping models, in rank order
+    tied_count: np.ndarray  # (M,) int: how many other models' intervals overlap each one
     distinct_from_next: list[bool | None]
     tie_groups: list[list[int]]         # maximal cliques of >= 2 members, in rank order
 
@@ -41,6 +42,18 @@ def rank_ranges(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def overlaps(low: np.ndarray, high: np.ndarray, i: int, j: int) -> bool:
     return not (low[i] > high[j] or low[j] > high[i])
+
+
+def tied_counts(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """For each interval, how many others it overlaps (closed intervals), by two binary searches:
+    all, minus those entirely above it, minus those entirely below it, minus itself. The lists
+    themselves grow with the square of the number of models (`tied_lists`); the count does not."""
+    low = np.asarray(low, dtype=float)
+    high = np.asarray(high, dtype=float)
+    n = len(low)
+    above = n - np.searchsorted(np.sort(low), high, side="right")   # B.low > A.high
+    below = np.searchsorted(np.sort(high), low, side="left")        # B.high < A.low
+    return (n - above - below - 1).astype(np.int64)
 
 
 def tied_lists(low: np.ndarray, high: np.ndarray) -> list[list[int]]:
@@ -95,7 +108,7 @@ def tie_groups(low: np.ndarray, high: np.ndarray) -> list[list[int]]:
 def significance(low: np.ndarray, high: np.ndarray) -> Significance:
     """All overlap facts for intervals given in rank order."""
     best, worst = rank_ranges(low, high)
-    tied = tied_lists(low, high)
+    tied = tied_counts(low, high)
     n = len(low)
     distinct_next: list[bool | None] = [
         (not overlaps(low, high, i, i + 1)) if i + 1 < n else None for i in range(n)

@@ -15,7 +15,13 @@ from .rows import Context, ModelRow
 
 @dataclass(frozen=True)
 class TieGroup:
-    members: tuple[Ref, ...]
+    """A tie group as `leaderboard.json` gives it: its members are the ranked models whose
+    intervals contain `at`; listing them would repeat the rows (and grow with the square of
+    the number of models), so the page gives the span, the size and the first member."""
+
+    first: Ref
+    size: int
+    at: float
     ranks: str
 
 
@@ -49,7 +55,7 @@ def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> lis
     size = max(1, int(config.page_size))
     chunks = [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
     paths = [page_path("index", "", k + 1) for k in range(len(chunks))]
-    groups = [tuple(ids) for ids in ctx.results.leaderboard.get("tie_groups", [])]
+    ranked_ids = [r.id for r in rows if r.rank is not None]
     total_ranked = sum(1 for r in rows if r.rank is not None)
     band_views = tuple(BandView.of_band("reasonscore", b) for b in ctx.bands.all()["reasonscore"])
     task_refs = tuple(Ref(t, ctx.task_paths[t]) for t in tasks)
@@ -58,9 +64,11 @@ def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> lis
     # that was over half a megabyte of links per index page.
     page_of = {r.id: n // size for n, r in enumerate(rows)}
     groups_on: dict[int, list[TieGroup]] = {}
-    for g in groups:
-        groups_on.setdefault(min(page_of[i] for i in g), []).append(
-            TieGroup(tuple(ctx.ref(i) for i in g), _rank_span([ctx.rows[i].rank for i in g])))
+    for g in ctx.results.leaderboard.get("tie_groups", []):
+        first, last = g["ranks"]
+        first_id = ranked_ids[first - 1]
+        groups_on.setdefault(page_of[first_id], []).append(
+            TieGroup(ctx.ref(first_id), int(g["size"]), float(g["at"]), _rank_span([first, last])))
     pages = []
     for k, chunk in enumerate(chunks):
         page_groups = tuple(groups_on.get(k, ()))

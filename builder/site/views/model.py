@@ -84,6 +84,9 @@ class ModelPage(Page):
     reported: ReportedResults
     #: The model's page when it has several evaluations (this page is one of them), else None.
     parent: Ref | None = None
+    #: The leaderboard page holding this model's row (anchor `row.anchor`), among the
+    #: models it may be tied with.
+    board: str = "index.html"
     modes: tuple[str, ...] = MODES
 
     @property
@@ -182,6 +185,7 @@ def model_page(ctx: Context, m: dict[str, Any], parent: Ref | None = None) -> Mo
         task_results=tuple(task_results), chart=chart, tiers=tiers,
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m["id"]), reported=ctx.cards.reported_for(m["id"]), parent=parent,
+        board=ctx.board_page(m["id"]),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from ...results import BuildResults
 from ...stats.bands import Bands
 from ..evalcards import Cards
+from ..urls import page_path
 from .base import Badge, BandView, Interval, Ref, TieMark
 
 
@@ -35,7 +36,9 @@ class ModelRow:
     score_per_token_band: BandView | None
     truncation_rate: float | None
     tie_next: TieMark
-    tied_with: tuple[Ref, ...]
+    #: How many other ranked models' intervals overlap this one (the list itself grows with
+    #: the square of the number of models; the rank range says where they sit).
+    tied_count: int
     badges: tuple[Badge, ...]
     simulated: bool
     #: Shown instead of the truncation rate / the token figures when the evaluation's
@@ -118,6 +121,17 @@ class Context:
 
     #: Task intervals by (model id, task): the model page and the task page show the same one.
     intervals: dict[tuple[str, str], Interval | None] = field(default_factory=dict)
+    #: Each model's position in leaderboard order (filled on first use).
+    positions: dict[str, int] = field(default_factory=dict)
+
+    def board_page(self, model_id: str) -> str:
+        """The leaderboard page holding the model's row (its anchor is `anchors[model_id]`):
+        where the models it may be tied with are listed, by rank."""
+        if not self.positions:
+            self.positions.update((m["id"], n) for n, m in enumerate(self.models))
+        size = max(1, int(self.results.config.page_size))
+        page = self.positions[model_id] // size + 1
+        return page_path("index", "", page)
 
     def task_interval(self, model_id: str, task: str, t: dict[str, Any]) -> Interval | None:
         key = (model_id, task)
@@ -145,7 +159,7 @@ def model_row(ctx: Context, m: dict[str, Any]) -> ModelRow:
         score_per_token_band=BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
         truncation_rate=m.get("truncation_rate"),
         tie_next=TieMark(None if m.get("distinct_from_next") is None else not m["distinct_from_next"]),
-        tied_with=tuple(ctx.ref(i) for i in m.get("tied_with") or () if i in ctx.paths),
+        tied_count=int(m.get("tied_count") or 0),
         badges=ctx.cards.model_badges(m["id"]),
         simulated=ctx.simulated[m["id"]],
         truncation_note=truncation_note, tokens_note=tokens_note,

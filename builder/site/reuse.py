@@ -1,0 +1,68 @@
+"""Re-render only the pages whose inputs changed (issue 16, after Lektor and coverage.py).
+
+Each page's inputs are its view model (a frozen dataclass tree: everything the template is
+given about the page) plus what every page shares (the templates and the code, the config,
+the asset names, the navigation). `page_digest` hashes them; the build state records each
+page's digest beside its size and modification time. A later build that computes the same
+digest for a page whose file is still exactly as the last build left it keeps that file and
+skips the template: the template would have produced the same bytes, since rendering is a
+pure function of those inputs.
+
+A digest is only trusted when the page's `repr` is fully made of values: an object whose
+`repr` is its address (`<... at 0x...>`) would hide its content, so such a page is always
+rendered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .views.base import Page
+
+
+def page_digest(salt: str, page: Page) -> str | None:
+    """A hash of the page's view model and `salt` (what all pages share); None when the
+    view model cannot be hashed by value."""
+    text = repr(page)
+    if " at 0x" in text:
+        return None
+    h = hashlib.sha256(salt.encode("utf-8"))
+    h.update(b"\0")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:32]
+
+
+@dataclass
+class PageReuse:
+    """Which existing page files a build may keep.
+
+    `previous` is the last build's record of this output directory: path -> [size,
+    mtime_ns, digest]. `salt` identifies the templates, code, config and content the pages
+    were rendered with. `digests` collects this build's digest of every page it saw.
+    """
+
+    out_dir: Path
+    previous: dict[str, list]
+    salt: str
+    digests: dict[str, str] = field(default_factory=dict)
+    kept: int = 0
+
+    def keep(self, page: Page, shared: str) -> bool:
+        """True when the file of `page` on disk is what rendering it now would write."""
+        digest = page_digest(self.salt + "\0" + shared, page)
+        if digest is None:
+            return False
+        self.digests[page.path] = digest
+        record = self.previous.get(page.path)
+        if record is None or len(record) < 3 or record[2] != digest:
+            return False
+        try:
+            stat = (self.out_dir / page.path).stat()
+        except OSError:
+            return False
+        if stat.st_size != record[0] or stat.st_mtime_ns != record[1]:
+            return False
+        self.kept += 1
+        return True
