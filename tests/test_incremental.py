@@ -198,3 +198,25 @@ def test_a_failed_build_keeps_the_old_site_and_state(demo, tmp_path):
     assert snapshot(out) == before
     os.remove(bad)
     assert not build(data, out, cache).fresh  # back to the inputs of the site on disk
+
+
+def test_two_render_workers_write_the_bytes_of_one(demo, tmp_path, monkeypatch):
+    """Pages rendered by two forked processes are the bytes one process renders."""
+    from reasonboard.site import render
+
+    monkeypatch.setattr(render, "_CHUNK", 2)  # the small demo has too few pages to fork otherwise
+    monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "1")
+    build(demo, tmp_path / "one", tmp_path / "cache-one")
+    monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "2")
+    import multiprocessing.pool
+
+    forked = []
+    real = multiprocessing.pool.Pool.imap
+    monkeypatch.setattr(multiprocessing.pool.Pool, "imap",
+                        lambda pool, *a, **k: forked.append(pool._processes) or real(pool, *a, **k))
+    build(demo, tmp_path / "two", tmp_path / "cache-two")
+    assert forked == [2]
+    one = {p: body for p, (body, _) in snapshot(tmp_path / "one").items()}
+    two = {p: body for p, (body, _) in snapshot(tmp_path / "two").items()}
+    assert sorted(one) == sorted(two)
+    assert [p for p in one if one[p] != two[p]] == []
