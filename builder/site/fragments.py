@@ -241,11 +241,17 @@ class Stencil:
         return found
 
     def _compile(self, shape: tuple[bool, ...]) -> Callable[..., str]:
+        """The shape's pattern as a compiled f-string: `str.format` would parse the pattern
+        again on every row. The markup enters only as the repr of a string literal (with its
+        braces doubled), so no template text is ever evaluated as code."""
         holders = {name: Markup(f"\x00{i}\x00") for i, name in enumerate(self._values)}
         out = self._template.render(**dict(zip(self._switches, shape)), **holders)
         if self._fragment:
             out = out.removesuffix("\n")
-        return _HOLDER.sub(r"{\1}", out.replace("{", "{{").replace("}", "}}")).format
+        pattern = _HOLDER.sub(r"{v\1}", out.replace("{", "{{").replace("}", "}}"))
+        params = ", ".join(f"v{i}" for i in range(len(self._values)))
+        filler: Callable[..., str] = eval(f"lambda {params}: f{pattern!r}", {})  # noqa: S307
+        return filler
 
 
 _HOLDER = re.compile("\x00([0-9]+)\x00")
