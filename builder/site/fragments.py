@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import product
 from typing import Any, Callable, Iterable
 
 import jinja2
@@ -97,6 +98,12 @@ class Fragments:
         self._estimator_row = Stencil(env.get_template("partials/estimator_row.html"), (), ("task_label", "cells"))
         self._estimator_cell_of = Stencil(env.get_template("partials/estimator_cell.html"), ("present",),
                                           ("estimate", "low", "high", "missing"), fragment=True)
+        self._interval_fill = self._interval.fillers()
+        self._cibar_fill = self._cibar.fillers()
+        self._result_fill = self._result_row.fillers()
+        self._task_fill = self._task_row.fillers()
+        self._cell_fill = self._estimator_cell_of(True)
+        self._no_cell = self._estimator_cell_of(False)("", "", "", fmt.MISSING)
 
     def badges_html(self, items: Iterable[Any] | None) -> Markup:
         """Evaluation Card signals (R, C, P, X) of a model or a result row."""
@@ -132,13 +139,13 @@ class Fragments:
 
     def _interval_text(self, iv: Any, range: bool) -> str:  # noqa: A002
         if not iv:
-            return self._interval(False, range)("", "")
-        return self._interval(True, range)(iv.text, iv.range_text)
+            return self._interval_fill[(False, range)]("", "")
+        return self._interval_fill[(True, range)](iv.text, iv.range_text)
 
     def _cibar_text(self, iv: Any) -> str:
         if not iv:
-            return self._cibar(False)("", "", "", "")
-        return self._cibar(True)(iv.description, iv.bar_left, iv.bar_width, iv.bar_center)
+            return self._cibar_fill[(False,)]("", "", "", "")
+        return self._cibar_fill[(True,)](iv.description, iv.bar_left, iv.bar_width, iv.bar_center)
 
     def result_rows(self, rows: Iterable[Any], show_model: bool, url: Callable[..., str]) -> Markup:
         """The `<tr>` of each result row with its signals (partials/result_row.html).
@@ -154,7 +161,7 @@ class Fragments:
         has_model = show_model and bool(r.model)
         triple = bool(r.triple_anchor)
         # Values in the order the stencil declares them (see __init__).
-        return self._result_row(show_model, has_model, triple, bool(r.agentic))(
+        return self._result_fill[(show_model, has_model, triple, bool(r.agentic))](
             text(r.anchor),
             text(url(r.model.path)) if has_model else "",
             text(r.model.label) if has_model else "",
@@ -178,7 +185,7 @@ class Fragments:
         iv = t.interval
         truncated = t.truncation_note is None
         tokens = t.tokens_note is None
-        return self._task_row(truncated, tokens)(
+        return self._task_fill[(truncated, tokens)](
             text(t.task.label.lower()), text(url(t.task.path)), text(t.task.label),
             _sort_key(iv.center), self._interval_text(iv, True), self.band_html(iv.band), self._cibar_text(iv),
             _sort_key(t.total), text(fmt.count(t.total)),
@@ -200,13 +207,13 @@ class Fragments:
 
     def _estimator_cell(self, values: tuple[float, float, float] | None) -> str:
         if values is None:
-            return self._estimator_cell_of(False)("", "", "", fmt.MISSING)
+            return self._no_cell
         est, low, high = values
         if fmt.finite_floats(est, low, high):
             # The common case, formatted inline (180,000 cells on a 2,500-model site): the
             # text `fmt.probability` gives.
-            return self._estimator_cell_of(True)(f"{est:.3f}", f"{low:.3f}", f"{high:.3f}", "")
-        return self._estimator_cell_of(True)(fmt.probability(est), fmt.probability(low), fmt.probability(high), "")
+            return self._cell_fill(f"{est:.3f}", f"{low:.3f}", f"{high:.3f}", "")
+        return self._cell_fill(fmt.probability(est), fmt.probability(low), fmt.probability(high), "")
 
 
 class Stencil:
@@ -239,6 +246,13 @@ class Stencil:
         if found is None:
             found = self._patterns[shape] = self._compile(shape)
         return found
+
+    def fillers(self) -> dict[tuple[bool, ...], Callable[..., str]]:
+        """Every shape's filler, compiled now: a handful of renders per build, and a row then
+        costs one dict lookup rather than a call (tens of thousands of rows per page set)."""
+        for shape in product((False, True), repeat=len(self._switches)):
+            self(*shape)
+        return dict(self._patterns)
 
     def _compile(self, shape: tuple[bool, ...]) -> Callable[..., str]:
         """The shape's pattern as a compiled f-string: `str.format` would parse the pattern
