@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from reasonboard.config import SiteConfig  # noqa: E402
-from reasonboard.signals import compute_signals, load_reported  # noqa: E402
+from reasonboard.signals import compute_signals  # noqa: E402
 from reasonboard.store.pointsdb import PointsDB  # noqa: E402
+from reasonboard.store.reported import load_reported  # noqa: E402
 
 DEFAULT_SHARED = ROOT.parent / "shared" / "data"
 

@@ -20,8 +20,7 @@ from .gcpause import no_cyclic_gc
 from .outputs import data_files
 from .project import Project, resolve_project
 from .results import BuildResults
-from .signals import OwnResult, Signals, compute_signals, load_reported
-from .signals.load import loader_fingerprint
+from .signals import Signals, compute_signals
 from .site import iter_site
 from .site.reuse import PageReuse
 from .site.writer import OutputPathError, OutputPaths, Unchanged, check_output_dir, write_site
@@ -29,6 +28,7 @@ from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
+from .store.reported import OwnResult
 
 Progress = Callable[[str], None] | None
 
@@ -230,8 +230,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
     renders. `sources` are the data directory's fingerprints when the caller has them."""
     data_dir = project.data_dir
     db, store = open_store(
-        data_dir, project.cache_dir, options.db_path,
-        lambda db: load_reported(db, data_dir, config, options.strict).to_summary(),
+        data_dir, project.cache_dir, options.db_path, config, options.strict,
         salt=cache_salt(config), known=sources,
     )
     try:
@@ -256,8 +255,8 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
 
 def cache_salt(config: SiteConfig) -> str:
     """What besides the files and the store's own code decides the reported part of the
-    PointsDB: the alias tables and the code of the signals loader that fills it."""
-    return repr((config.model_aliases, config.benchmark_aliases)) + loader_fingerprint()
+    PointsDB: the alias tables (the store's code is in its key already)."""
+    return repr((config.model_aliases, config.benchmark_aliases))
 
 
 def static_files(project: Project, generated: OutputPaths) -> Iterator[tuple[str, bytes]]:

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from reasonboard.signals.completeness import FIELDS, as_text, card_is_agentic, card_items, card_risks
-from reasonboard.signals.populated import ABSENT, EMPTY, POPULATED
 from reasonboard.sources.cards import CardRecord, read_cards
+from reasonboard.store.cardfields import FIELDS, as_text, card_is_agentic, card_items, card_risks
+from reasonboard.store.populated import ABSENT, EMPTY, POPULATED
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 CARDS = SHARED / "benchmark-cards"

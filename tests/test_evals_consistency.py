@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from helpers_site import parse
 from reasonboard.cli import main
+from reasonboard.config import SiteConfig
 from reasonboard.demo import write_demo
 from reasonboard.store.cache import open_store
 
@@ -57,7 +58,7 @@ def entry_start_line(data: Path, model: str) -> int:
 
 
 def store_warnings(data: Path, tmp_path: Path) -> list[str]:
-    db, report = open_store(data, tmp_path / "cache", None, lambda db: {})
+    db, report = open_store(data, tmp_path / "cache", None, SiteConfig())
     db.close()
     return report.warnings
 

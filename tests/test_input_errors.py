@@ -89,12 +89,13 @@ def test_allow_empty_publishes_an_empty_site(tmp_path):
 
 
 def test_an_ignored_file_beside_real_points_is_a_warning(tmp_path):
+    from reasonboard.config import SiteConfig
     from reasonboard.store.cache import open_store
 
     data = tmp_path / "data"
     write_csv(data / "points" / "a.csv", rows())
     (data / "points" / "b.tsv").write_text(HEADER.replace(",", "\t") + "\n", encoding="utf-8")
-    db, report = open_store(data, tmp_path / "cache", None, lambda db: {})
+    db, report = open_store(data, tmp_path / "cache", None, SiteConfig())
     db.close()
     assert f"{data / 'points'}: ignored points/b.tsv (only .csv, .jsonl, .parquet files are read)" in report.warnings
 

@@ -6,6 +6,7 @@ exercised in test_installed.py.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -194,6 +195,34 @@ def test_a_project_overrides_a_repeated_fragment_and_no_other_build_sees_it(tmp_
     theirs = (plain / "site" / "index.html").read_text(encoding="utf-8")
     assert '<em class="our-band">' in mine and 'class="band band-' not in mine
     assert '<em class="our-band">' not in theirs and 'class="band band-reasonscore-' in theirs
+
+
+def test_a_project_overrides_the_table_rows_and_intervals_of_its_model_pages(tmp_path, shared_cache):
+    """Result rows, task rows, estimator rows and intervals are partials too (rendered once per
+    row shape, then filled per row): a project's versions replace the built-in markup on its
+    own model pages, with each row's values in them."""
+    ours = lab_project(tmp_path / "ours")
+    partials = ours / "templates" / "partials"
+    partials.mkdir(parents=True, exist_ok=True)
+    (partials / "result_row.html").write_text(
+        '<tr class="our-result"><td>{{ metric }}</td><td>{{ score }}</td></tr>\n', encoding="utf-8")
+    (partials / "task_row.html").write_text(
+        '<tr class="our-task"><td>{{ task_label }}</td><td>{{ interval }}</td></tr>\n', encoding="utf-8")
+    (partials / "estimator_row.html").write_text(
+        '<tr class="our-estimators"><td>{{ task_label }}</td></tr>\n', encoding="utf-8")
+    (partials / "interval.html").write_text(
+        '{% if present %}<b class="our-iv">{{ text }}</b>{% else %}none{% endif %}\n', encoding="utf-8")
+    build(ours, shared_cache)
+    page = parse(next((ours / "site" / "models").glob("*.html")).read_text(encoding="utf-8"))
+    tasks = [[td.text for td in tr.find_all("td")] for tr in page.find_all("tr", "our-task")]
+    assert [t[0] for t in tasks] == ["arithmetic", "logic"]
+    # Each task's interval through the overridden interval partial: "centre ± margin" on 0-1.
+    assert all(re.fullmatch(r"0\.\d{3} ± 0\.\d{3}", t[1]) for t in tasks), tasks
+    assert sum(len(tr.find_all("b", "our-iv")) for tr in page.find_all("tr", "our-task")) == 2
+    assert [tr.text for tr in page.find_all("tr", "our-estimators")] == ["arithmetic", "logic"]
+    results = [[td.text for td in tr.find_all("td")] for tr in page.find_all("tr", "our-result")]
+    assert results and all(metric == "p_correct" for metric, _ in results), results
+    assert not page.find_all("td", data_label="Reported by") and not page.find_all("span", "iv-text")
 
 
 # -- the README documents every option ------------------------------------------------------------

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from reasonboard.config import SiteConfig
-from reasonboard.signals import Signals, compute_signals, load_reported
+from reasonboard.signals import Signals, compute_signals
 from reasonboard.store.pointsdb import PointsDB
+from reasonboard.store.reported import load_reported
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -7,10 +7,10 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from reasonboard.signals.comparability import canonical, sorted_values
-from reasonboard.signals.keys import UNNAMED_ORGANIZATION, Aliases, benchmark_path, fold, key, org_key
-from reasonboard.signals.populated import ABSENT, EMPTY, POPULATED, level, populated, threshold
-from reasonboard.signals.provenance import rho
+from reasonboard.signals.comparability import sorted_values
+from reasonboard.store.keys import UNNAMED_ORGANIZATION, Aliases, benchmark_path, fold, key, org_key, rho
+from reasonboard.store.populated import ABSENT, EMPTY, POPULATED, level, populated, threshold
+from reasonboard.store.setup import canonical
 
 
 @pytest.mark.parametrize("text, expected", [

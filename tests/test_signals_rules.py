@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reasonboard.config import SiteConfig
 from reasonboard.errors import InputError
-from reasonboard.signals import OwnResult, Signals, compute_signals, load_reported
+from reasonboard.signals import Signals, compute_signals
 from reasonboard.store.pointsdb import PointsDB
+from reasonboard.store.reported import OwnResult, load_reported
 
 # -- building crafted inputs ----------------------------------------------------------------
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from helpers_site import html_pages, page
-from reasonboard.signals.keys import key as signal_key
 from reasonboard.site.render import render_site
+from reasonboard.store.keys import key as signal_key
 
 
 def test_the_default_build_writes_every_page(default_build):

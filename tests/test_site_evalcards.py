@@ -6,8 +6,8 @@ import json
 import posixpath
 
 from helpers_site import html_pages, page, section
-from reasonboard.signals.completeness import FIELDS
 from reasonboard.site.views.badges import triple_anchor
+from reasonboard.store.cardfields import FIELDS
 
 
 def _benchmark_pages(built):

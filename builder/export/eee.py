@@ -45,9 +45,9 @@ from typing import Any
 
 from ..config import SiteConfig
 from ..errors import InputError
-from ..signals.load import OWN_METRIC, OWN_SOURCE_TYPE
 from ..slugs import slugify
 from ..sources.eee import EXPORTING_LIBRARY
+from ..store.reported import OWN_METRIC, OWN_SOURCE_TYPE
 
 SCHEMA_VERSION = "0.3.0"
 #: The site's methodology page, linked from every metric description.

@@ -10,55 +10,20 @@ so cannot see one model scoring 0.19 and 0.33 under two scaffolds).
 Variant divergence compares setups within one party, cross-party divergence compares
 parties; each is flagged when its spread over the metric range is strictly greater than
 theta = 0.05, and is N/A (None, never False) when there is nothing to compare. The
-grouping runs in SQL (`triple_signals`, `differing_setups`); this module holds the
-canonical form and the result types the pages read.
+grouping runs in SQL (`triple_signals`, `differing_setups`) over the canonical setup
+columns the store wrote (store/setup.py); this module holds the result types the pages read.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass
-from typing import Any, Mapping
 
 from .rounding import r6
 
 THETA = 0.05
-#: Setup fields in display order; also the setup column names of `reported_rows`.
-SETUP_FIELDS = (
-    "temperature", "top_p", "top_k", "max_tokens", "prompt_template", "reasoning",
-    "agentic_eval_config", "harness", "harness_version", "agent_scaffold",
-)
-#: The setup fields read from `generation_config.generation_args`.
-GENERATION_FIELDS = SETUP_FIELDS[:7]
 #: Where a row's metric range came from (section 7).
 BASES = ("metric_config", "percent", "fallback")
 NOT_REPORTED = "not reported"
-
-
-def canonical(value: Any) -> str | None:
-    """The comparable text of one setup value (None when absent or null)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
-            return repr(value)
-        return format(value, ".8g")
-    if isinstance(value, str):
-        return value.strip()
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def agent_scaffold(model_details: Mapping[str, Any], generation_details: Mapping[str, Any]) -> Any:
-    """The agent scaffold: `model_info.additional_details.agent_scaffold` or `.agent_name`,
-    else `generation_config.additional_details.agent_scaffold` (first one given)."""
-    for value in (model_details.get("agent_scaffold"), model_details.get("agent_name"),
-                  generation_details.get("agent_scaffold")):
-        if value is not None:
-            return value
-    return None
 
 
 @dataclass(frozen=True)

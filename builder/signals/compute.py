@@ -16,10 +16,22 @@ from operator import itemgetter
 from typing import Callable, Iterable
 
 from ..config import SiteConfig
+from ..store.cardfields import FIELDS
+from ..store.keys import Aliases
 from ..store.pointsdb import PointsDB
-from ..store.results import ResultsStore, TripleDetail
+from ..store.populated import threshold as level_threshold
+from ..store.reported import OwnResult, own_row_columns
+from ..store.results import (
+    BenchmarkOverview,
+    CardRiskRow,
+    CardText,
+    FieldScoreRow,
+    ResultsStore,
+    SetupDifferenceRow,
+    TripleDetail,
+)
+from ..store.setup import SETUP_FIELDS
 from .comparability import (
-    SETUP_FIELDS,
     THETA,
     Comparability,
     ComparabilityRollup,
@@ -29,18 +41,15 @@ from .comparability import (
     SetupDifference,
     sorted_values,
 )
-from .completeness import FIELDS, FieldScore, SubItem
-from .keys import Aliases
-from .load import OwnResult, own_row_columns
+from .completeness import FieldScore, SubItem
 from .model import BenchmarkSignals, CorpusSignals, ResultRow, Signals, TripleSignals
-from .populated import threshold as level_threshold
 from .provenance import RELATIONSHIPS, Provenance, ProvenanceRollup, Risk
 from .reproducibility import AGENTIC_ROUTES, Reproducibility, ReproducibilityRollup, pattern_keys
 from .reproducibility import FIELDS as REPRO_FIELDS
 
 
 def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResult]) -> Signals:
-    """All signals of the reported rows already loaded (`load_reported`) plus `own_rows`.
+    """All signals of the reported rows the store holds (`store.reported`) plus `own_rows`.
 
     The own rows go to a temporary table for this connection, so the stored PointsDB is
     not changed and a read-only database works too.
@@ -111,9 +120,9 @@ def _differences(store: ResultsStore) -> dict[tuple[str, str, str, str], tuple[S
     """{(scope, model, benchmark, metric): differing fields in `SETUP_FIELDS` order}."""
     order = {f: i for i, f in enumerate(SETUP_FIELDS)}
     found: dict[tuple[str, str, str, str], list[SetupDifference]] = {}
-    for scope, model, bench, metric, field, present, has_absent in store.fetch("differing_setups"):
-        found.setdefault((scope, model, bench, metric), []).append(
-            SetupDifference(field, sorted_values(list(present or ()), bool(has_absent))))
+    for d in store.fetch_records("differing_setups", SetupDifferenceRow):
+        found.setdefault((d.scope, d.model_key, d.benchmark_path, d.metric_key), []).append(
+            SetupDifference(d.setup_field, sorted_values(list(d.present_values or ()), bool(d.has_absent))))
     return {k: tuple(sorted(v, key=lambda d: order[d.field])) for k, v in found.items()}
 
 
@@ -180,29 +189,30 @@ def _benchmarks(store: ResultsStore, level: int) -> tuple[BenchmarkSignals, ...]
     specs = {f.field: f for f in FIELDS}
     texts: dict[tuple[str, str], str | None] = {}
     subs: dict[tuple[str, str], list[SubItem]] = {}
-    for bench, _position, field, sub_item, item_level, text in store.fetch("card_texts"):
-        if sub_item is None:
-            texts[(bench, field)] = text
+    for t in store.fetch_records("card_texts", CardText):
+        if t.sub_item is None:
+            texts[(t.benchmark_key, t.field)] = t.text
         else:
-            subs.setdefault((bench, field), []).append(SubItem(sub_item, item_level >= level, text))
+            subs.setdefault((t.benchmark_key, t.field), []).append(SubItem(t.sub_item, t.level >= level, t.text))
     fields: dict[str, list[FieldScore]] = {}
-    for bench, position, field, coverage, origin, items, populated, score in store.fetch("benchmark_field_scores"):
-        spec = specs[field]
-        fields.setdefault(bench, []).append(FieldScore(
-            position=position, field=field, label=spec.label, section=spec.section, coverage=coverage,
-            origin=origin, score=float(score), populated=int(populated), items=int(items),
-            text=texts.get((bench, field)), sub_items=tuple(subs.get((bench, field), ())),
+    for f in store.fetch_records("benchmark_field_scores", FieldScoreRow):
+        spec, at = specs[f.field], (f.benchmark_key, f.field)
+        fields.setdefault(f.benchmark_key, []).append(FieldScore(
+            position=f.position, field=f.field, label=spec.label, section=spec.section, coverage=f.coverage,
+            origin=f.origin, score=float(f.score), populated=int(f.populated), items=int(f.items),
+            text=texts.get(at), sub_items=tuple(subs.get(at, ())),
         ))
     risks: dict[str, list[Risk]] = {}
-    for bench, _position, category, description, url in store.fetch("card_risk_list"):
-        risks.setdefault(bench, []).append(Risk(category, description, url))
+    for r in store.fetch_records("card_risk_list", CardRiskRow):
+        risks.setdefault(r.benchmark_key, []).append(Risk(r.category, r.description, r.url))
     completeness = dict(store.fetch("benchmark_completeness"))
     out = []
-    for bench, card_id, card_path, card_name, agentic, reported_name, n_rows, n_triples in store.fetch("benchmark_overview"):
+    for b in store.fetch_records("benchmark_overview", BenchmarkOverview):
+        bench = b.benchmark_key
         out.append(BenchmarkSignals(
-            key=bench, name=card_name or reported_name or bench, has_card=card_id is not None,
-            card_path=card_path, completeness=float(completeness[bench]), fields=tuple(fields[bench]),
-            risks=tuple(risks.get(bench, ())), rows=int(n_rows), triples=int(n_triples), agentic=bool(agentic),
+            key=bench, name=b.name or b.reported_name or bench, has_card=b.card_id is not None,
+            card_path=b.source_path, completeness=float(completeness[bench]), fields=tuple(fields[bench]),
+            risks=tuple(risks.get(bench, ())), rows=int(b.n_rows), triples=int(b.n_triples), agentic=bool(b.agentic),
         ))
     return tuple(out)
 

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping
 
-from .comparability import SETUP_FIELDS, Comparability, ComparabilityRollup
+from ..store.keys import Aliases
+from ..store.setup import SETUP_FIELDS
+from .comparability import Comparability, ComparabilityRollup
 from .completeness import FieldScore
-from .keys import Aliases
 from .provenance import Provenance, ProvenanceRollup, Risk
 from .reproducibility import Reproducibility, ReproducibilityRollup, required_fields
 from .rounding import r6

@@ -1,6 +1,6 @@
 """Provenance: who reported a result, and did anyone else? (EVALCARDS.md section 6.)
 
-`rho` normalises the reported evaluator relationship. A triple is first-party-only when
+`rho` (store/keys.py) normalised the reported evaluator relationship as it was stored. A triple is first-party-only when
 every report is `first_party`, and multi-party when its reports come from more than one
 organisation key (two uploads by one organisation are not corroboration; this differs from
 the seed's |R| > 1). Risks are the benchmark card's risk categories: attention cues beside
@@ -10,25 +10,13 @@ results, never part of a number.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping
 
 from ..vocabulary import PROVENANCE
-from ..vocabulary import RELATIONSHIPS as KNOWN_RELATIONSHIPS
 from .rounding import r6
 
 #: The four values of rho, in display order.
 RELATIONSHIPS = PROVENANCE
-_KNOWN = frozenset(KNOWN_RELATIONSHIPS)
-
-
-def rho(reported: Any) -> str:
-    """`first_party`, `third_party` or `collaborative` as reported (trimmed, any case);
-    anything else (null, missing, `other`, free text) is `unspecified`."""
-    if isinstance(reported, str):
-        value = reported.strip().casefold()
-        if value in _KNOWN:
-            return value
-    return "unspecified"
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ class Cards:
             return
         keys = [b.key for b in signals.benchmarks]
         self.bench_paths = {k: page_path("benchmarks", s) for k, s in zip(keys, unique_slugs(keys))}
-        from ..signals.keys import key as signal_key
+        from ..store.keys import key as signal_key
 
         self.task_by_key = {signal_key(t): t for t in task_paths}
         self._summaries = {b.key: self._summary(b) for b in signals.benchmarks}
@@ -192,7 +192,7 @@ class Cards:
     def summary_for_task(self, task: str) -> BenchmarkSummary | None:
         if self.signals is None:
             return None
-        from ..signals.keys import key as signal_key
+        from ..store.keys import key as signal_key
 
         return self._summaries.get(signal_key(task))
 
@@ -345,7 +345,7 @@ class Cards:
         missingness = tuple(
             RateRow(f, rate, "" if rate is not None else "no agentic results")
             for f, rate in repro.field_missingness.items())
-        from ..signals.completeness import FIELD_BY_NAME
+        from ..store.cardfields import FIELD_BY_NAME
 
         population = tuple(
             RateRow(f"{FIELD_BY_NAME[f].position}. {FIELD_BY_NAME[f].label}" if f in FIELD_BY_NAME else f, rate, name=f)

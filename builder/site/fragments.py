@@ -1,18 +1,22 @@
-"""HTML fragments that repeat on many rows, each rendered once per distinct value.
+"""HTML fragments that repeat on many rows: their markup in templates, rendered cheaply.
 
 A result row's signal badges and its list of missing fields come from a small set of
 values (a few badge states, a few field-name lists), yet a large site shows them on
-hundreds of thousands of rows. Their markup is in templates (`partials/badges.html`,
-`partials/band.html`, `partials/missing.html`), which a project can override; `Fragments`
-renders each partial once per distinct value in a build and reuses the `Markup`, which is
-what keeps result tables cheap at scale (issue 6). The table bodies (`result_rows`,
-`task_rows`, `estimator_rows`) and the interval texts are still assembled here, from
-strings the views formatted, with every piece of data escaped.
+hundreds of thousands of rows. Their partials (`partials/badges.html`, `band.html`,
+`missing.html`) are rendered once per distinct value in a build and the `Markup` reused.
+Table rows and intervals (`partials/result_row.html`, `task_row.html`, `estimator_row.html`,
+`estimator_cell.html`, `interval.html`, `cibar.html`) differ in every value but come in a
+few shapes: each is rendered once per shape with placeholders (`Stencil`) and filled per
+row with strings the views formatted (`site/format.py`), every piece of data escaped. That
+keeps result tables cheap at scale (issue 6) while a project can override every partial
+(issue 12).
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
+from itertools import product
 from typing import Any, Callable, Iterable
 
 import jinja2
@@ -28,35 +32,6 @@ def text(value) -> str:
     `Markup` object each time. `typed` keeps a `Markup` (already safe, hence not escaped)
     apart from an equal plain string."""
     return str(escape(value))
-
-
-def interval_html(iv, range: bool = True) -> Markup:  # noqa: A002 - the templates' keyword
-    """An interval as `center ± margin`, with `[low, high]` beside it (or a dash)."""
-    return Markup(_interval(iv, range))
-
-
-def cibar_html(iv) -> Markup:
-    """The interval drawn on its whole scale (0-1000 or 0-1): band for the interval, tick
-    for the centre; nothing without an interval."""
-    return Markup(_cibar(iv))
-
-
-# An interval's texts are numbers this package formatted (digits, signs, "±", "—"), never
-# data, so they go into markup as they are.
-
-def _interval(iv, range: bool) -> str:  # noqa: A002
-    if not iv:
-        return '<span class="iv">—</span>'
-    extra = f' <span class="iv-range" title="95% interval">{iv.range_text}</span>' if range else ""
-    return f'<span class="iv"><span class="iv-text">{iv.text}</span>{extra}</span>'
-
-
-def _cibar(iv) -> str:
-    if not iv:
-        return ""
-    return (f'<span class="cibar" role="img" aria-label="{iv.description}">'
-            f'<span class="cibar-range" style="left:{iv.bar_left}%;width:{iv.bar_width}%"></span>'
-            f'<span class="cibar-point" style="left:{iv.bar_center}%"></span></span>')
 
 
 def link_items(refs: Iterable, url) -> Markup:
@@ -96,9 +71,6 @@ def _link(href: str, label: str) -> str:
     return f'<a href="{text(href)}">{text(label)}</a>'
 
 
-_AGENTIC = '<div class="meta">agentic: harness, eval_plan and eval_limits are required too</div>'
-
-
 class Fragments:
     """The repeated fragments of one build's templates: each partial rendered once per
     distinct value (values are frozen views, so they key a cache), then reused as `Markup`.
@@ -112,6 +84,26 @@ class Fragments:
         self._badges_of = lru_cache(maxsize=1 << 16)(self._render_badges)
         self._band_of = lru_cache(maxsize=1024)(self._render_band)
         self._missing_of = lru_cache(maxsize=1 << 16)(self._render_missing)
+        self._interval = Stencil(env.get_template("partials/interval.html"), ("present", "range"),
+                                 ("text", "range_text"), fragment=True)
+        self._cibar = Stencil(env.get_template("partials/cibar.html"), ("present",),
+                              ("description", "left", "width", "center"), fragment=True)
+        self._result_row = Stencil(env.get_template("partials/result_row.html"),
+                                   ("show_model", "has_model", "triple_anchor", "agentic"), (
+            "anchor", "model_href", "model_label", "model_id", "bench_href", "bench_label", "metric", "score",
+            "organization", "relationship", "source", "source_label", "missing", "badges"))
+        self._task_row = Stencil(env.get_template("partials/task_row.html"), ("truncation_recorded", "tokens_recorded"), (
+            "row_key", "task_href", "task_label", "center_sort", "interval", "band", "cibar", "total_sort", "total",
+            "truncation_sort", "truncation", "truncation_note", "tokens_sort", "tokens", "tokens_note"))
+        self._estimator_row = Stencil(env.get_template("partials/estimator_row.html"), (), ("task_label", "cells"))
+        self._estimator_cell_of = Stencil(env.get_template("partials/estimator_cell.html"), ("present",),
+                                          ("estimate", "low", "high", "missing"), fragment=True)
+        self._interval_fill = self._interval.fillers()
+        self._cibar_fill = self._cibar.fillers()
+        self._result_fill = self._result_row.fillers()
+        self._task_fill = self._task_row.fillers()
+        self._cell_fill = self._estimator_cell_of(True)
+        self._no_cell = self._estimator_cell_of(False)("", "", "", fmt.MISSING)
 
     def badges_html(self, items: Iterable[Any] | None) -> Markup:
         """Evaluation Card signals (R, C, P, X) of a model or a result row."""
@@ -134,63 +126,149 @@ class Fragments:
     def _render_missing(self, names: tuple[str, ...], none_text: str, inline: bool) -> Markup:
         return _partial(self._missing, names=names, none_text=none_text, inline=inline)
 
+    def interval_html(self, iv: Any, range: bool = True) -> Markup:  # noqa: A002 - the templates' keyword
+        """An interval as `center ± margin`, with `[low, high]` beside it (or a dash)."""
+        return Markup(self._interval_text(iv, range))
+
+    def cibar_html(self, iv: Any) -> Markup:
+        """The interval drawn on its whole scale (0-1000 or 0-1): nothing without one."""
+        return Markup(self._cibar_text(iv))
+
+    # An interval's texts are numbers this package formatted (digits, signs, "±", "—"),
+    # never data, so they fill the partial as they are.
+
+    def _interval_text(self, iv: Any, range: bool) -> str:  # noqa: A002
+        if not iv:
+            return self._interval_fill[(False, range)]("", "")
+        return self._interval_fill[(True, range)](iv.text, iv.range_text)
+
+    def _cibar_text(self, iv: Any) -> str:
+        if not iv:
+            return self._cibar_fill[(False,)]("", "", "", "")
+        return self._cibar_fill[(True,)](iv.description, iv.bar_left, iv.bar_width, iv.bar_center)
+
     def result_rows(self, rows: Iterable[Any], show_model: bool, url: Callable[..., str]) -> Markup:
-        """The `<tr>` of each result row with its signals (partials/results.html's table body).
+        """The `<tr>` of each result row with its signals (partials/result_row.html).
 
         A model page lists up to `page_size` of these and a benchmark's row pages list every
-        result of the corpus, so the rows are the bulk of a large site's markup; as Python
-        they cost a fraction of a Jinja loop. Same markup, every value escaped.
+        result of the corpus, so the rows are the bulk of a large site's markup: the partial
+        is rendered once per row shape and filled per row (`Stencil`), every value escaped.
         """
-        return Markup("".join(self._result_row(r, show_model, url) for r in rows))
+        show_model = bool(show_model)
+        return Markup("".join([self._result_row_text(r, show_model, url) for r in rows]))
 
-
-    def _result_row(self, r: Any, show_model: bool, url: Callable[..., str]) -> str:
-        if show_model:
-            if r.model:
-                who = f'<a href="{text(url(r.model.path))}">{text(r.model.label)}</a>'
-            else:
-                who = text(r.model_id)
-            if r.triple_anchor:
-                bench = (f'<a href="{text(url(r.benchmark.path, r.triple_anchor))}" title="comparison of its reports">'
-                         f'{text(r.benchmark.label)}</a>')
-            else:
-                bench = str(escape(r.benchmark.label))
-            head = (f'      <th scope="row">{who}</th>\n'
-                    f'      <td data-label="Benchmark">{bench}</td>\n')
-        else:
-            head = (f'      <th scope="row"><a href="{text(url(r.benchmark.path, r.triple_anchor))}">'
-                    f'{text(r.benchmark.label)}</a></th>\n')
-        return (f'    <tr id="{escape(r.anchor)}">\n{head}'
-                f'      <td data-label="Metric">{text(r.metric)}</td>\n'
-                f'      <td class="num" data-label="Score">{text(r.score)}</td>\n'
-                f'      <td data-label="Reported by">{text(r.organization)}<div class="meta">{text(r.relationship)} · '
-                f'<span title="{text(r.source)}">{text(r.source_label)}</span></div></td>\n'
-                f'      <td data-label="Missing for reproducibility">{self.missing_html(r.missing, "none", True)}'
-                f'{_AGENTIC if r.agentic else ""}</td>\n'
-                f'      <td class="signals">{self.badges_html(r.badges)}</td>\n'
-                f'    </tr>\n')
-
+    def _result_row_text(self, r: Any, show_model: bool, url: Callable[..., str]) -> str:
+        has_model = show_model and bool(r.model)
+        triple = bool(r.triple_anchor)
+        # Values in the order the stencil declares them (see __init__).
+        return self._result_fill[(show_model, has_model, triple, bool(r.agentic))](
+            text(r.anchor),
+            text(url(r.model.path)) if has_model else "",
+            text(r.model.label) if has_model else "",
+            text(r.model_id) if show_model and not has_model else "",
+            text(url(r.benchmark.path, r.triple_anchor)) if triple or not show_model else "",
+            text(r.benchmark.label), text(r.metric), text(r.score), text(r.organization),
+            text(r.relationship), text(r.source), text(r.source_label),
+            self.missing_html(r.missing, "none", True), self.badges_html(r.badges),
+        )
 
     def task_rows(self, results: Iterable[Any], url: Callable[..., str]) -> Markup:
-        """The `<tr>` of each task of a model page's per-task table (`TaskResult`s): task link,
-        C_P interval, band, interval bar, trials, truncation and tokens, with sort keys.
+        """The `<tr>` of each task of a model page's per-task table (`TaskResult`s,
+        partials/task_row.html): task link, C_P interval, band, interval bar, trials,
+        truncation and tokens, with sort keys.
 
         Every model page has one row per task; as a Jinja loop this table and the estimator
         table below were most of a model page's escapes (issue 6)."""
-        return Markup("".join(self._task_row(t, url) for t in results))
+        return Markup("".join([self._task_row_text(t, url) for t in results]))
 
-
-    def _task_row(self, t: Any, url: Callable[..., str]) -> str:
+    def _task_row_text(self, t: Any, url: Callable[..., str]) -> str:
         iv = t.interval
-        return (f'    <tr data-row="{text(t.task.label.lower())}">\n'
-                f'      <th scope="row"><a href="{text(url(t.task.path))}">{text(t.task.label)}</a></th>\n'
-                f'      <td class="num" data-sort="{_sort_key(iv.center)}">{_interval(iv, True)}</td>\n'
-                f'      <td>{self.band_html(iv.band)}</td>\n'
-                f'      <td class="hide-narrow">{_cibar(iv)}</td>\n'
-                f'      <td class="num" data-sort="{_sort_key(t.total)}">{text(fmt.count(t.total))}</td>\n'
-                f'      {_observed_cell(t.truncation_rate, fmt.percent, t.truncation_note)}\n'
-                f'      {_observed_cell(t.tokens_per_trial, fmt.tokens, t.tokens_note)}\n'
-                '    </tr>\n')
+        truncated = t.truncation_note is None
+        tokens = t.tokens_note is None
+        return self._task_fill[(truncated, tokens)](
+            text(t.task.label.lower()), text(url(t.task.path)), text(t.task.label),
+            _sort_key(iv.center), self._interval_text(iv, True), self.band_html(iv.band), self._cibar_text(iv),
+            _sort_key(t.total), text(fmt.count(t.total)),
+            _sort_key(t.truncation_rate) if truncated else "",
+            text(fmt.percent(t.truncation_rate)) if truncated else "",
+            "" if truncated else text(t.truncation_note),
+            _sort_key(t.tokens_per_trial) if tokens else "",
+            text(fmt.tokens(t.tokens_per_trial)) if tokens else "",
+            "" if tokens else text(t.tokens_note),
+        )
+
+    def estimator_rows(self, results: Iterable[Any]) -> Markup:
+        """The `<tr>` of each task of a model page's six-estimator table
+        (partials/estimator_row.html): the task, then each estimator's estimate with its
+        `[low, high]` (or a dash; partials/estimator_cell.html)."""
+        row = self._estimator_row()
+        cell = self._estimator_cell
+        return Markup("".join([row(text(t.task.label), "".join(map(cell, t.modes))) for t in results]))
+
+    def _estimator_cell(self, values: tuple[float, float, float] | None) -> str:
+        if values is None:
+            return self._no_cell
+        est, low, high = values
+        if fmt.finite_floats(est, low, high):
+            # The common case, formatted inline (180,000 cells on a 2,500-model site): the
+            # text `fmt.probability` gives.
+            return self._cell_fill(f"{est:.3f}", f"{low:.3f}", f"{high:.3f}", "")
+        return self._cell_fill(fmt.probability(est), fmt.probability(low), fmt.probability(high), "")
+
+
+class Stencil:
+    """A partial for a repeated row or cell, rendered by Jinja once per *shape* and then
+    filled in per value.
+
+    Rows differ in their values but come in a handful of shapes (a result row with or
+    without a model link, a task row with a recorded or a missing truncation rate): the
+    partial's `switches`. For each shape the partial is rendered once with a placeholder for
+    each of its `values`; the result becomes a `str.format` pattern, and each row is that
+    pattern filled with its values (positionally, in the declared order), escaped by the
+    caller (`text`) or already `Markup`. The markup stays in the template, where a project
+    can override it, at the cost of a string format per row rather than a Jinja render
+    (issue 12). A partial may place a value anywhere, any number of times, but not
+    transform it (no filters or tests on values: they are placeholders when it renders).
+    """
+
+    def __init__(self, template: jinja2.Template, switches: tuple[str, ...], values: tuple[str, ...],
+                 fragment: bool = False) -> None:
+        self._template = template
+        self._switches = switches
+        self._values = values
+        #: A fragment (a cell, an interval) leaves out its file's trailing newline; a row keeps it.
+        self._fragment = fragment
+        self._patterns: dict[tuple[bool, ...], Callable[..., str]] = {}
+
+    def __call__(self, *shape: bool) -> Callable[..., str]:
+        """The filler of one shape (the switches' values, in order): call it with the values."""
+        found = self._patterns.get(shape)
+        if found is None:
+            found = self._patterns[shape] = self._compile(shape)
+        return found
+
+    def fillers(self) -> dict[tuple[bool, ...], Callable[..., str]]:
+        """Every shape's filler, compiled now: a handful of renders per build, and a row then
+        costs one dict lookup rather than a call (tens of thousands of rows per page set)."""
+        for shape in product((False, True), repeat=len(self._switches)):
+            self(*shape)
+        return dict(self._patterns)
+
+    def _compile(self, shape: tuple[bool, ...]) -> Callable[..., str]:
+        """The shape's pattern as a compiled f-string: `str.format` would parse the pattern
+        again on every row. The markup enters only as the repr of a string literal (with its
+        braces doubled), so no template text is ever evaluated as code."""
+        holders = {name: Markup(f"\x00{i}\x00") for i, name in enumerate(self._values)}
+        out = self._template.render(**dict(zip(self._switches, shape)), **holders)
+        if self._fragment:
+            out = out.removesuffix("\n")
+        pattern = _HOLDER.sub(r"{v\1}", out.replace("{", "{{").replace("}", "}}"))
+        params = ", ".join(f"v{i}" for i in range(len(self._values)))
+        filler: Callable[..., str] = eval(f"lambda {params}: f{pattern!r}", {})  # noqa: S307
+        return filler
+
+
+_HOLDER = re.compile("\x00([0-9]+)\x00")
 
 
 def _partial(template: jinja2.Template, **values: Any) -> Markup:
@@ -198,35 +276,7 @@ def _partial(template: jinja2.Template, **values: Any) -> Markup:
     return Markup(template.render(**values).removesuffix("\n"))
 
 
-def _observed_cell(value: float | None, show, note: str | None) -> str:
-    """A truncation or tokens cell: the figure, or "not recorded" (with the full note as its
-    title) when the harness could not record it, so a missing figure never reads as 0."""
-    if note is not None:
-        return f'<td class="num meta" data-sort="" title="{text(note)}">not recorded</td>'
-    return f'<td class="num" data-sort="{_sort_key(value)}">{text(show(value))}</td>'
-
-
 def _sort_key(value: float | int | None) -> str:
     """A `data-sort` value: the number as Python prints it (digits, sign, point, `e`: nothing
     to escape), or empty when missing."""
     return "" if value is None else str(value)
-
-
-def estimator_rows(results: Iterable) -> Markup:
-    """The `<tr>` of each task of a model page's six-estimator table: the task, then each
-    estimator's estimate with its `[low, high]` (or a dash)."""
-    return Markup("".join(
-        f'    <tr><th scope="row">{text(t.task.label)}</th>{"".join(map(_estimator_cell, t.modes))}</tr>\n'
-        for t in results))
-
-
-def _estimator_cell(values) -> str:
-    if values is None:
-        return f'<td class="num">{fmt.MISSING}<div class="iv-range"></div></td>'
-    est, low, high = values
-    if fmt.finite_floats(est, low, high):
-        # The common case, formatted inline (180,000 cells on a 2,500-model site): the
-        # text `fmt.probability` gives.
-        return f'<td class="num">{est:.3f}<div class="iv-range">[{low:.3f}, {high:.3f}]</div></td>'
-    return (f'<td class="num">{fmt.probability(est)}'
-            f'<div class="iv-range">[{fmt.probability(low)}, {fmt.probability(high)}]</div></td>')

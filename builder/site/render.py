@@ -31,7 +31,7 @@ from ..results import BuildResults
 from ..slugs import is_safe_slug
 from . import format as fmt
 from .charts import content_hash, specs_script, vega_bundle
-from .fragments import Fragments, cibar_html, estimator_rows, interval_html, link_items, link_list
+from .fragments import Fragments, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, build_page_model
 from .reuse import PageReuse
@@ -126,14 +126,14 @@ def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jin
     fragments = Fragments(env)
     env.globals["badges"] = fragments.badges_html
     env.globals["missing"] = fragments.missing_html
-    env.globals["interval"] = interval_html
-    env.globals["cibar"] = cibar_html
+    env.globals["interval"] = fragments.interval_html
+    env.globals["cibar"] = fragments.cibar_html
     env.globals["band"] = fragments.band_html
     env.globals["link_items"] = link_items
     env.globals["link_list"] = link_list
     env.globals["result_rows"] = fragments.result_rows
     env.globals["task_rows"] = fragments.task_rows
-    env.globals["estimator_rows"] = estimator_rows
+    env.globals["estimator_rows"] = fragments.estimator_rows
     return env
 
 

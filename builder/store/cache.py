@@ -23,10 +23,10 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import duckdb
 
+from ..config import SiteConfig
 from ..errors import InputError
 from ..sources.evals import read_evals
 from ..sources.points import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files
@@ -36,6 +36,7 @@ from .ingest import (
     ingest_points,
 )
 from .pointsdb import SQL_DIR, PointsDB
+from .reported import load_reported
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
 #: (folder, glob) pairs, or (file, None).
@@ -46,8 +47,8 @@ PART_SOURCES = {
 }
 PART_NAMES = {POINTS: "points", REPORTED: "reported results and cards"}
 #: The store's own code and its readers', whose changes alter what is stored (both parts: a
-#: schema change touches both). The signals loader that fills the reported part is not the
-#: store's: its code enters that part's key through the caller's `salt` (build.cache_salt).
+#: schema change touches both). Everything that shapes the stored rows is in these folders
+#: (store/reported.py writes the reported part), so no later stage enters the key.
 CODE_FOLDERS = ("store", "sources")
 
 
@@ -154,22 +155,28 @@ def ingest_points_part(db: PointsDB, data_dir: Path) -> dict:
             "ignored": [p.relative_to(data_dir).as_posix() for p in ignored]}
 
 
-def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
-               load_reported: Callable[[PointsDB], dict], salt: str = "",
+def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool) -> dict:
+    """(Re)load the reported results and cards (`store.reported`); the JSON-able summary of
+    what was read and skipped is kept with the cache, so a reused database still reports
+    its skipped files."""
+    return load_reported(db, data_dir, config, strict).to_summary()
+
+
+def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: SiteConfig,
+               strict: bool = False, salt: str = "",
                known: Fingerprints | None = None) -> tuple[PointsDB, StoreReport]:
     """The PointsDB for this build, ingesting only the parts whose sources changed.
 
-    `load_reported(db)` (re)loads the reported results and cards (the signals' inputs) and
-    returns a JSON-able summary of what it read and skipped, kept with the cache so a
-    reused database still reports its skipped files. `salt` enters the fingerprint (the
-    settings that change what is stored, such as config aliases); `known` is the
-    fingerprints when the caller has already computed them.
+    `config` gives the alias tables the reported rows are keyed with; with `strict` an
+    unusable EEE record or card is an error rather than a skipped file. `salt` enters the
+    fingerprint (the settings that change what is stored, such as config aliases); `known`
+    is the fingerprints when the caller has already computed them.
 
     The database comes back read-only: a build writes only temporary tables, and several
     builds (one per output directory, say) can then read one cache at the same time.
     """
     if db_path is not None:
-        return _from_user_db(db_path, data_dir, load_reported)
+        return _from_user_db(db_path, data_dir, config, strict)
     if not data_dir.is_dir():
         raise InputError(data_dir, "data directory not found")
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -188,7 +195,8 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None,
         if len(stale) < len(summaries):
             shutil.copyfile(target, tmp)  # one part still holds: ingest only the other
         db = PointsDB(tmp)
-        ingest = {POINTS: lambda: ingest_points_part(db, data_dir), REPORTED: lambda: load_reported(db)}
+        ingest = {POINTS: lambda: ingest_points_part(db, data_dir),
+                  REPORTED: lambda: ingest_reported_part(db, data_dir, config, strict)}
         for part in stale:
             summaries[part] = ingest[part]()
             fingerprint_key, report_key = _meta_keys(part)
@@ -236,7 +244,7 @@ def _report(summaries: dict[str, dict], ingested: tuple[str, ...]) -> StoreRepor
                        ignored=list(points.get("ignored", [])))
 
 
-def _from_user_db(db_path: Path, data_dir: Path, load_reported: Callable[[PointsDB], dict]) -> tuple[PointsDB, StoreReport]:
+def _from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: bool) -> tuple[PointsDB, StoreReport]:
     """Copy points and evaluations out of a user's database (opened read-only, never
     modified) into a working in-memory PointsDB, then add the reported results."""
     if not db_path.is_file():
@@ -257,5 +265,5 @@ def _from_user_db(db_path: Path, data_dir: Path, load_reported: Callable[[Points
         raise InputError(db_path, f"cannot read the database: {str(exc).splitlines()[0]}") from None
     report = StoreReport(ingested=tuple(PART_SOURCES),  # a fresh working copy every time
                          points=db.con.execute("SELECT count(*) FROM points").fetchall()[0][0])
-    report.reported = load_reported(db) if data_dir.is_dir() else {}
+    report.reported = ingest_reported_part(db, data_dir, config, strict) if data_dir.is_dir() else {}
     return db, report

@@ -61,6 +61,66 @@ class TripleDetail(NamedTuple):
     party_spreads: list[float | None]
 
 
+class SetupDifferenceRow(NamedTuple):
+    """One row of `differing_setups`: a setup field whose values differ within one party
+    (`variant`) or across parties (`cross_party`) of a triple."""
+
+    scope: str
+    model_key: str
+    benchmark_path: str
+    metric_key: str
+    setup_field: str
+    present_values: list[str] | None
+    has_absent: bool | None
+
+
+class CardText(NamedTuple):
+    """One row of `card_texts`: a stored card item of a benchmark's card."""
+
+    benchmark_key: str
+    position: int
+    field: str
+    sub_item: str | None
+    level: int
+    text: str | None
+
+
+class FieldScoreRow(NamedTuple):
+    """One row of `benchmark_field_scores`: s(f) of one field for one benchmark."""
+
+    benchmark_key: str
+    position: int
+    field: str
+    coverage: str
+    origin: str
+    items: int
+    populated: int
+    score: float
+
+
+class CardRiskRow(NamedTuple):
+    """One row of `card_risk_list`: a risk listed by a benchmark's card."""
+
+    benchmark_key: str
+    position: int
+    category: str | None
+    description: str | None
+    url: str | None
+
+
+class BenchmarkOverview(NamedTuple):
+    """One row of `benchmark_overview`: a benchmark's card (if any), names and counts."""
+
+    benchmark_key: str
+    card_id: int | None
+    source_path: str | None
+    name: str | None
+    agentic: bool
+    reported_name: str | None
+    n_rows: int
+    n_triples: int
+
+
 @lru_cache(maxsize=1)
 def statements() -> tuple[str, dict[str, str]]:
     """(the table definitions, {name: statement}) from `sql/results.sql`."""

@@ -400,7 +400,7 @@ WITH reported AS (
     SELECT benchmark_key, count(*) AS n_triples FROM triple_signals GROUP BY benchmark_key
 )
 SELECT b.benchmark_key, c.card_id, c.source_path, c.name, coalesce(c.agentic, false) AS agentic,
-       r.reported_name, coalesce(r.n_rows, 0), coalesce(t.n_triples, 0)
+       r.reported_name, coalesce(r.n_rows, 0) AS n_rows, coalesce(t.n_triples, 0) AS n_triples
 FROM (SELECT DISTINCT benchmark_key FROM benchmark_fields) b
 LEFT JOIN card_benchmarks cb USING (benchmark_key)
 LEFT JOIN cards c ON c.card_id = cb.card_id

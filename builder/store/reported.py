@@ -1,4 +1,8 @@
-"""Turning reported results, cards and the leaderboard's own results into PointsDB rows.
+"""Writing reported results, cards and the leaderboard's own results into the PointsDB.
+
+The sources read the files (`sources/eee.py`, `sources/cards.py`) and hand over plain
+records; this module makes the rows the store keeps from them, so what is stored is the
+store's code alone and its cache key need not cover any later stage.
 
 EVALCARDS.md sections 1-3: one row per `evaluation_results[]` entry (rows whose score is
 null or not a finite number are counted as dropped and left out), with its keys, its
@@ -11,7 +15,6 @@ everyone else's.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -24,28 +27,12 @@ from ..config import SiteConfig
 from ..errors import InputError
 from ..sources.cards import CardRecord, read_cards
 from ..sources.eee import EEERecord, read_eee
-from ..store.pointsdb import PointsDB
-from ..store.results import ResultsStore
-from .comparability import GENERATION_FIELDS, agent_scaffold, canonical
-from .completeness import card_is_agentic, card_items, card_risks
-from .keys import DEFAULT_METRIC, Aliases, benchmark_path, key, org_key
+from .cardfields import card_is_agentic, card_items, card_risks
+from .keys import DEFAULT_METRIC, Aliases, benchmark_path, key, org_key, rho
+from .pointsdb import PointsDB
 from .populated import level
-from .provenance import rho
-
-#: The signals modules whose code decides what `load_reported` stores (this one and what it
-#: imports; tests/test_cache.py checks the list against the import graph).
-LOADER_MODULES = ("load", "comparability", "completeness", "keys", "populated", "provenance", "rounding")
-
-
-def loader_fingerprint() -> str:
-    """sha256 of the loader's code, for the reported part's cache key: an edit to how the
-    signals are computed from the stored rows does not re-ingest the EEE corpus, an edit to
-    what is stored does."""
-    digest = hashlib.sha256()
-    for name in LOADER_MODULES:
-        digest.update(name.encode())
-        digest.update(hashlib.sha256(Path(__file__).with_name(f"{name}.py").read_bytes()).digest())
-    return digest.hexdigest()
+from .results import ResultsStore
+from .setup import GENERATION_FIELDS, agent_scaffold, canonical
 
 #: The metric of the leaderboard's own rows: the task's C_P estimate on [0, 1] (section 1).
 OWN_METRIC = "p_correct"

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
+
+from ..vocabulary import RELATIONSHIPS as KNOWN_RELATIONSHIPS
 
 _RUNS = re.compile(r"[a-z0-9]+")
 _SPACES = re.compile(r"\s+")
@@ -79,3 +81,17 @@ class Aliases:
     def benchmark(self, bench_key: str) -> str:
         """A benchmark key mapped through the aliases (unknown keys map to themselves)."""
         return self.benchmarks.get(bench_key, bench_key)
+
+
+#: The relationships a report may state (the rest is `unspecified`).
+_KNOWN_RELATIONSHIPS = frozenset(KNOWN_RELATIONSHIPS)
+
+
+def rho(reported: Any) -> str:
+    """`first_party`, `third_party` or `collaborative` as reported (trimmed, any case);
+    anything else (null, missing, `other`, free text) is `unspecified`."""
+    if isinstance(reported, str):
+        value = reported.strip().casefold()
+        if value in _KNOWN_RELATIONSHIPS:
+            return value
+    return "unspecified"
