@@ -4,7 +4,8 @@
 `ScoreChangeReport`; `markdown` renders it for a pull-request comment; `command` is the CLI.
 """
 
-from .compare import compare, compare_signals
+from .cards import compare_signals
+from .compare import compare
 from .markdown import render_markdown
 from .report import ScoreChangeReport
 
