@@ -43,6 +43,8 @@ from ..trials import (
 FORMAT = "inspect"
 HARNESS = "inspect_ai"
 ZSTD_METHOD = 93
+#: The zip compression methods Python's zipfile decompresses; zstd is handled here.
+ZIPFILE_METHODS = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA})
 #: A field that is absent or JSON null (msgspec.Raw cannot be optional).
 NULL = msgspec.Raw(b"null")
 #: Generation settings copied into `evals.json` `generation_args` when recorded.
@@ -216,12 +218,16 @@ def _decode(decoder: msgspec.json.Decoder[Any], data: bytes, member: str | None)
 
 
 def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> bytes:
-    """One member's bytes; zstd members are read raw and decompressed here."""
+    """One member's bytes; zstd members are read raw and decompressed here. A member in a
+    compression method neither zipfile nor this reader knows is named as such up front."""
+    if info.compress_type != ZSTD_METHOD and info.compress_type not in ZIPFILE_METHODS:
+        raise UnreadableInput(f"member {info.filename} uses zip compression method {info.compress_type}, "
+                              "which reasonboard cannot decompress")
     try:
         if info.compress_type != ZSTD_METHOD:
             return archive.read(info)
         return _zstd_member(path, info)
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise UnreadableInput(f"corrupt member {info.filename} ({exc})") from None
 
 
