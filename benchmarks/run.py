@@ -38,7 +38,6 @@ import hashlib
 import io
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -161,31 +160,20 @@ PLAIN_TEMPLATE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 {% endfor %}</tbody></table>
 </main><footer>{{ site_title }}. Every score is shown with its 95% interval.</footer></body></html>"""
 
-def run_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tuple[dict, float, int]:
-    """One build in a child process: (its summary, wall seconds, peak RSS in MB)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def measured_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tuple[dict, float, int]:
+    """One build in a child process: (its summary, wall seconds, this child's own peak RSS in
+    MB); with `profile`, the child's profile is printed."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", BUILD_SNIPPET, str(data), str(out), str(cache), "1" if profile else "0"],
-                          cwd=ROOT, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"build failed:\n{proc.stderr}")
-    if profile:
-        print(proc.stderr)
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return json.loads(proc.stdout.strip().splitlines()[-1]), wall, max(peak, before) // 1024
-
-
-def measured_build(data: Path, out: Path, cache: Path) -> tuple[dict, float, int]:
-    """One build in a child process: (its summary, wall seconds, this child's own peak RSS in MB)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", BUILD_SNIPPET, str(data), str(out), str(cache), "0"],
+    proc = subprocess.Popen([sys.executable, "-c", BUILD_SNIPPET, str(data), str(out), str(cache),
+                             "1" if profile else "0"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stdout, stderr = proc.communicate()
     wall = time.perf_counter() - start
     # RUSAGE_CHILDREN is a maximum over every child so far; the child reports its own peak.
     if proc.returncode != 0:
         sys.exit(f"build failed:\n{stderr}")
+    if profile:
+        print(stderr)
     summary = json.loads(stdout.strip().splitlines()[-1])
     return summary, wall, int(summary.get("peak_rss_kb", 0)) // 1024
 
@@ -274,6 +262,12 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     floor = io_floor(data, site, work)
     print(f"I/O floor of the {small['evaluations']}-evaluation build: {floor:.2f} s; "
           f"build / floor = {small['wall'] / floor:.1f}")
+    one_model_rebuild(data, site, cache, work)
+
+
+def one_model_rebuild(data: Path, site: Path, cache: Path, work: Path) -> None:
+    """Change one model's points, rebuild, and compare with a clean build of the same inputs:
+    time against that clean build, files rewritten, byte identity (issue 16)."""
     before = mtimes(site)
     time.sleep(0.05)
     changed_file = change_one_model(data / "points")
@@ -283,11 +277,12 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     clean = work / "clean"
     shutil.rmtree(clean, ignore_errors=True)
     shutil.rmtree(work / "clean-cache", ignore_errors=True)
-    full_one, wall_full_one, _ = measured_build(data, clean, work / "clean-cache")
+    _, wall_full_one, _ = measured_build(data, clean, work / "clean-cache")
     identical = tree_digest(site) == tree_digest(clean)
     print(f"one model changed ({changed_file.name}): {wall_one:.1f} s wall "
           f"(clean build of the same inputs {wall_full_one:.1f} s, ratio {wall_one / wall_full_one:.2f}), "
-          f"rewrote {rewritten} of {len(after)} files, equals a clean build: {identical}")
+          f"rewrote {rewritten} of {len(after)} files (build says {one['changed']}), "
+          f"equals a clean build: {identical}")
 
 
 def plain_jinja_render(site: Path, page_size: int = 100) -> dict:
@@ -421,7 +416,7 @@ def main() -> None:
     print(f"fixture: {time.perf_counter() - t:.1f} s "
           f"({sum(1 for _ in (data / 'eee').rglob('*.json'))} EEE files, {len(list((data / 'cards').glob('*.json')))} cards)")
 
-    full, wall, peak = run_build(data, site, cache, args.profile)
+    full, wall, peak = measured_build(data, site, cache, args.profile)
     render = full["timings"].get("render and write", full["timings"].get("render", float("nan")))
     site_timings = full.get("site_timings", {})
     page_seconds = site_timings.get("page model", 0.0) + site_timings.get("templates", 0.0)
@@ -444,20 +439,11 @@ def main() -> None:
           f" | plain Jinja2 {plain_rate:7.1f} pages/s (model pages) | ratio {ours_rate / plain_rate:.2f}"
           f" (target >= 0.5; medians of {args.rounds} alternating runs)")
 
-    again, wall_again, _ = run_build(data, site, cache)
+    again, wall_again, _ = measured_build(data, site, cache)
     print(f"unchanged rebuild {wall_again:5.2f} s wall ({again['seconds']:.2f} s in build, "
           f"{'nothing to do' if not again['fresh'] else 'rebuilt'}; target <= 2 s)")
 
-    before = mtimes(site)
-    time.sleep(0.05)
-    changed_file = change_one_model(data / "points")
-    one, wall_one, _ = run_build(data, site, cache)
-    after = mtimes(site)
-    rewritten = sum(1 for p in after if before.get(p) != after[p])
-    run_build(data, work / "clean", work / "clean-cache")
-    identical = tree_digest(site) == tree_digest(work / "clean")
-    print(f"one model changed ({changed_file.name}): {wall_one:.1f} s wall, rewrote {rewritten} of {one['files']} files "
-          f"(build says {one['changed']}), equals a clean build: {identical}")
+    one_model_rebuild(data, site, cache, work)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 
