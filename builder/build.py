@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .buildstate import build_key, clear_state, load_state, save_state
+from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .gcpause import no_cyclic_gc
@@ -135,16 +135,12 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     data_dir, out_dir, cache_dir = project.data_dir, project.out_dir, project.cache_dir
     check_output_dir(out_dir)  # before the slow steps, not after them
     sources = fingerprints(data_dir, cache_salt(config)) if data_dir.is_dir() else None
-    key = build_key(sources=sources.whole if sources else "", config_path=project.config_path,
-                    content_dirs=project.with_demo_content().content_dirs, templates_dirs=project.templates_dirs,
-                    static_dir=project.static_dir, db_path=options.db_path, strict=options.strict,
-                    allow_empty=options.allow_empty)
+    # Everything but the data: what every page is rendered with besides its view model.
+    render_salt = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
+                               templates_dirs=project.templates_dirs, static_dir=project.static_dir,
+                               strict=options.strict, allow_empty=options.allow_empty)
+    key = build_key(render_salt, sources=sources.whole if sources else "", db_path=options.db_path)
     previous = load_state(cache_dir, out_dir)
-    # The same key without the data: what every page is rendered with besides its view model.
-    render_salt = build_key(sources="", config_path=project.config_path,
-                            content_dirs=project.with_demo_content().content_dirs,
-                            templates_dirs=project.templates_dirs, static_dir=project.static_dir, db_path=None,
-                            strict=options.strict, allow_empty=options.allow_empty)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)

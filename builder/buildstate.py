@@ -42,12 +42,12 @@ def tree_files(root: Path, suffixes: tuple[str, ...] | None = None) -> list[Path
             and (suffixes is None or p.suffix in suffixes)]
 
 
-def build_key(*, sources: str, config_path: Path | None, content_dirs: Iterable[Path],
-              templates_dirs: Iterable[Path], static_dir: Path | None, db_path: Path | None, strict: bool,
-              allow_empty: bool = False) -> str:
-    """A hash of everything a build's output depends on."""
+def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], templates_dirs: Iterable[Path],
+                 static_dir: Path | None, strict: bool, allow_empty: bool = False) -> str:
+    """A hash of everything a build's output depends on besides the data: what every page is
+    rendered with beside its view model (site/reuse.py), and the base of `build_key`."""
     h = hashlib.sha256()
-    h.update(f"reasonboard-build-state/{STATE_VERSION}\0{sources}\0strict={strict}\0allow_empty={allow_empty}\0".encode())
+    h.update(f"reasonboard-build-state/{STATE_VERSION}\0strict={strict}\0allow_empty={allow_empty}\0".encode())
     if config_path is not None and config_path.is_file():
         h.update(b"config\0" + config_path.read_bytes())
     # Each search path in order, tagged by kind and position: moving a file from the project
@@ -58,6 +58,13 @@ def build_key(*, sources: str, config_path: Path | None, content_dirs: Iterable[
             h.update(f"{kind}/{i}\0".encode())
             _hash_files(h, tree_files(folder), folder)
     _hash_files(h, tree_files(PACKAGE_DIR, (".py", ".sql")), PACKAGE_DIR)
+    return h.hexdigest()
+
+
+def build_key(settings: str, *, sources: str, db_path: Path | None) -> str:
+    """A hash of everything a build's output depends on: the settings (`settings_key`) and
+    the data (the sources' fingerprint, or the `--db` file's identity)."""
+    h = hashlib.sha256(f"{settings}\0{sources}\0".encode())
     if db_path is not None and db_path.is_file():
         stat = db_path.stat()
         h.update(f"db\0{db_path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
