@@ -181,16 +181,17 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     phase("render and write")
 
     models = board.leaderboard["models"]
+    pages = sum(1 for p in written.paths if p.endswith(".html"))
     summary = BuildSummary(
         models=len(models), ranked=sum(1 for m in models if m["rank"] is not None),
         tasks=len(board.leaderboard["config"]["tasks"]),
         benchmarks=len(signals.benchmarks) if signals else 0,
         results=sum(1 for r in signals.rows if not r.own) if signals else 0,
-        pages=sum(1 for p in written.paths if p.endswith(".html")), files=written.files,
+        pages=pages, files=written.files,
         seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
         timings=timings, warnings=list(store.warnings),
         skipped=[tuple(p) for p in reported.get("problems", [])],
-        changed=written.files - written.unchanged, rendered=sum(1 for p in written.paths if p.endswith(".html")) - reuse.kept,
+        changed=written.files - written.unchanged, rendered=pages - reuse.kept,
     )
     save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.digests)
     return summary
