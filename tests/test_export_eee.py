@@ -47,7 +47,7 @@ def export_of(data_dir: Path, cache_dir: Path, timestamp: str | None = None) -> 
     project, config, bands = load_settings(options)
     gathered = gather(options, project, config, bands)
     board = gathered.board
-    return Exported(gathered, eee_records(board.leaderboard, board.evaluations, gathered.config, __version__, timestamp))
+    return Exported(gathered, eee_records(board.leaderboard, gathered.config, __version__, timestamp))
 
 
 @pytest.fixture(scope="module")

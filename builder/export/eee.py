@@ -123,13 +123,12 @@ def methodology_url(config: SiteConfig) -> str:
     return METHODOLOGY_PAGE
 
 
-def eee_records(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation],
-                config: SiteConfig, version: str, timestamp: str | None = None) -> EEEExport:
+def eee_records(leaderboard: Leaderboard, config: SiteConfig, version: str,
+                timestamp: str | None = None) -> EEEExport:
     """One record per leaderboard evaluation that has a result, in path order.
 
-    `leaderboard` is the statistics' leaderboard, `evaluations` the evaluations by id with
-    their `evals.json` facts (`LeaderboardResult.evaluations`), `version` the
-    reasonboard version, `timestamp` the `SOURCE_DATE_EPOCH` text or None.
+    `leaderboard` is the statistics' result (each row carries its evaluation's `evals.json`
+    facts), `version` the reasonboard version, `timestamp` the `SOURCE_DATE_EPOCH` text or None.
     """
     source = slugify(config.title or "reasonboard")
     url = methodology_url(config)
@@ -138,7 +137,7 @@ def eee_records(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation],
     for model in leaderboard.models:
         if not model.tasks:
             continue  # an evals.json entry without points: no result to report
-        evaluation = evaluations[model.id]
+        evaluation = model.evaluation
         record, notes = _record(model, evaluation, config, source, url, version, timestamp)
         records.append(record)
         warnings += [f"{model.id}: {note}" for note in notes]
