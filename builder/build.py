@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .config import SiteConfig, load_config
@@ -26,6 +26,8 @@ from .site.reuse import PageReuse
 from .site.writer import OutputPathError, OutputPaths, Unchanged, check_output_dir, write_site
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
+from .stats.board import Leaderboard
+from .stats.evaluations import Evaluation
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 from .store.reported import OwnResult
@@ -153,7 +155,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     results = BuildResults(
         config=config,
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
-        signals=signals, evaluations=board.evaluations, bands=bands, timings=timings,
+        signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
+        timings=timings,
     )
     # Pages whose inputs are unchanged since the last build of this directory keep their file.
     reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -180,11 +183,11 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     written = write_site(outputs(), out_dir, incremental=True)
     phase("render and write")
 
-    models = board.leaderboard["models"]
+    models = board.leaderboard.models
     pages = sum(1 for p in written.paths if p.endswith(".html"))
     summary = BuildSummary(
-        models=len(models), ranked=sum(1 for m in models if m["rank"] is not None),
-        tasks=len(board.leaderboard["config"]["tasks"]),
+        models=len(models), ranked=sum(1 for m in models if m.rank is not None),
+        tasks=len(board.leaderboard.settings.tasks),
         benchmarks=len(signals.benchmarks) if signals else 0,
         results=sum(1 for r in signals.rows if not r.own) if signals else 0,
         pages=pages, files=written.files,
@@ -240,14 +243,14 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         board = compute_leaderboard(db, config, bands)
         # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
         # page; a lab's own data never does.
-        if any(e.get("simulated") for e in board.evaluations.values()):
+        if any(e.simulated for e in board.evaluations.values()):
             config, project = config.with_demo_defaults(), project.with_demo_content()
         phase("statistics")
         signals = compute_signals(db, config, own_results(board.leaderboard, board.evaluations, config))
         phase("signals")
     finally:
         db.close()
-    return Gathered(config.with_tasks(tuple(board.leaderboard["config"]["tasks"])), project, board, signals, store)
+    return Gathered(config.with_tasks(board.leaderboard.settings.tasks), project, board, signals, store)
 
 
 def cache_salt(config: SiteConfig) -> str:
@@ -308,17 +311,17 @@ def empty_error(options: BuildOptions, data_dir: Path, store: StoreReport) -> In
                               f"here with the columns {','.join(REQUIRED)}{advice}")
 
 
-def own_results(leaderboard: dict[str, Any], evaluations: dict[str, dict[str, Any]],
+def own_results(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation],
                 config: SiteConfig) -> list[OwnResult]:
     """The leaderboard's own per-task results as result rows (EVALCARDS.md §1)."""
     rows = []
-    for m in leaderboard["models"]:
-        e = evaluations[m["id"]]
-        for task, t in m["tasks"].items():
+    for m in leaderboard.models:
+        e = evaluations[m.id]
+        for task, t in m.tasks.items():
             rows.append(OwnResult(
-                model=e.get("hf_id") or m["model"], evaluation_id=m["id"], task=task, score=t["estimate"],
-                organization=e.get("organization") or config.organization or None,
-                relationship=e.get("relationship") or config.relationship,
-                generation_args=e.get("generation_args") or {}, harness=e.get("harness"),
+                model=e.hf_id or m.model, evaluation_id=m.id, task=task, score=t.estimate,
+                organization=e.organization or config.organization or None,
+                relationship=e.relationship or config.relationship,
+                generation_args=e.generation_args or {}, harness=e.harness,
             ))
     return rows

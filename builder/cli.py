@@ -154,7 +154,7 @@ def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, d
         project, config, bands = load_settings(options)
         gathered = gather(options, project, config, bands)
         board = gathered.board
-        exported = eee_records(board.leaderboard, board.evaluations, gathered.config, __version__, timestamp)
+        exported = eee_records(board.leaderboard, gathered.config, __version__, timestamp)
         write_export(exported.files(), out_dir)
     except (InputError, ExportPathError) as exc:
         click.echo(f"error: {exc}", err=True)

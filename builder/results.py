@@ -7,11 +7,14 @@ cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Mapping
 
 from .config import SiteConfig
 from .signals import Signals
 from .stats.bands import Bands
+from .stats.board import Curves, Leaderboard, Pairwise
+from .stats.evaluations import Evaluation
+from .stats.taskranks import TaskRanking
 
 
 @dataclass(frozen=True)
@@ -19,10 +22,13 @@ class BuildResults:
     """Everything the pages are made from: the page model reads this and nothing else."""
 
     config: SiteConfig
-    leaderboard: dict[str, Any]
-    pairwise: dict[str, Any]
-    curves: dict[str, Any]
+    leaderboard: Leaderboard
+    pairwise: Pairwise
+    curves: Curves
     signals: Signals | None
-    evaluations: dict[str, dict[str, Any]]
+    #: The evaluations by id: their identity and evals.json facts.
+    evaluations: Mapping[str, Evaluation]
     bands: Bands
+    #: Each task's own ranking of the evaluations (the task pages).
+    task_rankings: Mapping[str, TaskRanking]
     timings: dict[str, float] = field(default_factory=dict)

@@ -10,6 +10,7 @@ repository, for the tests that use the tool the way a lab does (test_installed.p
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -31,6 +32,16 @@ class Built:
     results: Any
     #: The content lookup order the build used (project, package, demo pages for demo data).
     content_dir: tuple[Path, ...]
+
+    @property
+    def leaderboard(self) -> dict[str, Any]:
+        """The published `data/leaderboard.json`: what a reader of the site's data sees."""
+        return json.loads((self.out / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+
+    @property
+    def pairwise(self) -> dict[str, Any]:
+        """The published `data/pairwise.json`."""
+        return json.loads((self.out / "data" / "pairwise.json").read_text(encoding="utf-8"))
 
 
 def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:

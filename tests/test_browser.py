@@ -114,7 +114,7 @@ def test_sorting_and_filtering_the_leaderboard(browser, default_build):
         page.locator("#leaderboard thead th button", has_text="ReasonScore").click()
         assert page.locator("#leaderboard tbody.incomplete tr[data-row]").count() >= 1
         # Filtering hides rows that do not match and says how many are shown.
-        first = default_build.results.leaderboard["models"][0]["label"]
+        first = default_build.leaderboard["models"][0]["label"]
         page.fill("#filter", first.split()[0])
         visible = page.locator("#leaderboard tr[data-row]:visible").all_inner_texts()
         assert visible and all(first.split()[0] in row for row in visible)
@@ -129,7 +129,7 @@ def test_pages_read_without_javascript(browser, default_build):
     try:
         session.open(default_build.out / "index.html")
         page = session.page
-        assert page.locator("#leaderboard tbody tr[data-row]").count() == len(default_build.results.leaderboard["models"])
+        assert page.locator("#leaderboard tbody tr[data-row]").count() == len(default_build.leaderboard["models"])
         assert page.locator("figure.chart .nojs").first.is_visible()
         assert not page.locator("form[data-filter-for]").is_visible()
         assert session.blocked == []
@@ -142,7 +142,7 @@ def test_filter_finds_models_on_other_index_pages(browser, default_build, tmp_pa
 
     out = tmp_path / "paginated"
     paginated(default_build, out, page_size=5)
-    last = default_build.results.leaderboard["models"][-1]
+    last = default_build.leaderboard["models"][-1]
     session = Session(browser)
     try:
         session.open(out / "index.html")
@@ -155,7 +155,7 @@ def test_filter_finds_models_on_other_index_pages(browser, default_build, tmp_pa
         page.wait_for_load_state("load")
         assert page.url.endswith(f"models/{last['slug']}.html")
         # An evaluation page under its model's page ("model/evaluation"): the slash stays a slash.
-        models = default_build.results.leaderboard["models"]
+        models = default_build.leaderboard["models"]
         nested = next(m for m in models[5:] if "/" in m["slug"])
         session.open(out / "index.html")
         page.fill("#filter", nested["label"])
@@ -240,7 +240,7 @@ def _labels(page) -> list[str]:
 
 def _expected_order(default_build, key: str, descending: bool) -> list[str]:
     """Ranked rows sorted by one leaderboard.json figure (stable: ties keep rank order)."""
-    ranked = [m for m in default_build.results.leaderboard["models"] if m["rank"] is not None]
+    ranked = [m for m in default_build.leaderboard["models"] if m["rank"] is not None]
     ranked.sort(key=lambda m: m["rank"])
     value = (lambda m: m["reasonscore"]["center"]) if key == "reasonscore" else (lambda m: m[key])
     return [m["label"] for m in sorted(ranked, key=lambda m: -value(m) if descending else value(m))]

@@ -47,7 +47,7 @@ def export_of(data_dir: Path, cache_dir: Path, timestamp: str | None = None) -> 
     project, config, bands = load_settings(options)
     gathered = gather(options, project, config, bands)
     board = gathered.board
-    return Exported(gathered, eee_records(board.leaderboard, board.evaluations, gathered.config, __version__, timestamp))
+    return Exported(gathered, eee_records(board.leaderboard, gathered.config, __version__, timestamp))
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def evals_by_id(data_dir: Path) -> dict[str, dict]:
 def test_every_record_is_valid_eee_0_3_0(default_export: Exported) -> None:
     validator = jsonschema.Draft7Validator(SCHEMA)
     records = default_export.export.records
-    assert len(records) == len(default_export.gathered.board.leaderboard["models"]) == 20
+    assert len(records) == len(default_export.gathered.board.leaderboard.models) == 20
     for record in records:
         document = json.loads(record.data)
         errors = sorted(validator.iter_errors(document), key=lambda e: list(e.path))
@@ -161,14 +161,14 @@ def test_task_results_are_the_c_p_estimates_of_the_points(default_export: Export
 
 
 def test_the_reasonscore_is_the_leaderboards_on_its_own_scale(default_export: Exported) -> None:
-    models = {m["id"]: m for m in default_export.gathered.board.leaderboard["models"]}
+    models = {m.id: m for m in default_export.gathered.board.leaderboard.models}
     for record in default_export.export.records:
         result = json.loads(record.data)["evaluation_results"][-1]
-        rs = models[record.evaluation]["reasonscore"]
+        rs = models[record.evaluation].score
         interval = result["score_details"]["uncertainty"]["confidence_interval"]
         assert result["evaluation_name"] == "ReasonScore"
         assert (result["score_details"]["score"], interval["lower"], interval["upper"]) == (
-            rs["center"], rs["ci_low"], rs["ci_high"])
+            rs.center, rs.ci_low, rs.ci_high)
         assert 10 <= interval["lower"] <= result["score_details"]["score"] <= interval["upper"] <= 1000
         assert result["score_details"]["score"] == pytest.approx((interval["lower"] + interval["upper"]) / 2, abs=1e-3)
         assert result["score_details"]["uncertainty"]["num_bootstrap_samples"] == 5000
@@ -301,9 +301,9 @@ def check_round_trip(data: Path, tmp_path: Path) -> int:
         assert differing == set()
         assert twin.setup_fields["harness"] == (evals[row.evaluation_id].get("harness") or None)
     # The ReasonScore comes back too, on its own scale.
-    models = {m["id"]: m for m in first.gathered.board.leaderboard["models"]}
+    models = {m.id: m for m in first.gathered.board.leaderboard.models}
     for evaluation, eid in exported_id.items():
-        assert back[(eid, "reasonscore")].score == models[evaluation]["reasonscore"]["center"]
+        assert back[(eid, "reasonscore")].score == models[evaluation].score.center
     return len(own)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from helpers_points import ingest_rows, plain_bootstrap, point, ref_estimate, ref_geomean
 from reasonboard.config import SiteConfig
+from reasonboard.outputs import dump_json, leaderboard_document, pairwise_document
 from reasonboard.stats.bands import load_bands
 from reasonboard.stats.leaderboard import compute_leaderboard
 from reasonboard.stats.reasonscore import reasonscore_v2
@@ -75,7 +76,8 @@ def result(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def doc(result):
-    return result.leaderboard
+    """The published `leaderboard.json` document, written from the typed result."""
+    return leaderboard_document(result.leaderboard)
 
 
 def by_id(doc):
@@ -256,13 +258,14 @@ def test_rounding(doc):
 
 def test_deterministic(tmp_path, result):
     again = build(tmp_path)
-    assert json.dumps(again.leaderboard, sort_keys=True) == json.dumps(result.leaderboard, sort_keys=True)
-    assert json.dumps(again.pairwise, sort_keys=True) == json.dumps(result.pairwise, sort_keys=True)
+    assert again.leaderboard == result.leaderboard and again.pairwise == result.pairwise
+    assert dump_json(leaderboard_document(again.leaderboard)) == dump_json(leaderboard_document(result.leaderboard))
+    assert dump_json(pairwise_document(again.pairwise)) == dump_json(pairwise_document(result.pairwise))
 
 
 def test_config_task_set_and_evaluation_choice(tmp_path):
     config = SiteConfig(bootstrap=1000, tasks=("t2", "t1"), evaluations={"eps": "b/smp"}, pairwise_top=2)
-    doc = build(tmp_path, config).leaderboard
+    doc = leaderboard_document(build(tmp_path, config).leaderboard)
     assert doc["config"]["tasks"] == ["t1", "t2"]
     models = by_id(doc)
     assert "eps|a|smp" not in models and models["eps|b|smp"]["label"] == "eps"

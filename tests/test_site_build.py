@@ -113,7 +113,7 @@ def test_navigation_is_the_same_small_set_of_links_everywhere(default_build):
 def test_each_task_page_links_its_evaluation_card(default_build):
     site = default_build.out
     titles = {page(site, p).find("h1").text: p for p in html_pages(site) if p.startswith("tasks/")}
-    for task in default_build.results.leaderboard["config"]["tasks"]:
+    for task in default_build.leaderboard["config"]["tasks"]:
         rel = titles[task]
         card = page(site, rel).by_id("card").parent
         links = [a.attrs["href"] for a in card.find_all("a") if "benchmarks/" in a.attrs["href"]]

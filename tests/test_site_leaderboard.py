@@ -20,7 +20,7 @@ def _expected_interval(center, margin):
 
 def test_every_row_shows_its_interval_and_band_wording(default_build):
     doc = page(default_build.out, "index.html")
-    models = default_build.results.leaderboard["models"]
+    models = default_build.leaderboard["models"]
     bands = default_build.results.bands
     rows = _rows(doc)
     assert len(rows) == len(models)
@@ -37,7 +37,7 @@ def test_every_row_shows_its_interval_and_band_wording(default_build):
 
 def test_tie_markers_follow_the_statistics(default_build):
     doc = page(default_build.out, "index.html")
-    ranked = [m for m in default_build.results.leaderboard["models"] if m["rank"] is not None]
+    ranked = [m for m in default_build.leaderboard["models"] if m["rank"] is not None]
     rows = _rows(doc)[: len(ranked)]
     assert any(m["distinct_from_next"] is False for m in ranked), "the demo data should contain ties"
     for tr, m in zip(rows, ranked):
@@ -56,7 +56,7 @@ def test_tie_markers_follow_the_statistics(default_build):
 
 def test_incomplete_models_come_after_ranked_ones_with_their_missing_tasks(default_build):
     doc = page(default_build.out, "index.html")
-    models = default_build.results.leaderboard["models"]
+    models = default_build.leaderboard["models"]
     incomplete = [m for m in models if not m["complete"]]
     assert incomplete, "the demo data has a model missing a task"
     bodies = doc.by_id("leaderboard").find_all("tbody")
@@ -94,7 +94,7 @@ def test_a_small_page_size_paginates_the_index(default_build):
     results = default_build.results
     small = replace(results, config=replace(results.config, page_size=7))
     files = render_site(small, default_build.content_dir, TEMPLATES_DIR)
-    n = len(results.leaderboard["models"])
+    n = len(default_build.leaderboard["models"])
     pages = sorted(p for p in files if p.startswith("index"))
     assert sorted(pages) == sorted(["index.html"] + [f"index-{k}.html" for k in range(2, -(-n // 7) + 1)])
     shown = []
@@ -103,7 +103,7 @@ def test_a_small_page_size_paginates_the_index(default_build):
         shown += [row_cells(tr)[2].find("a").text for tr in _rows(doc)]
         pager = doc.find("nav", cls="pager")
         assert pager is not None and len(pager.find_all(("a"))) >= len(pages) - 1
-    assert shown == [m["label"] for m in results.leaderboard["models"]]
+    assert shown == [m["label"] for m in default_build.leaderboard["models"]]
 
 
 def test_each_tie_group_is_listed_once_on_the_page_of_its_best_ranked_member(default_build):
@@ -111,10 +111,10 @@ def test_each_tie_group_is_listed_once_on_the_page_of_its_best_ranked_member(def
     size = 5
     small = replace(results, config=replace(results.config, page_size=size))
     files = render_site(small, default_build.content_dir, TEMPLATES_DIR)
-    models = results.leaderboard["models"]
+    models = default_build.leaderboard["models"]
     labels = {m["id"]: m["label"] for m in models}
     position = {m["id"]: n for n, m in enumerate(models)}
-    groups = results.leaderboard["tie_groups"]
+    groups = default_build.leaderboard["tie_groups"]
     assert len(groups) >= 2, "the demo data should have several tie groups"
     listed: dict[str, list[str]] = {}
     for path, body in files.items():

@@ -7,7 +7,7 @@ from reasonboard.site.views.base import NavLink, Pager, spread
 
 
 def _model(built, predicate):
-    return next(m for m in built.results.leaderboard["models"] if predicate(m))
+    return next(m for m in built.leaderboard["models"] if predicate(m))
 
 
 def _task_interval(t):
@@ -35,7 +35,7 @@ def test_model_page_shows_score_band_and_every_task_interval(default_build):
 
 def test_model_page_lists_reproducibility_gaps_by_field_name(default_build):
     evaluations = default_build.results.evaluations
-    gap_id = next(i for i, e in evaluations.items() if "max_tokens" not in (e.get("generation_args") or {}))
+    gap_id = next(i for i, e in evaluations.items() if "max_tokens" not in e.generation_args)
     m = _model(default_build, lambda m: m["id"] == gap_id)
     doc = page(default_build.out, f"models/{m['slug']}.html")
     table = doc.by_id("reported-results")
@@ -47,7 +47,7 @@ def test_model_page_lists_reproducibility_gaps_by_field_name(default_build):
         assert "gap" in tr.find("li", cls="badge").text
 
     complete_id = next(i for i, e in evaluations.items()
-                       if {"max_tokens", "temperature"} <= set(e.get("generation_args") or {}))
+                       if {"max_tokens", "temperature"} <= set(e.generation_args))
     m = _model(default_build, lambda m: m["id"] == complete_id)
     doc = page(default_build.out, f"models/{m['slug']}.html")
     for tr in doc.by_id("reported-results").find("tbody").find_all("tr"):
@@ -59,7 +59,7 @@ def test_model_page_lists_reproducibility_gaps_by_field_name(default_build):
 def test_model_page_counts_its_ties_and_links_its_leaderboard_row(default_build):
     """Issue 16: the page gives how many models it is tied with and where they are (the rank
     range and its own leaderboard row), not a list that grows with the number of models."""
-    models = default_build.results.leaderboard["models"]
+    models = default_build.leaderboard["models"]
     m = _model(default_build, lambda m: m["tied_count"] >= 2)
     ranked = [x for x in models if x["rank"] is not None]
     lo, hi = m["reasonscore"]["ci_low"], m["reasonscore"]["ci_high"]
@@ -82,7 +82,7 @@ def test_model_page_counts_its_ties_and_links_its_leaderboard_row(default_build)
 
 def test_simulated_models_carry_the_banner_and_content_pages_do_not(default_build):
     m = _model(default_build, lambda m: True)
-    assert default_build.results.evaluations[m["id"]]["simulated"]
+    assert default_build.results.evaluations[m["id"]].simulated
     for rel in ["index.html", f"models/{m['slug']}.html", "pairwise.html"]:
         banner = page(default_build.out, rel).find("div", cls="banner")
         assert banner is not None and "Simulated demo data" in banner.text, rel
@@ -91,11 +91,11 @@ def test_simulated_models_carry_the_banner_and_content_pages_do_not(default_buil
 
 def test_task_page_orders_models_marks_ties_and_tabulates_curves(default_build):
     results = default_build.results
-    task = results.leaderboard["config"]["tasks"][0]
+    task = default_build.leaderboard["config"]["tasks"][0]
     doc = next(page(default_build.out, f"tasks/{p.name}") for p in (default_build.out / "tasks").iterdir()
                if page(default_build.out, f"tasks/{p.name}").find("h1").text == task)
     rows = doc.by_id("task-table").find("tbody").find_all("tr")
-    entries = [m for m in results.leaderboard["models"] if task in m["tasks"]]
+    entries = [m for m in default_build.leaderboard["models"] if task in m["tasks"]]
     assert len(rows) == len(entries)
     estimates = []
     for tr in rows:
@@ -113,7 +113,7 @@ def test_task_page_orders_models_marks_ties_and_tabulates_curves(default_build):
 
 
 def test_pairwise_page_has_the_matrix_as_a_table(default_build):
-    pw = default_build.results.pairwise
+    pw = default_build.pairwise
     doc = page(default_build.out, "pairwise.html")
     table = doc.by_id("win-rate-table")
     rows = table.find("tbody").find_all("tr")

@@ -32,7 +32,7 @@ def search_index(files: dict[str, bytes]) -> dict:
 def test_every_model_is_in_the_index_once_with_its_page(default_build, tmp_path):
     files = paginated(default_build, tmp_path / "site")
     index = search_index(files)
-    models = default_build.results.leaderboard["models"]
+    models = default_build.leaderboard["models"]
     assert sorted(m[1] for m in index["models"]) == sorted(m["id"] for m in models)
     assert index["pages"][0] == "index.html" and len(index["pages"]) == -(-len(models) // 5)
     for label, model_id, slug, number in index["models"]:

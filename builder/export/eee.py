@@ -47,6 +47,8 @@ from ..config import SiteConfig
 from ..errors import InputError
 from ..slugs import slugify
 from ..sources.eee import EXPORTING_LIBRARY
+from ..stats.board import EvaluationRow, Leaderboard, TaskResult
+from ..stats.evaluations import Evaluation
 from ..store.reported import OWN_METRIC, OWN_SOURCE_TYPE
 
 SCHEMA_VERSION = "0.3.0"
@@ -121,47 +123,45 @@ def methodology_url(config: SiteConfig) -> str:
     return METHODOLOGY_PAGE
 
 
-def eee_records(leaderboard: Mapping[str, Any], evaluations: Mapping[str, Mapping[str, Any]],
-                config: SiteConfig, version: str, timestamp: str | None = None) -> EEEExport:
+def eee_records(leaderboard: Leaderboard, config: SiteConfig, version: str,
+                timestamp: str | None = None) -> EEEExport:
     """One record per leaderboard evaluation that has a result, in path order.
 
-    `leaderboard` is the `leaderboard.json` document, `evaluations` the per-evaluation
-    `evals.json` facts the statistics keep (`LeaderboardResult.evaluations`), `version` the
-    reasonboard version, `timestamp` the `SOURCE_DATE_EPOCH` text or None.
+    `leaderboard` is the statistics' result (each row carries its evaluation's `evals.json`
+    facts), `version` the reasonboard version, `timestamp` the `SOURCE_DATE_EPOCH` text or None.
     """
     source = slugify(config.title or "reasonboard")
     url = methodology_url(config)
     records, warnings = [], []
     simulated = 0
-    for model in leaderboard["models"]:
-        if not model["tasks"]:
+    for model in leaderboard.models:
+        if not model.tasks:
             continue  # an evals.json entry without points: no result to report
-        evaluation = evaluations[model["id"]]
+        evaluation = model.evaluation
         record, notes = _record(model, evaluation, config, source, url, version, timestamp)
         records.append(record)
-        warnings += [f"{model['id']}: {note}" for note in notes]
-        simulated += bool(evaluation.get("simulated"))
+        warnings += [f"{model.id}: {note}" for note in notes]
+        simulated += evaluation.simulated
     records.sort(key=lambda r: r.path)
     return EEEExport(tuple(records), tuple(warnings), simulated)
 
 
-def _record(model: Mapping[str, Any], evaluation: Mapping[str, Any], config: SiteConfig, source: str,
+def _record(model: EvaluationRow, evaluation: Evaluation, config: SiteConfig, source: str,
             url: str, version: str, timestamp: str | None) -> tuple[ExportedRecord, list[str]]:
-    model_id = (evaluation.get("hf_id") or model["model"]).strip()
-    organization = (evaluation.get("organization") or config.organization or "").strip()
+    model_id = (evaluation.hf_id or model.model).strip()
+    organization = (evaluation.organization or config.organization or "").strip()
     if not organization:
-        raise InputError(config.path, f"evaluation '{model['id']}' names no organisation, and an EEE record "
+        raise InputError(config.path, f"evaluation '{model.id}' names no organisation, and an EEE record "
                                       "must: set 'organization' in the site config or in its evals.json entry")
-    args, extra, notes = split_generation_args(evaluation.get("generation_args") or {})
+    args, extra, notes = split_generation_args(evaluation.generation_args or {})
     generation: dict[str, Any] = {"generation_args": args}
     if extra:
         generation["additional_details"] = extra
-    harness = evaluation.get("harness")
-    tasks = config.tasks or tuple(model["tasks"])
-    results = [_task_result(task, model["tasks"][task], config.mode, url, generation)
-               for task in tasks if task in model["tasks"] and model["tasks"][task]["estimate"] is not None]
-    reasonscore = model["reasonscore"]
-    if reasonscore["center"] is not None:
+    harness = evaluation.harness
+    tasks = config.tasks or tuple(model.tasks)
+    results = [_task_result(task, model.tasks[task], config.mode, url, generation)
+               for task in tasks if task in model.tasks and model.tasks[task].estimate is not None]
+    if model.score.center is not None:
         results.append(_reasonscore_result(model, tasks, config, url, generation))
     developer, name = corpus_dirs(model_id)
     document: dict[str, Any] = {
@@ -172,24 +172,24 @@ def _record(model: Mapping[str, Any], evaluation: Mapping[str, Any], config: Sit
             "source_name": config.title or "reasonboard",
             "source_type": OWN_SOURCE_TYPE,
             "source_organization_name": organization,
-            "evaluator_relationship": evaluation.get("relationship") or config.relationship,
+            "evaluator_relationship": evaluation.relationship or config.relationship,
             "additional_details": _texts({
                 "leaderboard_url": config.base_url.strip() or None,
-                "reasonboard_evaluation": model["id"],
-                "template": model["template"],
-                "sampler": model["sampler"],
+                "reasonboard_evaluation": model.id,
+                "template": model.template,
+                "sampler": model.sampler,
             }),
         },
         "model_info": {
-            "name": evaluation.get("label") or model["model"],
+            "name": evaluation.label or model.model,
             "id": model_id,
             # The developer as the id names it (the directory is that, made file-name safe).
             **({"developer": model_id.split("/", 1)[0]} if "/" in model_id else {}),
             "additional_details": _texts({
                 "deployment_type": "unknown",
                 "model_availability": "unknown",
-                "reasonboard_model": model["model"],
-                "simulated": "true" if evaluation.get("simulated") else None,
+                "reasonboard_model": model.model,
+                "simulated": "true" if evaluation.simulated else None,
             }),
         },
         "eval_library": {
@@ -199,13 +199,13 @@ def _record(model: Mapping[str, Any], evaluation: Mapping[str, Any], config: Sit
         },
         "evaluation_results": results,
     }
-    uid = record_uuid(model["id"], document)
+    uid = record_uuid(model.id, document)
     document["evaluation_id"] = f"{source}/{model_id}/{uid}"
     path = f"{source}/{developer}/{name}/{uid}.json"
-    return ExportedRecord(path, model["id"], document["evaluation_id"], document, dump_record(document)), notes
+    return ExportedRecord(path, model.id, document["evaluation_id"], document, dump_record(document)), notes
 
 
-def _task_result(task: str, t: Mapping[str, Any], mode: str, url: str,
+def _task_result(task: str, t: TaskResult, mode: str, url: str,
                  generation: Mapping[str, Any]) -> dict[str, Any]:
     what, interval = ESTIMATORS[mode]
     return {
@@ -226,23 +226,23 @@ def _task_result(task: str, t: Mapping[str, Any], mode: str, url: str,
             "additional_details": {"estimator": mode, "methodology_url": url},
         },
         "score_details": {
-            "score": t["estimate"],
-            "details": _texts({"trials": t["total"], "truncated": t["truncated"], "correct": t["correct"],
-                               "guess": t["guess"]}),
+            "score": t.estimate,
+            "details": _texts({"trials": t.total, "truncated": t.truncated, "correct": t.correct,
+                               "guess": t.guess}),
             "uncertainty": {
-                "confidence_interval": {"lower": t["low"], "upper": t["high"], "confidence_level": 0.95,
+                "confidence_interval": {"lower": t.low, "upper": t.high, "confidence_level": 0.95,
                                         "method": INTERVAL_TEXT[interval]},
-                "num_samples": int(t["total"]),
+                "num_samples": int(t.total),
             },
         },
         "generation_config": dict(generation),
     }
 
 
-def _reasonscore_result(model: Mapping[str, Any], tasks: tuple[str, ...], config: SiteConfig, url: str,
+def _reasonscore_result(model: EvaluationRow, tasks: tuple[str, ...], config: SiteConfig, url: str,
                         generation: Mapping[str, Any]) -> dict[str, Any]:
-    rs = model["reasonscore"]
-    covered = [t for t in tasks if t in model["tasks"]]
+    rs = model.score
+    covered = [t for t in tasks if t in model.tasks]
     return {
         "evaluation_result_id": REASONSCORE_METRIC,
         "evaluation_name": REASONSCORE_NAME,
@@ -253,7 +253,7 @@ def _reasonscore_result(model: Mapping[str, Any], tasks: tuple[str, ...], config
                 f"ReasonScore v2: 1000 times the geometric mean of the per-task {config.mode} interval bounds "
                 f"(floored at 0.01), as a {config.bootstrap}-draw bootstrap interval whose midpoint is the score; "
                 f"10 to 1000. Over {len(covered)} task(s)"
-                + ("" if model["complete"] else f"; incomplete, missing {', '.join(model['missing_tasks'])}")
+                + ("" if model.complete else f"; incomplete, missing {', '.join(model.missing_tasks)}")
                 + f". Method: {url}"),
             "metric_id": REASONSCORE_METRIC,
             "metric_name": REASONSCORE_NAME,
@@ -266,11 +266,11 @@ def _reasonscore_result(model: Mapping[str, Any], tasks: tuple[str, ...], config
             "additional_details": {"methodology_url": url},
         },
         "score_details": {
-            "score": rs["center"],
-            "details": _texts({"margin": rs["margin"], "complete": "true" if model["complete"] else "false",
-                               "missing_tasks": ",".join(model["missing_tasks"]) or None}),
+            "score": rs.center,
+            "details": _texts({"margin": rs.margin, "complete": "true" if model.complete else "false",
+                               "missing_tasks": ",".join(model.missing_tasks) or None}),
             "uncertainty": {
-                "confidence_interval": {"lower": rs["ci_low"], "upper": rs["ci_high"], "confidence_level": 0.95,
+                "confidence_interval": {"lower": rs.ci_low, "upper": rs.ci_high, "confidence_level": 0.95,
                                         "method": "bootstrap (percentile) of the geometric mean of task bounds"},
                 "num_bootstrap_samples": int(config.bootstrap),
             },

@@ -114,9 +114,8 @@ class Cards:
         signals = results.signals
         model_keys: dict[str, str] = {}
         if signals is not None:
-            for m in results.leaderboard["models"]:
-                e = results.evaluations.get(m["id"], {})
-                model_keys[m["id"]] = signals.model_key_for(e.get("hf_id") or m["model"])
+            for m in results.leaderboard.models:
+                model_keys[m.id] = signals.model_key_for(m.evaluation.hf_id or m.model)
         return cls(signals, model_paths, model_labels or {}, model_keys, task_paths, simulated or {},
                    page_size=getattr(results.config, "page_size", MAX_ROWS))
 

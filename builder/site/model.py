@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..results import BuildResults
-from ..slugs import evaluation_slugs, unique_slugs
+from ..slugs import unique_slugs
 from . import evalcards
 from .markdown import ContentPage
 from .urls import evaluation_page_path, page_path
@@ -60,33 +60,30 @@ def build_page_model(results: BuildResults, content_pages: Sequence[ContentPage]
     `content_pages` are the parsed `content/*.md` pages, in navigation order.
     """
     config = results.config
-    lb = results.leaderboard
-    models = lb["models"]
-    tasks = list(lb["config"]["tasks"])
+    models = results.leaderboard.models
+    tasks = list(results.leaderboard.settings.tasks)
     task_slugs = unique_slugs(tasks)
-    evaluations = results.evaluations
-    slugs = evaluation_slugs([(m["model"], m["template"], m["sampler"]) for m in models])
-    paths = {m["id"]: evaluation_page_path(m["slug"]) for m in models}
-    labels = {m["id"]: m["label"] for m in models}
+    paths = {m.id: evaluation_page_path(m.slug) for m in models}
+    labels = {m.id: m.label for m in models}
     task_paths = {t: page_path("tasks", s) for t, s in zip(tasks, task_slugs)}
-    simulated = {m["id"]: bool(evaluations.get(m["id"], {}).get("simulated")) for m in models}
+    simulated = {m.id: m.evaluation.simulated for m in models}
     ctx = Context(
         results=results, bands=results.bands, models=models,
-        by_id={m["id"]: m for m in models}, paths=paths, labels=labels,
-        anchors={m["id"]: "m-" + s.anchor for m, s in zip(models, slugs)},
+        by_id={m.id: m for m in models}, paths=paths, labels=labels,
+        anchors={m.id: "m-" + m.evaluation.anchor for m in models},
         task_paths=task_paths, simulated=simulated,
         cards=evalcards.Cards.build(results, paths, task_paths, labels, simulated),
     )
     for m in models:
-        ctx.rows[m["id"]] = model_row(ctx, m)
+        ctx.rows[m.id] = model_row(ctx, m)
 
     pages: list[Page] = []
     pages += leaderboard_pages(ctx, config, tasks)
-    groups = model_groups(ctx, slugs)
+    groups = model_groups(ctx)
     parents = {row.id: Ref(g.label, g.path) for g in groups for row in (e.row for e in g.evaluations)}
-    pages += [model_page(ctx, m, parents.get(m["id"])) for m in models]
+    pages += [model_page(ctx, m, parents.get(m.id)) for m in models]
     pages += groups
-    pages += [task_page(ctx, t, config.page_size) for t in tasks]
+    pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]
     pages.append(pairwise_page(ctx, config.pairwise_top))
     pages += ctx.cards.pages()
     bands = band_table(ctx.bands)

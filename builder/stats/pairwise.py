@@ -290,7 +290,8 @@ def _newton_start(w: np.ndarray, n: np.ndarray, total_wins: np.ndarray, steps: i
         if improved < 1e-14 * max(1.0, abs(current)):
             break
     pi = np.exp(theta)
-    return pi / np.exp(np.log(pi).mean())
+    strength: np.ndarray = pi / np.exp(np.log(pi).mean())
+    return strength
 
 
 def pairwise(center: np.ndarray, low: np.ndarray, high: np.ndarray, present: np.ndarray) -> Pairwise:

@@ -27,11 +27,13 @@ class ReasonScores:
 
     @property
     def center(self) -> np.ndarray:
-        return (self.ci_low + self.ci_high) / 2.0
+        center: np.ndarray = (self.ci_low + self.ci_high) / 2.0
+        return center
 
     @property
     def margin(self) -> np.ndarray:
-        return (self.ci_high - self.ci_low) / 2.0
+        margin: np.ndarray = (self.ci_high - self.ci_low) / 2.0
+        return margin
 
 
 def bootstrap_uniforms(tasks: int, draws: int, seed: int) -> np.ndarray:

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Sequence
+from typing import Callable, Sequence, TypeVar
 
 from ...stats.bands import Band
 from .. import format as fmt
 from ..charts import Chart
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ class Interval:
     estimate: float | None = None
 
     @property
-    def _fmt(self):
+    def _fmt(self) -> Callable[[float | None], str]:
         return fmt.score if self.scale == "score" else fmt.probability
 
     # The texts are cached: a cell, its bar's label and its chart point all print them.
@@ -212,7 +214,7 @@ class Pager:
         return self.pages[self.current] if self.current < len(self.pages) else None
 
 
-def spread(items: Sequence[Any], k: int) -> list[Any]:
+def spread(items: Sequence[T], k: int) -> list[T]:
     """At most `k` items evenly spaced over `items`, always including the first and last."""
     if len(items) <= k:
         return list(items)

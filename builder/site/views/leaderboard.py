@@ -51,7 +51,7 @@ class LeaderboardPage(Page):
 
 
 def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> list[LeaderboardPage]:
-    rows = [ctx.rows[m["id"]] for m in ctx.models]
+    rows = [ctx.rows[m.id] for m in ctx.models]
     size = max(1, int(config.page_size))
     chunks = [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
     paths = [page_path("index", "", k + 1) for k in range(len(chunks))]
@@ -64,11 +64,12 @@ def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> lis
     # that was over half a megabyte of links per index page.
     page_of = {r.id: n // size for n, r in enumerate(rows)}
     groups_on: dict[int, list[TieGroup]] = {}
-    for g in ctx.results.leaderboard.get("tie_groups", []):
-        first, last = g["ranks"]
+    for g in ctx.results.leaderboard.tie_groups:
+        first, last = g.ranks
         first_id = ranked_ids[first - 1]
+        assert g.at is not None  # every ranked model's interval is finite
         groups_on.setdefault(page_of[first_id], []).append(
-            TieGroup(ctx.ref(first_id), int(g["size"]), float(g["at"]), _rank_span([first, last])))
+            TieGroup(ctx.ref(first_id), g.size, g.at, _rank_span([first, last])))
     pages = []
     for k, chunk in enumerate(chunks):
         page_groups = tuple(groups_on.get(k, ()))

@@ -4,8 +4,8 @@ evaluations (`ModelGroupPage`) listing them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
 
+from ...stats.board import EvaluationRow, ModeEstimate
 from ...vocabulary import MODES
 from .. import format as fmt
 from ..charts import Chart
@@ -120,24 +120,24 @@ class ModelGroupPage(Page):
     evaluations: tuple[EvaluationSummary, ...]
 
 
-def settings_of(ctx: Context, model_id: str) -> tuple[Setting, ...]:
-    args = ctx.results.evaluations.get(model_id, {}).get("generation_args") or {}
+def settings_of(m: EvaluationRow) -> tuple[Setting, ...]:
+    args = m.evaluation.generation_args
     return tuple(Setting(str(k), fmt.plain(v)) for k, v in sorted(args.items()))
 
 
-def model_groups(ctx: Context, slugs: Sequence[Any]) -> list[ModelGroupPage]:
+def model_groups(ctx: Context) -> list[ModelGroupPage]:
     """The page of each model with several evaluations, listing them in leaderboard order."""
-    members: dict[str, list[dict[str, Any]]] = {}
+    members: dict[str, list[EvaluationRow]] = {}
     model_slug: dict[str, str] = {}
-    for m, s in zip(ctx.models, slugs):
-        members.setdefault(m["model"], []).append(m)
-        model_slug[m["model"]] = s.model
+    for m in ctx.models:
+        members.setdefault(m.model, []).append(m)
+        model_slug[m.model] = m.evaluation.model_slug
     pages = []
     for name in sorted(n for n, ms in members.items() if len(ms) > 1):
-        rows = tuple(EvaluationSummary(ctx.rows[m["id"]], settings_of(ctx, m["id"])) for m in members[name])
+        rows = tuple(EvaluationSummary(ctx.rows[m.id], settings_of(m)) for m in members[name])
         first = members[name][0]
         # The evals.json label without the "(template, sampler)" that tells the rows apart.
-        label = first["label"].removesuffix(f" ({first['template']}, {first['sampler']})")
+        label = first.label.removesuffix(f" ({first.template}, {first.sampler})")
         pages.append(ModelGroupPage(
             path=page_path("models", model_slug[name]), title=label, template="model_group.html",
             simulated=any(r.row.simulated for r in rows),
@@ -146,21 +146,21 @@ def model_groups(ctx: Context, slugs: Sequence[Any]) -> list[ModelGroupPage]:
     return pages
 
 
-def model_page(ctx: Context, m: dict[str, Any], parent: Ref | None = None) -> ModelPage:
-    row = ctx.rows[m["id"]]
-    e = ctx.results.evaluations.get(m["id"], {})
+def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> ModelPage:
+    row = ctx.rows[m.id]
+    e = m.evaluation
     task_results = []
-    for task, t in m["tasks"].items():
-        interval = ctx.task_interval(m["id"], task, t)
+    for task, t in m.tasks.items():
+        interval = ctx.task_interval(m.id, task, t)
         if interval is None:
             continue
-        total = int(t["total"])
+        total = t.total
         task_results.append(TaskResult(
             task=Ref(task, ctx.task_paths.get(task, "")), interval=interval, total=total,
-            truncated=int(t["truncated"]), correct=int(t["correct"]),
-            tokens_per_trial=(t["tokens"] / total) if total else None,
-            truncation_rate=(t["truncated"] / total) if total else None,
-            modes=_mode_values(t.get("modes") or {}),
+            truncated=t.truncated, correct=t.correct,
+            tokens_per_trial=(t.tokens / total) if total and t.tokens is not None else None,
+            truncation_rate=(t.truncated / total) if total else None,
+            modes=_mode_values(t.modes),
             truncation_note=row.truncation_note, tokens_note=row.tokens_note,
         ))
     chart = None
@@ -171,21 +171,21 @@ def model_page(ctx: Context, m: dict[str, Any], parent: Ref | None = None) -> Mo
                                   "center": r.interval.center, "text": r.interval.text, "hollow": False}
                                  for n, r in enumerate(task_results)))
     tiers = tuple(
-        TierRow(tier, fmt.score(v.get("reasonscore")),
-                BandView.of("reasonscore", ctx.bands.reasonscore(v.get("reasonscore"))), fmt.tokens(v.get("avg_tokens")))
-        for tier, v in sorted((m.get("tiers") or {}).items(), key=lambda kv: _tier_order(kv[0])))
-    spt_v1 = m.get("score_per_token_v1")
-    settings = settings_of(ctx, m["id"])
+        TierRow(tier, fmt.score(v.reasonscore),
+                BandView.of("reasonscore", ctx.bands.reasonscore(v.reasonscore)), fmt.tokens(v.avg_tokens))
+        for tier, v in sorted(m.tiers.items(), key=lambda kv: _tier_order(kv[0])))
+    spt_v1 = m.score_per_token_v1
+    settings = settings_of(m)
     title = row.label + ("" if row.complete else " (incomplete)")
     return ModelPage(
         path=row.path, title=title, template="model.html", simulated=row.simulated,
         description=f"ReasonScore, per-task intervals and Evaluation Card signals of {row.label}",
-        row=row, hf_id=e.get("hf_id"), organization=e.get("organization"), relationship=e.get("relationship"),
-        harness=e.get("harness"), settings=settings, groups=tuple(e.get("groups") or ()),
+        row=row, hf_id=e.hf_id, organization=e.organization, relationship=e.relationship,
+        harness=e.harness, settings=settings, groups=e.groups,
         task_results=tuple(task_results), chart=chart, tiers=tiers,
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
-        neighbours=_neighbours(ctx, m["id"]), reported=ctx.cards.reported_for(m["id"]), parent=parent,
-        board=ctx.board_page(m["id"]),
+        neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
+        board=ctx.board_page(m.id),
     )
 
 
@@ -197,25 +197,26 @@ def _tier_order(tier: str) -> tuple[int, str]:
     return (TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER), tier)
 
 
-def _mode_values(modes: dict[str, Sequence[float] | None]) -> tuple[tuple[float, float, float] | None, ...]:
+def _mode_values(modes: tuple[ModeEstimate, ...]) -> tuple[tuple[float, float, float] | None, ...]:
     """The six estimators of one task in `MODES` order (fragments.estimator_rows prints them)."""
-    return tuple((v[0], v[1], v[2]) if v and v[0] is not None else None for v in map(modes.get, MODES))
+    return tuple((v[0], v[1], v[2]) if v[0] is not None and v[1] is not None and v[2] is not None else None
+                 for v in modes)
 
 
 def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
     """Win rates against the models ranked just above and below (STATISTICS.md §8)."""
     pw = ctx.results.pairwise
-    ids = list(pw.get("models") or [])
-    if model_id not in ids or not pw.get("win_rate"):
+    ids = pw.models
+    if model_id not in ids or not pw.win_rate:
         return _near_neighbours(ctx, model_id)
     k = ids.index(model_id)
-    win = pw["win_rate"]
-    shared = pw.get("tasks_shared") or []
+    win = pw.win_rate
+    shared = pw.tasks_shared
     out = []
     for j in range(max(0, k - NEIGHBOURS), min(len(ids), k + NEIGHBOURS + 1)):
         if j == k or ids[j] not in ctx.paths:
             continue
-        out.append(Neighbour(Ref(ctx.labels[ids[j]], ctx.paths[ids[j]]), ctx.by_id[ids[j]].get("rank"),
+        out.append(Neighbour(Ref(ctx.labels[ids[j]], ctx.paths[ids[j]]), ctx.by_id[ids[j]].rank,
                              win[k][j], win[j][k], int(shared[k][j]) if shared else 0))
     return tuple(out)
 
@@ -223,13 +224,13 @@ def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
 def _near_neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
     """A ranked model outside the top `pairwise_top`: its win rates against the models on
     either side, which statistics computes for every ranked model (`neighbours`)."""
-    near = ctx.results.pairwise.get("neighbours") or {}
+    near = ctx.results.pairwise.neighbours
     out = []
-    for entry in near.get(model_id) or ():
-        other = entry["id"]
+    for entry in near.get(model_id, ()):
+        other = entry.id
         if other not in ctx.paths:
             continue
-        back = next((e["win_rate"] for e in near.get(other) or () if e["id"] == model_id), None)
-        out.append(Neighbour(Ref(ctx.labels[other], ctx.paths[other]), ctx.by_id[other].get("rank"),
-                             entry["win_rate"], back, int(entry["tasks_shared"])))
+        back = next((e.win_rate for e in near.get(other, ()) if e.id == model_id), None)
+        out.append(Neighbour(Ref(ctx.labels[other], ctx.paths[other]), ctx.by_id[other].rank,
+                             entry.win_rate, back, entry.tasks_shared))
     return tuple(out)

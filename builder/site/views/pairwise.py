@@ -42,8 +42,8 @@ class PairwisePage(Page):
 
 def pairwise_page(ctx: Context, top: int) -> PairwisePage:
     pw = ctx.results.pairwise
-    ids = [i for i in pw.get("models") or [] if i in ctx.paths]
-    win = pw.get("win_rate") or []
+    ids = [i for i in pw.models if i in ctx.paths]
+    win = pw.win_rate
     refs = tuple(Ref(ctx.labels[i], ctx.paths[i]) for i in ids)
     matrix = []
     data = []
@@ -62,9 +62,9 @@ def pairwise_page(ctx: Context, top: int) -> PairwisePage:
                          "percent": "" if a == b else fmt.win_rate(w)})
         matrix.append(MatrixRow(refs[a], tuple(cells), tuple(titles)))
     strengths = tuple(
-        StrengthRow(int(s["rank"]), Ref(ctx.labels[s["id"]], ctx.paths[s["id"]]), f"{s['strength']:.3f}",
-                    f"{pw['expected_wins'].get(s['id'], 0.0):.2f}", ctx.by_id[s["id"]].get("rank"))
-        for s in pw.get("bradley_terry") or [] if s["id"] in ctx.paths)
+        StrengthRow(s.rank, Ref(ctx.labels[s.id], ctx.paths[s.id]), f"{s.strength:.3f}",
+                    f"{pw.expected_wins.get(s.id, 0.0):.2f}", ctx.by_id[s.id].rank)
+        for s in pw.bradley_terry if s.id in ctx.paths)
     chart = None
     if len(ids) >= 2:
         chart = Chart(kind="heatmap", id="win-rates", twin="win-rate-table",
@@ -75,5 +75,5 @@ def pairwise_page(ctx: Context, top: int) -> PairwisePage:
         simulated=any(ctx.simulated.get(i, False) for i in ids),
         description="Win-rate matrix and Bradley–Terry ranking of the top models",
         columns=refs, matrix=tuple(matrix), chart=chart, strengths=strengths, top=top,
-        ranked=sum(1 for m in ctx.models if m.get("rank") is not None),
+        ranked=sum(1 for m in ctx.models if m.rank is not None),
     )

@@ -7,10 +7,11 @@ and the task page."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...results import BuildResults
 from ...stats.bands import Bands
+from ...stats.board import EvaluationRow, Score, TaskResult
+from ...stats.evaluations import Evaluation
 from ..evalcards import Cards
 from ..urls import page_path
 from .base import Badge, BandView, Interval, Ref, TieMark
@@ -69,13 +70,13 @@ class ModelRow:
         return Ref(self.label, self.path)
 
 
-def score_interval(bands: Bands, rs: dict[str, Any] | None) -> Interval | None:
+def score_interval(bands: Bands, rs: Score) -> Interval | None:
     """A ReasonScore interval with its band and its CI-width category."""
-    if rs is None or rs.get("center") is None:
+    if rs.center is None or rs.margin is None or rs.ci_low is None or rs.ci_high is None:
         return None
-    return Interval(rs["center"], rs["margin"], rs["ci_low"], rs["ci_high"], "score",
-                    band=BandView.of("reasonscore", bands.reasonscore(rs["center"])),
-                    width=BandView.of("ci_width", bands.ci_width(rs["margin"])))
+    return Interval(rs.center, rs.margin, rs.ci_low, rs.ci_high, "score",
+                    band=BandView.of("reasonscore", bands.reasonscore(rs.center)),
+                    width=BandView.of("ci_width", bands.ci_width(rs.margin)))
 
 
 def task_interval(bands: Bands, estimate: float | None, low: float | None, high: float | None) -> Interval | None:
@@ -91,13 +92,13 @@ def task_interval(bands: Bands, estimate: float | None, low: float | None, high:
     return Interval(center, (high - low) / 2, low, high, "probability", band=band, estimate=estimate)
 
 
-def observability_notes(evaluation: dict[str, Any]) -> tuple[str | None, str | None]:
+def observability_notes(evaluation: Evaluation) -> tuple[str | None, str | None]:
     """(truncation note, tokens note) for an evaluation whose harness did not record
     truncation or tokens (evals.json `observed`, INGEST.md section 6); None where it did."""
-    harness = (evaluation.get("harness") or "").split(";")[0].split(" ")[0].strip() or "its harness"
-    truncation = None if evaluation.get("truncation_observed", True) is not False else (
+    harness = (evaluation.harness or "").split(";")[0].split(" ")[0].strip() or "its harness"
+    truncation = None if evaluation.truncation_observed else (
         f"truncation not recorded by {harness}: C_P equals C_I here")
-    tokens = None if evaluation.get("tokens_observed", True) is not False else f"tokens not recorded by {harness}"
+    tokens = None if evaluation.tokens_observed else f"tokens not recorded by {harness}"
     return truncation, tokens
 
 
@@ -107,8 +108,8 @@ class Context:
 
     results: BuildResults
     bands: Bands
-    models: list[dict[str, Any]]
-    by_id: dict[str, dict[str, Any]]
+    models: tuple[EvaluationRow, ...]
+    by_id: dict[str, EvaluationRow]
     paths: dict[str, str]
     labels: dict[str, str]
     anchors: dict[str, str]
@@ -128,15 +129,15 @@ class Context:
         """The leaderboard page holding the model's row (its anchor is `anchors[model_id]`):
         where the models it may be tied with are listed, by rank."""
         if not self.positions:
-            self.positions.update((m["id"], n) for n, m in enumerate(self.models))
+            self.positions.update((m.id, n) for n, m in enumerate(self.models))
         size = max(1, int(self.results.config.page_size))
         page = self.positions[model_id] // size + 1
         return page_path("index", "", page)
 
-    def task_interval(self, model_id: str, task: str, t: dict[str, Any]) -> Interval | None:
+    def task_interval(self, model_id: str, task: str, t: TaskResult) -> Interval | None:
         key = (model_id, task)
         if key not in self.intervals:
-            self.intervals[key] = task_interval(self.bands, t.get("estimate"), t.get("low"), t.get("high"))
+            self.intervals[key] = task_interval(self.bands, t.estimate, t.low, t.high)
         return self.intervals[key]
 
     def ref(self, model_id: str) -> Ref:
@@ -146,21 +147,21 @@ class Context:
         return ref
 
 
-def model_row(ctx: Context, m: dict[str, Any]) -> ModelRow:
-    spt = m.get("score_per_token")
-    truncation_note, tokens_note = observability_notes(ctx.results.evaluations.get(m["id"], {}))
-    rank_range = tuple(m["rank_range"]) if m.get("rank_range") else None
+def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
+    e = m.evaluation
+    spt = m.score_per_token
+    truncation_note, tokens_note = observability_notes(e)
     return ModelRow(
-        id=m["id"], path=ctx.paths[m["id"]], anchor=ctx.anchors[m["id"]], label=m["label"], model=m["model"],
-        template_name=m["template"], sampler=m["sampler"], rank=m.get("rank"), rank_range=rank_range,
-        complete=bool(m["complete"]), missing_tasks=tuple(m.get("missing_tasks") or ()),
-        score=score_interval(ctx.bands, m.get("reasonscore")),
-        avg_tokens=m.get("avg_tokens"), score_per_token=spt,
+        id=e.id, path=ctx.paths[e.id], anchor=ctx.anchors[e.id], label=e.label, model=e.model,
+        template_name=e.template, sampler=e.sampler, rank=m.rank, rank_range=m.rank_range,
+        complete=m.complete, missing_tasks=m.missing_tasks,
+        score=score_interval(ctx.bands, m.score),
+        avg_tokens=m.avg_tokens, score_per_token=spt,
         score_per_token_band=BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
-        truncation_rate=m.get("truncation_rate"),
-        tie_next=TieMark(None if m.get("distinct_from_next") is None else not m["distinct_from_next"]),
-        tied_count=int(m.get("tied_count") or 0),
-        badges=ctx.cards.model_badges(m["id"]),
-        simulated=ctx.simulated[m["id"]],
+        truncation_rate=m.truncation_rate,
+        tie_next=TieMark(None if m.distinct_from_next is None else not m.distinct_from_next),
+        tied_count=m.tied_count,
+        badges=ctx.cards.model_badges(e.id),
+        simulated=ctx.simulated[e.id],
         truncation_note=truncation_note, tokens_note=tokens_note,
     )

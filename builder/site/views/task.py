@@ -4,12 +4,9 @@ its difficulty curves."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
 
 from ...slugs import unique_slugs
-from ...stats.significance import overlaps, rank_ranges
+from ...stats.taskranks import TaskRanking
 from .. import format as fmt
 from ..charts import Chart
 from .base import Interval, Page, Ref, TieMark, spread
@@ -78,33 +75,21 @@ class TaskPage(Page):
         return tuple(c for c in (self.chart, *(c.chart for c in self.curves)) if c is not None)
 
 
-def task_page(ctx: Context, task: str, page_size: int) -> TaskPage:
-    entries = []
-    missing = []
-    for m in ctx.models:
-        t = m["tasks"].get(task)
-        if not t or t.get("low") is None or t.get("high") is None:
-            missing.append(ctx.ref(m["id"]))
-            continue
-        entries.append((m, t))
-    # Order by the point estimate (the midpoint when there is none), ties broken by label,
-    # like the leaderboard (§7). Intervals are made only for the rows the page shows.
-    entries.sort(key=lambda x: (-(x[1]["estimate"] if x[1].get("estimate") is not None
-                                  else (x[1]["low"] + x[1]["high"]) / 2), x[0]["label"]))
-    low = np.array([x[1]["low"] for x in entries], dtype=float)
-    high = np.array([x[1]["high"] for x in entries], dtype=float)
-    best, worst = rank_ranges(low, high) if entries else (np.array([]), np.array([]))
+def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
+    """The task's ranking (`stats.taskranks`), its first `page_size` rows formatted.
+    Intervals are made only for the rows the page shows."""
+    task = ranking.task
     rows = []
-    for n, (m, t) in enumerate(entries[:page_size]):
-        interval = ctx.task_interval(m["id"], task, t)
-        assert interval is not None  # entries without an interval are listed as missing
-        tied = None if n + 1 >= len(entries) else overlaps(low, high, n, n + 1)
-        total = int(t["total"])
+    for n, m in enumerate(ranking.rows[:page_size]):
+        t = m.tasks[task]
+        interval = ctx.task_interval(m.id, task, t)
+        assert interval is not None  # rows without an interval are listed as missing
+        total = t.total
         rows.append(TaskModelRow(
-            model=ctx.ref(m["id"]), position=n + 1,
-            rank_range=(int(best[n]), int(worst[n])), interval=interval, total=total,
-            truncation_rate=t["truncated"] / total if total else None, tie_next=TieMark(tied),
-            leaderboard_rank=m.get("rank"), truncation_note=ctx.rows[m["id"]].truncation_note,
+            model=ctx.ref(m.id), position=n + 1,
+            rank_range=(ranking.rank_best[n], ranking.rank_worst[n]), interval=interval, total=total,
+            truncation_rate=t.truncated / total if total else None, tie_next=TieMark(ranking.tied_next[n]),
+            leaderboard_rank=m.rank, truncation_note=ctx.rows[m.id].truncation_note,
         ))
     chart = None
     if rows:
@@ -113,18 +98,18 @@ def task_page(ctx: Context, task: str, page_size: int) -> TaskPage:
                       rows=tuple({"label": f"{r.position}. {r.model.label}", "order": r.position,
                                   "low": r.interval.low, "high": r.interval.high, "center": r.interval.center,
                                   "text": r.interval.text, "hollow": False} for r in rows))
-    order = [x[0]["id"] for x in entries]
-    curves = _curves(ctx, task, order[:page_size])
+    curves = _curves(ctx, task, [m.id for m in ranking.rows[:page_size]])
     return TaskPage(
         path=ctx.task_paths[task], title=f"Task: {task}", template="task.html",
-        simulated=any(ctx.simulated[x[0]["id"]] for x in entries),
+        simulated=any(ctx.simulated[m.id] for m in ranking.rows),
         description=f"Every model's interval on {task}, difficulty curves and the task's Evaluation Card",
-        task=task, rows=tuple(rows), shown=len(rows), total=len(entries), chart=chart, curves=curves,
-        missing=tuple(missing[:page_size]), benchmark=ctx.cards.summary_for_task(task),
+        task=task, rows=tuple(rows), shown=len(rows), total=len(ranking.rows), chart=chart, curves=curves,
+        missing=tuple(ctx.ref(m.id) for m in ranking.missing[:page_size]),
+        benchmark=ctx.cards.summary_for_task(task),
     )
 
 
-def _level_sort_key(value: Any) -> tuple:
+def _level_sort_key(value: str) -> tuple[int, float, str]:
     try:
         return (0, float(value), str(value))
     except (TypeError, ValueError):
@@ -140,17 +125,17 @@ def _curves(ctx: Context, task: str, order: list[str]) -> tuple[Curve, ...]:
     so no number exists only as a colour.
     """
     out = []
-    params = (ctx.results.curves or {}).get(task) or {}
+    params = ctx.results.curves.get(task, {})
     position = {mid: n for n, mid in enumerate(order)}
-    for param, points in sorted(params.items()):
-        points = [p for p in points if p["id"] in position]
-        levels = sorted({str(p["value"]) for p in points}, key=_level_sort_key)
+    for param, all_points in sorted(params.items()):
+        points = [p for p in all_points if p.id in position]
+        levels = sorted({str(p.value) for p in points}, key=_level_sort_key)
         level_index = {v: n for n, v in enumerate(levels)}
         by_model: dict[str, dict[str, Interval]] = {}
         for p in points:
-            iv = task_interval(ctx.bands, p.get("estimate"), p.get("low"), p.get("high"))
+            iv = task_interval(ctx.bands, p.estimate, p.low, p.high)
             if iv is not None:
-                by_model.setdefault(p["id"], {})[str(p["value"])] = iv
+                by_model.setdefault(p.id, {})[str(p.value)] = iv
         models = [mid for mid in order if mid in by_model]
         if not models or not levels:
             continue

@@ -1,0 +1,179 @@
+"""The typed results of the leaderboard statistics: what `compute_leaderboard` hands the
+later stages.
+
+Every number is already rounded as `leaderboard.json` and `pairwise.json` publish it
+(scores to 3 places, probabilities and ratios to 6, `-0.0` made `0.0`, NaN made None), so
+the pages, the export and the data files read the same values; `outputs` writes the JSON
+documents from these objects, which are the contract between the stages, not the JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from .evaluations import Evaluation
+
+#: (estimate, low, high) of one estimator; None where it has no value.
+ModeEstimate = tuple[float | None, float | None, float | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A ReasonScore with its 95 % interval: `center ± margin`, `[ci_low, ci_high]`."""
+
+    center: float | None
+    margin: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    """One evaluation on one task: summed counters and the estimators."""
+
+    total: int
+    truncated: int
+    correct: int
+    guess: float | None
+    tokens: float | None
+    #: The site's estimator (`config.mode`): estimate and 95 % interval.
+    estimate: float | None
+    low: float | None
+    high: float | None
+    #: Every estimator, in `vocabulary.MODES` order.
+    modes: tuple[ModeEstimate, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TierResult:
+    """The v1 ReasonScore and average tokens of one difficulty tier."""
+
+    reasonscore: float | None
+    avg_tokens: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationRow:
+    """One evaluation's leaderboard row: its rank and every statistic of it."""
+
+    evaluation: Evaluation
+    complete: bool
+    missing_tasks: tuple[str, ...]
+    #: None for an incomplete evaluation (§4: it gets no rank).
+    rank: int | None
+    rank_range: tuple[int, int] | None
+    score: Score
+    band: str | None
+    avg_tokens: float | None
+    score_per_token: float | None
+    truncation_rate: float | None
+    #: How many other ranked evaluations' intervals overlap this one.
+    tied_count: int
+    distinct_from_next: bool | None
+    #: The tasks it has points on, in the leaderboard's task order.
+    tasks: Mapping[str, TaskResult]
+    tiers: Mapping[str, TierResult]
+    score_per_token_v1: float | None
+
+    @property
+    def id(self) -> str:
+        return self.evaluation.id
+
+    @property
+    def slug(self) -> str:
+        return self.evaluation.slug
+
+    @property
+    def model(self) -> str:
+        return self.evaluation.model
+
+    @property
+    def template(self) -> str:
+        return self.evaluation.template
+
+    @property
+    def sampler(self) -> str:
+        return self.evaluation.sampler
+
+    @property
+    def label(self) -> str:
+        return self.evaluation.label
+
+
+@dataclass(frozen=True, slots=True)
+class TieGroup:
+    """A maximal set of ranked evaluations whose intervals all overlap, in constant size:
+    its rank span, its size, and `at`, the published score every member's interval
+    contains (the largest lower bound among them). Its members are exactly the ranked
+    evaluations with `ci_low <= at <= ci_high`."""
+
+    ranks: tuple[int, int]
+    size: int
+    at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The settings the leaderboard was computed under (echoed in `leaderboard.json`)."""
+
+    mode: str
+    bootstrap: int
+    seed: int
+    tasks: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    settings: Settings
+    #: Ranked evaluations in rank order, then the incomplete ones.
+    models: tuple[EvaluationRow, ...]
+    tie_groups: tuple[TieGroup, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NeighbourRate:
+    """P(this evaluation beats the neighbour `id`) over the tasks both have."""
+
+    id: str
+    win_rate: float | None
+    tasks_shared: int
+
+
+@dataclass(frozen=True, slots=True)
+class Strength:
+    """A Bradley–Terry strength and its rank among the top evaluations."""
+
+    id: str
+    strength: float | None
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pairwise:
+    """The win-rate matrix and Bradley–Terry ranking of the top evaluations (`models`, in
+    rank order), and every ranked evaluation's win rates against its neighbours (§8)."""
+
+    models: tuple[str, ...]
+    #: `win_rate[a][b]`: P(models[a] beats models[b]).
+    win_rate: tuple[tuple[float | None, ...], ...]
+    tasks_shared: tuple[tuple[int, ...], ...]
+    expected_wins: Mapping[str, float | None]
+    bradley_terry: tuple[Strength, ...]
+    neighbours: Mapping[str, tuple[NeighbourRate, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    """C_P of one evaluation at one level of a difficulty coordinate."""
+
+    id: str
+    value: str
+    estimate: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+#: Difficulty curves: task -> coordinate -> points, by evaluation id then level.
+Curves = Mapping[str, Mapping[str, tuple[CurvePoint, ...]]]

@@ -1,0 +1,65 @@
+"""Each task's own ranking: the evaluations with an interval on it, best first, with the
+plausible rank range of each and whether it is tied with the next (STATISTICS.md §7 applied
+to one task's intervals). The task pages only format it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .board import EvaluationRow, TaskResult
+from .significance import rank_ranges
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRanking:
+    """One task's evaluations in order: by the point estimate (the interval's midpoint when
+    there is none), ties broken by label like the leaderboard."""
+
+    task: str
+    #: The evaluations with an interval on the task, best first.
+    rows: tuple[EvaluationRow, ...]
+    rank_best: tuple[int, ...]
+    rank_worst: tuple[int, ...]
+    #: Whether each row's interval overlaps the next row's; None for the last row.
+    tied_next: tuple[bool | None, ...]
+    #: The evaluations without an interval on the task, in leaderboard order.
+    missing: tuple[EvaluationRow, ...]
+
+
+def task_rankings(models: Sequence[EvaluationRow], tasks: Sequence[str]) -> dict[str, TaskRanking]:
+    return {task: task_ranking(models, task) for task in tasks}
+
+
+def task_ranking(models: Sequence[EvaluationRow], task: str) -> TaskRanking:
+    entries: list[tuple[EvaluationRow, TaskResult]] = []
+    missing = []
+    for m in models:
+        t = m.tasks.get(task)
+        if t is None or t.low is None or t.high is None:
+            missing.append(m)
+        else:
+            entries.append((m, t))
+    entries.sort(key=lambda x: (-_center(x[1]), x[0].label))
+    low = np.array([t.low for _, t in entries], dtype=float)
+    high = np.array([t.high for _, t in entries], dtype=float)
+    if entries:
+        best, worst = rank_ranges(low, high)
+        # Two intervals overlap unless one lies wholly above the other.
+        tied: list[bool | None] = (~((low[:-1] > high[1:]) | (low[1:] > high[:-1]))).tolist()
+        tied.append(None)
+    else:
+        best, worst, tied = np.array([], dtype=int), np.array([], dtype=int), []
+    return TaskRanking(task, tuple(m for m, _ in entries), tuple(int(b) for b in best.tolist()),
+                       tuple(int(w) for w in worst.tolist()), tuple(tied), tuple(missing))
+
+
+def _center(t: TaskResult) -> float:
+    """The point estimate, or the interval's midpoint when there is none."""
+    if t.estimate is not None:
+        return t.estimate
+    assert t.low is not None and t.high is not None
+    return (t.low + t.high) / 2
