@@ -11,6 +11,7 @@ rows into the frozen dataclasses of `model.py`.
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import fields
 from operator import itemgetter
 from typing import Callable, Iterable
@@ -122,7 +123,7 @@ def _differences(store: ResultsStore) -> dict[tuple[str, str, str, str], tuple[S
     found: dict[tuple[str, str, str, str], list[SetupDifference]] = {}
     for d in store.fetch_records("differing_setups", SetupDifferenceRow):
         found.setdefault((d.scope, d.model_key, d.benchmark_path, d.metric_key), []).append(
-            SetupDifference(d.setup_field, sorted_values(list(d.present_values or ()), bool(d.has_absent))))
+            SetupDifference(d.setup_field, sorted_values(json.loads(d.present_values or "[]"), bool(d.has_absent))))
     return {k: tuple(sorted(v, key=lambda d: order[d.field])) for k, v in found.items()}
 
 
@@ -132,6 +133,13 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
     which keeps the full corpus (35,026 triples) fast to assemble."""
     differences = _differences(store)
     shared: dict[tuple, object] = {}
+    missing_of: dict[str, tuple[str, ...]] = {}
+
+    def fields_of(text: str) -> tuple[str, ...]:
+        found = missing_of.get(text)
+        if found is None:
+            found = missing_of[text] = tuple(text.split(",")) if text else ()
+        return found
 
     def once(kind: type, *args):
         key = (kind, *args)
@@ -143,9 +151,10 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
     triples = []
     for t in store.fetch_records("triple_details", TripleDetail):
         model, bench, metric, benchmark_key, reports = t.model_key, t.benchmark_path, t.metric_key, t.benchmark_key, t.reports
-        basis, score_range, party_names = t.basis, t.score_range, t.party_names
-        scores = tuple(map(PartyScore, party_names, t.party_scores, t.party_setups, t.party_spreads))
-        parties = tuple(party_names)
+        basis, score_range = t.basis, t.score_range
+        parties, party_scores, party_setups, party_spreads = t.party_columns()
+        scores = tuple(map(PartyScore, parties, party_scores, party_setups, party_spreads))
+        missing = fields_of(t.missing)
         one_report = "one report" if reports < 2 else None
         # Only compared triples (two or more reports) can have differing setups.
         differ_v: tuple[SetupDifference, ...] = ()
@@ -174,8 +183,8 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
                                     risks.get(benchmark_key, ()))
             shared[provenance_key] = provenance
         triples.append(TripleSignals(
-            model, t.model_id, bench, benchmark_key, t.slice_key, metric, reports, parties, tuple(t.row_ids),
-            once(Reproducibility, bool(t.missing), tuple(t.missing), t.agentic),
+            model, t.model_id, bench, benchmark_key, t.slice_key, metric, reports, parties, t.row_id_tuple(),
+            once(Reproducibility, bool(missing), missing, t.agentic),
             provenance,
             Comparability(variant, cross, scores),
         ))

@@ -180,6 +180,11 @@ def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, stric
     return load_reported(db, data_dir, config, strict).to_summary()
 
 
+def data_key(data_dir: Path) -> str:
+    """Names one data directory's files in a cache directory that several may share."""
+    return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
+
+
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: SiteConfig,
                strict: bool = False, salt: str = "",
                known: Fingerprints | None = None) -> tuple[PointsDB, StoreReport]:
@@ -198,8 +203,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     if not data_dir.is_dir():
         raise InputError(data_dir, "data directory not found")
     cache_dir.mkdir(parents=True, exist_ok=True)
-    key = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
-    target = cache_dir / f"pointsdb-{key}.duckdb"
+    target = cache_dir / f"pointsdb-{data_key(data_dir)}.duckdb"
     want = known or fingerprints(data_dir, salt)
     summaries, same_code = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
