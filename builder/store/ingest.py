@@ -172,19 +172,26 @@ def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list
     con.execute("CREATE OR REPLACE TEMP TABLE file_order AS "
                 "SELECT unnest(?::VARCHAR[]) AS source, unnest(?::INTEGER[]) AS file_idx",
                 [rels, list(range(len(rels)))])
-    ranked = """
-        SELECT r.*, o.file_idx, row_number() OVER (PARTITION BY model, template, sampler, base_task, params
+    # Only identities given more than once need ranking (usually none): the other rows go
+    # straight to the one sorted insert, which is most of the cost.
+    identity = "model, template, sampler, base_task, params"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {identity} FROM point_rows "
+                "GROUP BY ALL HAVING count(*) > 1")
+    ranked = f"""
+        SELECT r.*, o.file_idx, row_number() OVER (PARTITION BY {identity}
                                                    ORDER BY o.file_idx DESC, r.source_row DESC) AS rn
-        FROM point_rows r JOIN file_order o USING (source)
+        FROM (SELECT * FROM point_rows SEMI JOIN repeated USING ({identity})) r JOIN file_order o USING (source)
     """
+    columns = f"{identity}, total, correct, truncated, guess, tokens, tiers, groups, source, source_row"
     con.execute("DELETE FROM points")
     con.execute(
         f"""
         INSERT INTO points
-        SELECT model, template, sampler, base_task, params, total, correct, truncated, guess, tokens,
-               tiers, groups, source, source_row
-        FROM ({ranked}) WHERE rn = 1
-        ORDER BY model, template, sampler, base_task, params
+        SELECT * FROM (
+            SELECT {columns} FROM point_rows ANTI JOIN repeated USING ({identity})
+            UNION ALL
+            SELECT {columns} FROM ({ranked}) WHERE rn = 1
+        ) ORDER BY {identity}
         """
     )
     staged = con.execute("SELECT count(*) FROM point_rows").fetchall()[0][0]
@@ -205,6 +212,7 @@ def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list
             f"(first overridden: {report.duplicate_example})"
         )
     con.execute("DROP TABLE file_order")
+    con.execute("DROP TABLE repeated")
 
 
 def _stage_file(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
