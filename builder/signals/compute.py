@@ -23,10 +23,14 @@ from ..store.pointsdb import PointsDB
 from ..store.populated import threshold as level_threshold
 from ..store.reported import OwnResult, own_row_columns
 from ..store.results import (
+    BenchmarkCompleteness,
     BenchmarkOverview,
     CardRiskRow,
     CardText,
+    CorpusTriples,
+    FieldPopulation,
     FieldScoreRow,
+    RelationshipRows,
     ResultsStore,
     SetupDifferenceRow,
     TripleDetail,
@@ -214,7 +218,8 @@ def _benchmarks(store: ResultsStore, level: int) -> tuple[BenchmarkSignals, ...]
     risks: dict[str, list[Risk]] = {}
     for r in store.fetch_records("card_risk_list", CardRiskRow):
         risks.setdefault(r.benchmark_key, []).append(Risk(r.category, r.description, r.url))
-    completeness = dict(store.fetch("benchmark_completeness"))
+    completeness = {c.benchmark_key: c.completeness
+                    for c in store.fetch_records("benchmark_completeness", BenchmarkCompleteness)}
     out = []
     for b in store.fetch_records("benchmark_overview", BenchmarkOverview):
         bench = b.benchmark_key
@@ -230,26 +235,26 @@ def _benchmarks(store: ResultsStore, level: int) -> tuple[BenchmarkSignals, ...]
 
 
 def _corpus(store: ResultsStore, n_rows: int, n_benchmarks: int) -> CorpusSignals:
-    (triples, gap_rate, m_temperature, m_max_tokens, m_harness, m_plan, m_limits, agentic_triples,
-     first_party_only, multi_party, compared, variant_flagged, variant_within, cross_flagged, cross_within,
-     flagged, within) = store.fetch("corpus_triples")[0]
-    missingness = dict(zip(REPRO_FIELDS, (m_temperature, m_max_tokens, m_harness, m_plan, m_limits)))
-    relationships = dict(store.fetch("corpus_relationships"))
-    population = {field: rate for _position, field, rate in store.fetch("corpus_field_population")}
+    c = store.fetch_records("corpus_triples", CorpusTriples)[0]
+    missingness = {f: getattr(c, f) for f in REPRO_FIELDS}
+    relationships = {r.relationship: r.rows for r in store.fetch_records("corpus_relationships", RelationshipRows)}
+    population = {p.field: p.rate for p in store.fetch_records("corpus_field_population", FieldPopulation)}
     if not population:
         population = {f.field: None for f in FIELDS}
+    triples, compared = c.triples, c.compared
     return CorpusSignals(
         triples=triples, rows=n_rows, benchmarks=n_benchmarks,
-        reproducibility=ReproducibilityRollup(gap_rate=gap_rate, field_missingness=missingness,
-                                              agentic_triples=agentic_triples),
+        reproducibility=ReproducibilityRollup(gap_rate=c.gap_rate, field_missingness=missingness,
+                                              agentic_triples=c.agentic_triples),
         completeness_median=store.scalar("corpus_completeness"),
         field_population=population,
-        provenance=ProvenanceRollup(triples=triples, first_party_only=first_party_only, multi_party=multi_party,
+        provenance=ProvenanceRollup(triples=triples, first_party_only=c.first_party_only, multi_party=c.multi_party,
                                     rows_by_relationship={r: relationships.get(r, 0) for r in RELATIONSHIPS}),
         comparability=ComparabilityRollup(
             compared=compared,
-            variant=DivergenceCounts(variant_flagged, variant_within, compared - variant_flagged - variant_within),
-            cross_party=DivergenceCounts(cross_flagged, cross_within, compared - cross_flagged - cross_within),
-            combined=DivergenceCounts(flagged, within, compared - flagged - within),
+            variant=DivergenceCounts(c.variant_flagged, c.variant_within,
+                                     compared - c.variant_flagged - c.variant_within),
+            cross_party=DivergenceCounts(c.cross_flagged, c.cross_within, compared - c.cross_flagged - c.cross_within),
+            combined=DivergenceCounts(c.flagged, c.within, compared - c.flagged - c.within),
         ),
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import duckdb
 
@@ -29,45 +29,25 @@ from ..sources.points import (
     check_columns,
     csv_header,
     csv_problem,
-    error_at,
     relative_path,
     where,
 )
 from ..sources.text import read_text
+from .checks import validate_staged
 from .evaluations import ingest_evals
-from .pointsdb import PointsDB
+from .pointsdb import PointsDB, fetch_as
 
 __all__ = ["ingest_evals", "ingest_points"]
 
-PARAMS_FORM = '{"size": 4}, or {} when the task has no difficulty levels'
-PARAMS_CSV = '; in a CSV file quote the cell and double its quotes: "{""size"": 4}"'
+class Overridden(NamedTuple):
+    """The first row another row of the same identity overrides."""
 
-# Checks run on the staged text columns, in order; the first failing row is reported.
-# Each is (SQL condition that is TRUE for a bad row, problem text, the column whose value
-# the message shows, or None when the problem is between columns).
-ROW_CHECKS = [
-    *[(f"{c} IS NULL OR trim({c}) = ''", f"'{c}' is empty", None) for c in ("model", "template", "sampler", "base_task")],
-    ("params IS NULL OR NOT json_valid(params)", "'params' is not valid JSON", "params"),
-    ("json_type(params::JSON) <> 'OBJECT'", "'params' must be a JSON object", "params"),
-    *[
-        # Both casts must succeed: '0x10' or '0b1' cast to BIGINT but not to DOUBLE, and
-        # a NULL comparison would let them through.
-        (f"TRY_CAST({c} AS BIGINT) IS NULL OR TRY_CAST({c} AS DOUBLE) IS NULL"
-         f" OR TRY_CAST({c} AS DOUBLE) <> TRY_CAST({c} AS BIGINT)",
-         f"'{c}' must be a whole number", c)
-        for c in ("total", "correct", "truncated")
-    ],
-    *[(f"TRY_CAST({c} AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST({c} AS DOUBLE))", f"'{c}' must be a number", c)
-      for c in ("guess", "tokens")],
-    ("total::BIGINT < 1", "total must be at least 1 (n >= 1)", "total"),
-    ("truncated::BIGINT < 0 OR truncated::BIGINT > total::BIGINT", "truncated must be between 0 and total (0 <= n_t <= n)",
-     None),
-    ("correct::BIGINT < 0 OR correct::BIGINT > total::BIGINT - truncated::BIGINT",
-     "correct must be between 0 and total - truncated (0 <= n_e <= n_u)", None),
-    ("guess::DOUBLE < 0 OR guess::DOUBLE > total::BIGINT - truncated::BIGINT + 1e-9",
-     "guess must be between 0 and total - truncated (0 <= g <= n_u)", None),
-    ("tokens::DOUBLE < 0", "tokens must not be negative (tok >= 0)", "tokens"),
-]
+    source: str
+    file_idx: int
+    source_row: int
+    model: str
+    base_task: str
+    params: str
 
 
 @dataclass
@@ -158,7 +138,7 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
                     raise csv_problem(files[i], header) or InputError(
                         files[i], f"cannot read csv file: {_first_line(one)}") from None
             raise InputError(files[group[0]].parent, f"cannot read csv files: {_first_line(exc)}") from None
-    _validate_staged(con, files)
+    validate_staged(con, files)
     # Surrounding spaces are typing noise, not a different model or task.
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
@@ -198,15 +178,14 @@ def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list
     report.points = con.execute("SELECT count(*) FROM points").fetchall()[0][0]
     report.duplicates = staged - report.points
     if report.duplicates:
-        first = con.execute(
+        (first,) = fetch_as(con.execute(
             f"""
             SELECT source, file_idx, source_row, model, base_task, params FROM ({ranked})
             WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
             """
-        ).fetchone()
-        assert first is not None  # duplicates > 0: an overridden row exists
-        source, file_idx, source_row, model, task, params = first
-        report.duplicate_example = f"{source}, {where(files[file_idx], source_row)} ({model}, {task}, {params})"
+        ), Overridden)  # duplicates > 0: an overridden row exists
+        report.duplicate_example = (f"{first.source}, {where(files[first.file_idx], first.source_row)} "
+                                    f"({first.model}, {first.base_task}, {first.params})")
         report.warnings.append(
             f"{report.duplicates} point(s) repeat an identity already given; the later file/row wins "
             f"(first overridden: {report.duplicate_example})"
@@ -350,41 +329,6 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: st
         """,
         [idx, rel, str(path)],
     )
-
-
-def _validate_staged(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
-    """Report the first row (by file, then row) that breaks a rule, rules checked in order.
-
-    One scan: a CASE names each row's first broken rule; only the earliest such row is
-    fetched. Later rules may assume earlier ones hold, since CASE stops at the first match.
-    """
-    cases = " ".join(f"WHEN {condition} THEN {i}" for i, (condition, _, _) in enumerate(ROW_CHECKS))
-    shown = " ".join(f"WHEN {i} THEN {column}" for i, (_, _, column) in enumerate(ROW_CHECKS) if column)
-    bad = con.execute(
-        f"""
-        SELECT file_idx, source_row, rule, CASE rule {shown} END FROM (
-            SELECT *, CASE {cases} END AS rule FROM staged)
-        WHERE rule IS NOT NULL ORDER BY file_idx, source_row LIMIT 1
-        """
-    ).fetchone()
-    if bad:
-        file_idx, source_row, rule, value = bad
-        path = files[file_idx]
-        _, problem, column = ROW_CHECKS[rule]
-        if column is not None:
-            problem += f" (got {_shown(value)})"
-        if column == "params":
-            problem += f"; expected a JSON object such as {PARAMS_FORM}"
-            if path.suffix.lower() == ".csv":
-                problem += PARAMS_CSV
-        raise error_at(path, source_row, problem)
-
-
-def _shown(value: str | None) -> str:
-    """A cell's value for a message: quoted, shortened, and named when empty."""
-    if value is None or not value.strip():
-        return "an empty cell"
-    return repr(value if len(value) <= 60 else value[:57] + "...")
 
 
 def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Mapping, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
-from .pointsdb import PointsDB, load_sql
+from .pointsdb import PointsDB, load_sql, record_fields
 
 SQL_FILE = "results.sql"
 TABLES = ("reported_rows", "reported_dropped", "cards", "card_keys", "card_fields", "card_risks")
@@ -143,6 +143,45 @@ class BenchmarkOverview(NamedTuple):
     n_triples: int
 
 
+class CorpusTriples(NamedTuple):
+    """The one row of `corpus_triples`: rollups over every triple (rates None when nothing
+    is counted; the five missingness rates are named for their field)."""
+
+    triples: int
+    gap_rate: float | None
+    temperature: float | None
+    max_tokens: float | None
+    harness: float | None
+    eval_plan: float | None
+    eval_limits: float | None
+    agentic_triples: int
+    first_party_only: int
+    multi_party: int
+    compared: int
+    variant_flagged: int
+    variant_within: int
+    cross_flagged: int
+    cross_within: int
+    flagged: int
+    within: int
+
+
+class BenchmarkCompleteness(NamedTuple):
+    benchmark_key: str
+    completeness: float
+
+
+class RelationshipRows(NamedTuple):
+    relationship: str
+    rows: int
+
+
+class FieldPopulation(NamedTuple):
+    position: int
+    field: str
+    rate: float | None
+
+
 @lru_cache(maxsize=1)
 def statements() -> tuple[str, dict[str, str]]:
     """(the table definitions, {name: statement}) from `sql/results.sql`."""
@@ -215,12 +254,14 @@ class ResultsStore:
         of the same name: reordering the statement's columns cannot move a value to another
         field, and a missing column is an error, not a shifted row."""
         at, rows = self.columns(name, params)
-        fields: tuple[str, ...] = record._fields  # type: ignore[attr-defined]
+        fields = record_fields(record)
         absent = [f for f in fields if f not in at]
         if absent:
             raise KeyError(f"statement {name!r} has no column {', '.join(absent)}")
-        pick = itemgetter(*(at[f] for f in fields))
         make = record._make  # type: ignore[attr-defined]
+        if len(fields) == 1:  # itemgetter of one index gives the value, not a tuple
+            return [make((r[at[fields[0]]],)) for r in rows]
+        pick = itemgetter(*(at[f] for f in fields))
         return [make(pick(r)) for r in rows]
 
     def scalar(self, name: str, params: Mapping[str, Any] | None = None) -> Any:

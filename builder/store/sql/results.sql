@@ -341,7 +341,7 @@ SELECT count(*) AS triples,
 FROM triple_signals;
 
 -- name: corpus_relationships
-SELECT relationship, count(*) FROM result_rows GROUP BY 1 ORDER BY 1;
+SELECT relationship, count(*) AS rows FROM result_rows GROUP BY 1 ORDER BY 1;
 
 -- name: completeness_catalogue
 -- The 28 fields of section 5, filled from builder/signals/completeness.py.
@@ -404,7 +404,7 @@ SELECT median(completeness) FROM (
 );
 
 -- name: corpus_field_population
-SELECT position, field, avg(score) FROM benchmark_fields GROUP BY ALL ORDER BY position;
+SELECT position, field, avg(score) AS rate FROM benchmark_fields GROUP BY ALL ORDER BY position;
 
 -- name: benchmark_overview
 -- Per benchmark: its card (if any), display name and counts of rows and triples.
