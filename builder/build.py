@@ -226,10 +226,11 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
     """Config -> PointsDB -> statistics -> signals: everything a build computes before it
     renders. `sources` are the data directory's fingerprints when the caller has them."""
     data_dir = project.data_dir
-    db, store = open_store(
-        data_dir, project.cache_dir, options.db_path, config, options.strict,
-        salt=cache_salt(config), known=sources,
-    )
+    with no_cyclic_gc():  # reading the records allocates hundreds of thousands of objects
+        db, store = open_store(
+            data_dir, project.cache_dir, options.db_path, config, options.strict,
+            salt=cache_salt(config), known=sources,
+        )
     try:
         check_inputs(options, data_dir, store)
     except InputError:
@@ -237,14 +238,17 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         raise
     phase("store")
     try:
-        board = compute_leaderboard(db, config, bands)
-        # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
-        # page; a lab's own data never does.
-        if any(e.get("simulated") for e in board.evaluations.values()):
-            config, project = config.with_demo_defaults(), project.with_demo_content()
-        phase("statistics")
-        signals = compute_signals(db, config, own_results(board.leaderboard, board.evaluations, config))
-        phase("signals")
+        # The statistics and signals allocate large object graphs beside a large live heap:
+        # automatic collections would walk it again and again (see gcpause).
+        with no_cyclic_gc():
+            board = compute_leaderboard(db, config, bands)
+            # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
+            # page; a lab's own data never does.
+            if any(e.get("simulated") for e in board.evaluations.values()):
+                config, project = config.with_demo_defaults(), project.with_demo_content()
+            phase("statistics")
+            signals = compute_signals(db, config, own_results(board.leaderboard, board.evaluations, config))
+            phase("signals")
     finally:
         db.close()
     return Gathered(config.with_tasks(tuple(board.leaderboard["config"]["tasks"])), project, board, signals, store)
