@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .config import SiteConfig, load_config
@@ -27,7 +27,6 @@ from .site.writer import OutputPathError, OutputPaths, Unchanged, check_output_d
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
 from .stats.board import Leaderboard
-from .stats.evaluations import Evaluation
 from .stats.leaderboard import LeaderboardResult, compute_leaderboard
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 from .store.reported import OwnResult
@@ -229,10 +228,11 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
     """Config -> PointsDB -> statistics -> signals: everything a build computes before it
     renders. `sources` are the data directory's fingerprints when the caller has them."""
     data_dir = project.data_dir
-    db, store = open_store(
-        data_dir, project.cache_dir, options.db_path, config, options.strict,
-        salt=cache_salt(config), known=sources,
-    )
+    with no_cyclic_gc():  # reading the records allocates hundreds of thousands of objects
+        db, store = open_store(
+            data_dir, project.cache_dir, options.db_path, config, options.strict,
+            salt=cache_salt(config), known=sources,
+        )
     try:
         check_inputs(options, data_dir, store)
     except InputError:
@@ -240,14 +240,17 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         raise
     phase("store")
     try:
-        board = compute_leaderboard(db, config, bands)
-        # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
-        # page; a lab's own data never does.
-        if any(e.simulated for e in board.evaluations.values()):
-            config, project = config.with_demo_defaults(), project.with_demo_content()
-        phase("statistics")
-        signals = compute_signals(db, config, own_results(board.leaderboard, board.evaluations, config))
-        phase("signals")
+        # The statistics and signals allocate large object graphs beside a large live heap:
+        # automatic collections would walk it again and again (see gcpause).
+        with no_cyclic_gc():
+            board = compute_leaderboard(db, config, bands)
+            # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
+            # page; a lab's own data never does.
+            if any(e.simulated for e in board.evaluations.values()):
+                config, project = config.with_demo_defaults(), project.with_demo_content()
+            phase("statistics")
+            signals = compute_signals(db, config, own_results(board.leaderboard, config))
+            phase("signals")
     finally:
         db.close()
     return Gathered(config.with_tasks(board.leaderboard.settings.tasks), project, board, signals, store)
@@ -311,12 +314,11 @@ def empty_error(options: BuildOptions, data_dir: Path, store: StoreReport) -> In
                               f"here with the columns {','.join(REQUIRED)}{advice}")
 
 
-def own_results(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation],
-                config: SiteConfig) -> list[OwnResult]:
+def own_results(leaderboard: Leaderboard, config: SiteConfig) -> list[OwnResult]:
     """The leaderboard's own per-task results as result rows (EVALCARDS.md §1)."""
     rows = []
     for m in leaderboard.models:
-        e = evaluations[m.id]
+        e = m.evaluation
         for task, t in m.tasks.items():
             rows.append(OwnResult(
                 model=e.hf_id or m.model, evaluation_id=m.id, task=task, score=t.estimate,

@@ -167,6 +167,27 @@ def test_a_new_reported_record_equals_a_clean_build(demo, tmp_path):
     assert_equals_clean_build(data, out, tmp_path)
 
 
+def test_points_files_added_changed_and_removed_equal_a_clean_build(demo, tmp_path):
+    """The points part is updated by file (store/ingest.py): each step re-reads only what
+    changed, and the site equals a clean build of the same inputs."""
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build(data, out, cache)
+    files = sorted((data / "points").glob("*.csv"))
+    # A copy of one model's file under another model's name: a new evaluation.
+    text = files[0].read_text(encoding="utf-8")
+    model = text.splitlines()[1].split(",")[0]
+    (data / "points" / "zz-new.csv").write_text(text.replace(model, "zz-new-model"), encoding="utf-8")
+    bump_one_model(files[1])
+    removed = files[2].read_text(encoding="utf-8").splitlines()[1].split(",")[0]
+    files[2].unlink()
+    result = build(data, out, cache)
+    board = (out / "data" / "leaderboard.csv").read_text(encoding="utf-8")
+    assert result.ingested == ("points",) and "zz-new-model" in board and removed not in board
+    assert_equals_clean_build(data, out, tmp_path)
+
+
 def assert_equals_clean_build(data: Path, out: Path, tmp_path: Path) -> None:
     clean = tmp_path / "clean"
     build(data, clean, tmp_path / "clean-cache")

@@ -11,6 +11,7 @@ rows into the frozen dataclasses of `model.py`.
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import fields
 from operator import itemgetter
 from typing import Callable, Iterable
@@ -22,10 +23,14 @@ from ..store.pointsdb import PointsDB
 from ..store.populated import threshold as level_threshold
 from ..store.reported import OwnResult, own_row_columns
 from ..store.results import (
+    BenchmarkCompleteness,
     BenchmarkOverview,
     CardRiskRow,
     CardText,
+    CorpusTriples,
+    FieldPopulation,
     FieldScoreRow,
+    RelationshipRows,
     ResultsStore,
     SetupDifferenceRow,
     TripleDetail,
@@ -122,7 +127,7 @@ def _differences(store: ResultsStore) -> dict[tuple[str, str, str, str], tuple[S
     found: dict[tuple[str, str, str, str], list[SetupDifference]] = {}
     for d in store.fetch_records("differing_setups", SetupDifferenceRow):
         found.setdefault((d.scope, d.model_key, d.benchmark_path, d.metric_key), []).append(
-            SetupDifference(d.setup_field, sorted_values(list(d.present_values or ()), bool(d.has_absent))))
+            SetupDifference(d.setup_field, sorted_values(json.loads(d.present_values or "[]"), bool(d.has_absent))))
     return {k: tuple(sorted(v, key=lambda d: order[d.field])) for k, v in found.items()}
 
 
@@ -132,6 +137,13 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
     which keeps the full corpus (35,026 triples) fast to assemble."""
     differences = _differences(store)
     shared: dict[tuple, object] = {}
+    missing_of: dict[str, tuple[str, ...]] = {}
+
+    def fields_of(text: str) -> tuple[str, ...]:
+        found = missing_of.get(text)
+        if found is None:
+            found = missing_of[text] = tuple(text.split(",")) if text else ()
+        return found
 
     def once(kind: type, *args):
         key = (kind, *args)
@@ -143,9 +155,10 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
     triples = []
     for t in store.fetch_records("triple_details", TripleDetail):
         model, bench, metric, benchmark_key, reports = t.model_key, t.benchmark_path, t.metric_key, t.benchmark_key, t.reports
-        basis, score_range, party_names = t.basis, t.score_range, t.party_names
-        scores = tuple(map(PartyScore, party_names, t.party_scores, t.party_setups, t.party_spreads))
-        parties = tuple(party_names)
+        basis, score_range = t.basis, t.score_range
+        parties, party_scores, party_setups, party_spreads = t.party_columns()
+        scores = tuple(map(PartyScore, parties, party_scores, party_setups, party_spreads))
+        missing = fields_of(t.missing)
         one_report = "one report" if reports < 2 else None
         # Only compared triples (two or more reports) can have differing setups.
         differ_v: tuple[SetupDifference, ...] = ()
@@ -174,8 +187,8 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
                                     risks.get(benchmark_key, ()))
             shared[provenance_key] = provenance
         triples.append(TripleSignals(
-            model, t.model_id, bench, benchmark_key, t.slice_key, metric, reports, parties, tuple(t.row_ids),
-            once(Reproducibility, bool(t.missing), tuple(t.missing), t.agentic),
+            model, t.model_id, bench, benchmark_key, t.slice_key, metric, reports, parties, t.row_id_tuple(),
+            once(Reproducibility, bool(missing), missing, t.agentic),
             provenance,
             Comparability(variant, cross, scores),
         ))
@@ -205,7 +218,8 @@ def _benchmarks(store: ResultsStore, level: int) -> tuple[BenchmarkSignals, ...]
     risks: dict[str, list[Risk]] = {}
     for r in store.fetch_records("card_risk_list", CardRiskRow):
         risks.setdefault(r.benchmark_key, []).append(Risk(r.category, r.description, r.url))
-    completeness = dict(store.fetch("benchmark_completeness"))
+    completeness = {c.benchmark_key: c.completeness
+                    for c in store.fetch_records("benchmark_completeness", BenchmarkCompleteness)}
     out = []
     for b in store.fetch_records("benchmark_overview", BenchmarkOverview):
         bench = b.benchmark_key
@@ -221,26 +235,26 @@ def _benchmarks(store: ResultsStore, level: int) -> tuple[BenchmarkSignals, ...]
 
 
 def _corpus(store: ResultsStore, n_rows: int, n_benchmarks: int) -> CorpusSignals:
-    (triples, gap_rate, m_temperature, m_max_tokens, m_harness, m_plan, m_limits, agentic_triples,
-     first_party_only, multi_party, compared, variant_flagged, variant_within, cross_flagged, cross_within,
-     flagged, within) = store.fetch("corpus_triples")[0]
-    missingness = dict(zip(REPRO_FIELDS, (m_temperature, m_max_tokens, m_harness, m_plan, m_limits)))
-    relationships = dict(store.fetch("corpus_relationships"))
-    population = {field: rate for _position, field, rate in store.fetch("corpus_field_population")}
+    c = store.fetch_records("corpus_triples", CorpusTriples)[0]
+    missingness = {f: getattr(c, f) for f in REPRO_FIELDS}
+    relationships = {r.relationship: r.rows for r in store.fetch_records("corpus_relationships", RelationshipRows)}
+    population = {p.field: p.rate for p in store.fetch_records("corpus_field_population", FieldPopulation)}
     if not population:
         population = {f.field: None for f in FIELDS}
+    triples, compared = c.triples, c.compared
     return CorpusSignals(
         triples=triples, rows=n_rows, benchmarks=n_benchmarks,
-        reproducibility=ReproducibilityRollup(gap_rate=gap_rate, field_missingness=missingness,
-                                              agentic_triples=agentic_triples),
+        reproducibility=ReproducibilityRollup(gap_rate=c.gap_rate, field_missingness=missingness,
+                                              agentic_triples=c.agentic_triples),
         completeness_median=store.scalar("corpus_completeness"),
         field_population=population,
-        provenance=ProvenanceRollup(triples=triples, first_party_only=first_party_only, multi_party=multi_party,
+        provenance=ProvenanceRollup(triples=triples, first_party_only=c.first_party_only, multi_party=c.multi_party,
                                     rows_by_relationship={r: relationships.get(r, 0) for r in RELATIONSHIPS}),
         comparability=ComparabilityRollup(
             compared=compared,
-            variant=DivergenceCounts(variant_flagged, variant_within, compared - variant_flagged - variant_within),
-            cross_party=DivergenceCounts(cross_flagged, cross_within, compared - cross_flagged - cross_within),
-            combined=DivergenceCounts(flagged, within, compared - flagged - within),
+            variant=DivergenceCounts(c.variant_flagged, c.variant_within,
+                                     compared - c.variant_flagged - c.variant_within),
+            cross_party=DivergenceCounts(c.cross_flagged, c.cross_within, compared - c.cross_flagged - c.cross_within),
+            combined=DivergenceCounts(c.flagged, c.within, compared - c.flagged - c.within),
         ),
     )

@@ -23,6 +23,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 import duckdb
 
@@ -60,6 +61,10 @@ def describe_ingest(ingested: tuple[str, ...]) -> str:
         return "ingested"
     kept = [PART_NAMES[part] for part in PART_SOURCES if part not in ingested]
     return f"{' and '.join(PART_NAMES[p] for p in ingested)} ingested again; {' and '.join(kept)} reused from cache"
+
+
+#: The `meta` key of the store code's digest that wrote the database.
+CODE_KEY = "store_code"
 
 
 def _meta_keys(part: str) -> tuple[str, str]:
@@ -103,10 +108,15 @@ class Fingerprints:
     """sha256 fingerprints of the two parts of the store's sources.
 
     `whole` covers both, for callers that only ask "did anything change" (the build key).
+    `point_files` has one digest per points file (its path relative to the data directory,
+    its content and the store's code), so a points ingest re-reads only changed files.
     """
 
     points: str
     reported: str
+    point_files: Mapping[str, str] = field(default_factory=dict, compare=False)
+    #: the store's code alone: a cached database written by other code is not built upon
+    code: str = ""
 
     @property
     def whole(self) -> str:
@@ -125,22 +135,30 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
                  *(p for folder in CODE_FOLDERS for p in sorted((package / folder).glob("*.py")))]:
         code.update(path.name.encode())
         code.update(hashlib.sha256(path.read_bytes()).digest())
+    code_digest = code.digest()
+    point_files: dict[str, str] = {}
 
     def part_hash(part: str, extra: str) -> str:
         h = code.copy()
         h.update(part.encode())
         for path in source_files(data_dir, part):
-            h.update(path.relative_to(data_dir).as_posix().encode())
-            h.update(hashlib.sha256(path.read_bytes()).digest())
+            rel = path.relative_to(data_dir).as_posix()
+            content = hashlib.sha256(path.read_bytes()).digest()
+            h.update(rel.encode())
+            h.update(content)
+            if part == POINTS:
+                point_files[rel] = hashlib.sha256(code_digest + content).hexdigest()
         h.update(extra.encode())
         return h.hexdigest()
 
-    return Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt))
+    return Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt), point_files=point_files,
+                        code=code_digest.hex())
 
 
-def ingest_points_part(db: PointsDB, data_dir: Path) -> dict:
-    """(Re)fill the points and evaluations tables; returns the part's ingest summary."""
-    points = ingest_points(db, discover_point_files(data_dir), data_dir)
+def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None) -> dict:
+    """(Re)fill the points and evaluations tables; returns the part's ingest summary.
+    `digests` (`Fingerprints.point_files`) lets unchanged points files keep their rows."""
+    points = ingest_points(db, discover_point_files(data_dir), data_dir, digests)
     evals_path = data_dir / "evals.json"
     entries = read_evals(evals_path) if evals_path.is_file() else []
     ingest_evals(db, entries)
@@ -162,6 +180,11 @@ def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, stric
     return load_reported(db, data_dir, config, strict).to_summary()
 
 
+def data_key(data_dir: Path) -> str:
+    """Names one data directory's files in a cache directory that several may share."""
+    return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
+
+
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: SiteConfig,
                strict: bool = False, salt: str = "",
                known: Fingerprints | None = None) -> tuple[PointsDB, StoreReport]:
@@ -180,10 +203,9 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     if not data_dir.is_dir():
         raise InputError(data_dir, "data directory not found")
     cache_dir.mkdir(parents=True, exist_ok=True)
-    key = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
-    target = cache_dir / f"pointsdb-{key}.duckdb"
+    target = cache_dir / f"pointsdb-{data_key(data_dir)}.duckdb"
     want = known or fingerprints(data_dir, salt)
-    summaries = _cached_summaries(target, want)
+    summaries, same_code = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
         return PointsDB(target, read_only=True), _report(_known(summaries), ingested=())
 
@@ -192,16 +214,20 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     stale = tuple(part for part, summary in summaries.items() if summary is None)
     db = None
     try:
-        if len(stale) < len(summaries):
-            shutil.copyfile(target, tmp)  # one part still holds: ingest only the other
+        if same_code:
+            # Start from the cached database (written by this code): a part that still
+            # holds is kept whole, and the points part keeps the rows of every points file
+            # that did not change.
+            shutil.copyfile(target, tmp)
         db = PointsDB(tmp)
-        ingest = {POINTS: lambda: ingest_points_part(db, data_dir),
+        ingest = {POINTS: lambda: ingest_points_part(db, data_dir, want.point_files),
                   REPORTED: lambda: ingest_reported_part(db, data_dir, config, strict)}
         for part in stale:
             summaries[part] = ingest[part]()
             fingerprint_key, report_key = _meta_keys(part)
             db.set_meta(report_key, json.dumps(summaries[part], sort_keys=True))
             db.set_meta(fingerprint_key, want.of(part))
+        db.set_meta(CODE_KEY, want.code)
         db.con.execute("CHECKPOINT")
         db.close()
         os.replace(tmp, target)
@@ -213,20 +239,23 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     return PointsDB(target, read_only=True), _report(_known(summaries), ingested=stale)
 
 
-def _cached_summaries(target: Path, want: Fingerprints) -> dict[str, dict | None]:
-    """Each part's stored ingest summary when its fingerprint still matches, else None."""
+def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict | None], bool]:
+    """Each part's stored ingest summary when its fingerprint still matches, else None; and
+    whether the cached database was written by the same store code (only then is it
+    updated in place of a fresh one)."""
     summaries: dict[str, dict | None] = dict.fromkeys(PART_SOURCES)
     if not target.exists():
-        return summaries
+        return summaries, False
     try:
         with PointsDB(target, read_only=True) as db:
             for part in PART_SOURCES:
                 fingerprint_key, report_key = _meta_keys(part)
                 if db.get_meta(fingerprint_key) == want.of(part):
                     summaries[part] = json.loads(db.get_meta(report_key) or "{}")
+            same_code = bool(want.code) and db.get_meta(CODE_KEY) == want.code
     except duckdb.Error:
-        return dict.fromkeys(PART_SOURCES)  # an unreadable cache is rebuilt from scratch
-    return summaries
+        return dict.fromkeys(PART_SOURCES), False  # an unreadable cache is rebuilt from scratch
+    return summaries, same_code
 
 
 def _known(summaries: dict[str, dict | None]) -> dict[str, dict]:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError
 from ..sources.evals import entry_lines
 from ..sources.text import read_text
-from .pointsdb import PointsDB
+from .pointsdb import PointsDB, fetch_as
 
 Triple = tuple[str, str, str]
 
@@ -59,6 +59,15 @@ def did_you_mean(wanted: Triple, candidates: list[Triple]) -> Triple | None:
     return by_text[close[0]] if close else None
 
 
+class PointsSource(NamedTuple):
+    """An evaluation with points and the first file that holds them."""
+
+    model: str
+    template: str
+    sampler: str
+    source: str
+
+
 def check_evals(db: PointsDB, entries: list[dict[str, Any]], evals_path: Path) -> list[Mismatch]:
     """Every entry without points and every evaluation (with points) without an entry.
 
@@ -67,9 +76,10 @@ def check_evals(db: PointsDB, entries: list[dict[str, Any]], evals_path: Path) -
     entry and the evaluation it was meant for make one warning, not two.
     """
     with_points = {
-        (model, template, sampler): source
-        for model, template, sampler, source in db.con.execute(
-            "SELECT model, template, sampler, min(source) FROM points GROUP BY ALL ORDER BY ALL").fetchall()
+        (e.model, e.template, e.sampler): e.source
+        for e in fetch_as(db.con.execute(
+            "SELECT model, template, sampler, min(source) AS source FROM points GROUP BY ALL ORDER BY ALL"),
+            PointsSource)
     }
     listed = {(e["model"], e["template"], e["sampler"]): i for i, e in enumerate(entries, start=1)}
     orphans = [t for t in listed if t not in with_points]

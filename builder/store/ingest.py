@@ -1,4 +1,5 @@
-"""Loading `points/*.csv|jsonl|parquet` and `evals.json` into the PointsDB, with validation.
+"""Loading `points/*.csv|jsonl|parquet` into the PointsDB, with validation (`evals.json`:
+`store.evaluations`).
 
 Every file is first staged as text columns with its row numbers, then checked in SQL
 against STATISTICS.md "valid counters" and PRODUCT.md "Inputs". The first problem raises
@@ -6,6 +7,10 @@ against STATISTICS.md "valid counters" and PRODUCT.md "Inputs". The first proble
 `points` table. Identity = (model, template, sampler, base_task, canonical params); when
 two rows share it, the later file (by sorted path) and then the later row wins, and the
 build reports that once.
+
+Every validated row is kept in `point_rows` with its file, and each file's digest in
+`point_files`: a later ingest reads only the files that changed and chooses one row per
+identity again from all rows, so its result is the one a fresh ingest would give.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, NamedTuple
 
 import duckdb
 
@@ -24,42 +29,25 @@ from ..sources.points import (
     check_columns,
     csv_header,
     csv_problem,
-    error_at,
     relative_path,
     where,
 )
 from ..sources.text import read_text
-from .pointsdb import PointsDB
+from .checks import validate_staged
+from .evaluations import ingest_evals
+from .pointsdb import PointsDB, fetch_as
 
-PARAMS_FORM = '{"size": 4}, or {} when the task has no difficulty levels'
-PARAMS_CSV = '; in a CSV file quote the cell and double its quotes: "{""size"": 4}"'
+__all__ = ["ingest_evals", "ingest_points"]
 
-# Checks run on the staged text columns, in order; the first failing row is reported.
-# Each is (SQL condition that is TRUE for a bad row, problem text, the column whose value
-# the message shows, or None when the problem is between columns).
-ROW_CHECKS = [
-    *[(f"{c} IS NULL OR trim({c}) = ''", f"'{c}' is empty", None) for c in ("model", "template", "sampler", "base_task")],
-    ("params IS NULL OR NOT json_valid(params)", "'params' is not valid JSON", "params"),
-    ("json_type(params::JSON) <> 'OBJECT'", "'params' must be a JSON object", "params"),
-    *[
-        # Both casts must succeed: '0x10' or '0b1' cast to BIGINT but not to DOUBLE, and
-        # a NULL comparison would let them through.
-        (f"TRY_CAST({c} AS BIGINT) IS NULL OR TRY_CAST({c} AS DOUBLE) IS NULL"
-         f" OR TRY_CAST({c} AS DOUBLE) <> TRY_CAST({c} AS BIGINT)",
-         f"'{c}' must be a whole number", c)
-        for c in ("total", "correct", "truncated")
-    ],
-    *[(f"TRY_CAST({c} AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST({c} AS DOUBLE))", f"'{c}' must be a number", c)
-      for c in ("guess", "tokens")],
-    ("total::BIGINT < 1", "total must be at least 1 (n >= 1)", "total"),
-    ("truncated::BIGINT < 0 OR truncated::BIGINT > total::BIGINT", "truncated must be between 0 and total (0 <= n_t <= n)",
-     None),
-    ("correct::BIGINT < 0 OR correct::BIGINT > total::BIGINT - truncated::BIGINT",
-     "correct must be between 0 and total - truncated (0 <= n_e <= n_u)", None),
-    ("guess::DOUBLE < 0 OR guess::DOUBLE > total::BIGINT - truncated::BIGINT + 1e-9",
-     "guess must be between 0 and total - truncated (0 <= g <= n_u)", None),
-    ("tokens::DOUBLE < 0", "tokens must not be negative (tok >= 0)", "tokens"),
-]
+class Overridden(NamedTuple):
+    """The first row another row of the same identity overrides."""
+
+    source: str
+    file_idx: int
+    source_row: int
+    model: str
+    base_task: str
+    params: str
 
 
 @dataclass
@@ -71,10 +59,53 @@ class IngestReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestReport:
-    """Stage, validate and insert every points file; all-or-nothing."""
+def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
+                  digests: Mapping[str, str] | None = None) -> IngestReport:
+    """Stage, validate and insert every points file; all-or-nothing.
+
+    With `digests` ({path relative to `data_dir`: digest of its content and of the code
+    that reads it}) a file whose digest is the one `point_files` recorded keeps its rows
+    from the last ingest and is not read again; the others are read as on a first ingest.
+    An unchanged file was valid when it was stored (a bad file fails the ingest, and a
+    failed ingest is never kept), so the first problem reported is the one a fresh ingest
+    reports. Then one row per identity is chosen from all rows, in the current file
+    order, exactly as a fresh ingest does.
+    """
     con = db.con
     report = IngestReport(files=len(files))
+    rels = [relative_path(p, data_dir) for p in files]
+    kept: set[str] = set()
+    if digests is not None:
+        recorded = dict(con.execute("SELECT source, digest FROM point_files").fetchall())
+        kept = {rel for rel in rels if rel in digests and recorded.get(rel) == digests[rel]}
+    fresh = [i for i, rel in enumerate(rels) if rel not in kept]
+    _stage(con, files, rels, fresh)
+    # Rows of changed and removed files go; the staged rows of changed and new files come.
+    con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
+    con.execute("DELETE FROM point_rows WHERE source NOT IN (SELECT source FROM kept_files)")
+    con.execute(
+        """
+        INSERT INTO point_rows
+        SELECT model, template, sampler, base_task, params,
+               total::BIGINT, correct::BIGINT, truncated::BIGINT, guess::DOUBLE, tokens::DOUBLE,
+               tiers, groups, source, source_row
+        FROM staged ORDER BY file_idx, source_row
+        """
+    )
+    con.execute("DROP TABLE staged")
+    con.execute("DROP TABLE kept_files")
+    con.execute("DELETE FROM point_files")
+    if digests is not None:
+        known = [rel for rel in rels if rel in digests]
+        con.execute("INSERT INTO point_files SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
+                    [known, [digests[rel] for rel in known]])
+    _choose_points(con, files, rels, report)
+    return report
+
+
+def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> None:
+    """Stage, check, trim and canonicalise the files at `indices` (of `files`) in the temp
+    table `staged`, each row with its file's index in `files`."""
     con.execute("DROP TABLE IF EXISTS staged")
     con.execute(
         """
@@ -85,9 +116,9 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
             tiers VARCHAR[], groups VARCHAR[])
         """
     )
-    rels = [relative_path(p, data_dir) for p in files]
     csv_groups: dict[tuple[str, ...], list[int]] = {}
-    for idx, path in enumerate(files):
+    for idx in indices:
+        path = files[idx]
         if path.suffix.lower() == ".csv":
             csv_groups.setdefault(csv_header(path), []).append(idx)
         else:
@@ -107,45 +138,60 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path) -> IngestRepo
                     raise csv_problem(files[i], header) or InputError(
                         files[i], f"cannot read csv file: {_first_line(one)}") from None
             raise InputError(files[group[0]].parent, f"cannot read csv files: {_first_line(exc)}") from None
-    _validate_staged(con, files)
+    validate_staged(con, files)
     # Surrounding spaces are typing noise, not a different model or task.
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
     _canonicalise_params(con)
-    staged = con.execute("SELECT count(*) FROM staged").fetchall()[0][0]
+
+
+def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport) -> None:
+    """Fill `points` with one row per identity from `point_rows`: the later file (in the
+    order of `files`) and then the later row wins; the overridden rows are counted and the
+    first of them named."""
+    con.execute("CREATE OR REPLACE TEMP TABLE file_order AS "
+                "SELECT unnest(?::VARCHAR[]) AS source, unnest(?::INTEGER[]) AS file_idx",
+                [rels, list(range(len(rels)))])
+    # Only identities given more than once need ranking (usually none): the other rows go
+    # straight to the one sorted insert, which is most of the cost.
+    identity = "model, template, sampler, base_task, params"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {identity} FROM point_rows "
+                "GROUP BY ALL HAVING count(*) > 1")
+    ranked = f"""
+        SELECT r.*, o.file_idx, row_number() OVER (PARTITION BY {identity}
+                                                   ORDER BY o.file_idx DESC, r.source_row DESC) AS rn
+        FROM (SELECT * FROM point_rows SEMI JOIN repeated USING ({identity})) r JOIN file_order o USING (source)
+    """
+    columns = f"{identity}, total, correct, truncated, guess, tokens, tiers, groups, source, source_row"
     con.execute("DELETE FROM points")
     con.execute(
-        """
+        f"""
         INSERT INTO points
-        SELECT model, template, sampler, base_task, params,
-               total::BIGINT, correct::BIGINT, truncated::BIGINT, guess::DOUBLE, tokens::DOUBLE,
-               tiers, groups, source, source_row
-        FROM staged
-        QUALIFY row_number() OVER (PARTITION BY model, template, sampler, base_task, params
-                                   ORDER BY file_idx DESC, source_row DESC) = 1
-        ORDER BY model, template, sampler, base_task, params
+        SELECT * FROM (
+            SELECT {columns} FROM point_rows ANTI JOIN repeated USING ({identity})
+            UNION ALL
+            SELECT {columns} FROM ({ranked}) WHERE rn = 1
+        ) ORDER BY {identity}
         """
     )
+    staged = con.execute("SELECT count(*) FROM point_rows").fetchall()[0][0]
     report.points = con.execute("SELECT count(*) FROM points").fetchall()[0][0]
     report.duplicates = staged - report.points
     if report.duplicates:
-        first = con.execute(
+        (first,) = fetch_as(con.execute(
+            f"""
+            SELECT source, file_idx, source_row, model, base_task, params FROM ({ranked})
+            WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
             """
-            SELECT source, file_idx, source_row, model, base_task, params FROM (
-                SELECT *, row_number() OVER (PARTITION BY model, template, sampler, base_task, params
-                                             ORDER BY file_idx DESC, source_row DESC) AS rn
-                FROM staged) WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
-            """
-        ).fetchone()
-        assert first is not None  # duplicates > 0: an overridden row exists
-        source, file_idx, source_row, model, task, params = first
-        report.duplicate_example = f"{source}, {where(files[file_idx], source_row)} ({model}, {task}, {params})"
+        ), Overridden)  # duplicates > 0: an overridden row exists
+        report.duplicate_example = (f"{first.source}, {where(files[first.file_idx], first.source_row)} "
+                                    f"({first.model}, {first.base_task}, {first.params})")
         report.warnings.append(
             f"{report.duplicates} point(s) repeat an identity already given; the later file/row wins "
             f"(first overridden: {report.duplicate_example})"
         )
-    con.execute("DROP TABLE staged")
-    return report
+    con.execute("DROP TABLE file_order")
+    con.execute("DROP TABLE repeated")
 
 
 def _stage_file(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
@@ -285,41 +331,6 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: st
     )
 
 
-def _validate_staged(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
-    """Report the first row (by file, then row) that breaks a rule, rules checked in order.
-
-    One scan: a CASE names each row's first broken rule; only the earliest such row is
-    fetched. Later rules may assume earlier ones hold, since CASE stops at the first match.
-    """
-    cases = " ".join(f"WHEN {condition} THEN {i}" for i, (condition, _, _) in enumerate(ROW_CHECKS))
-    shown = " ".join(f"WHEN {i} THEN {column}" for i, (_, _, column) in enumerate(ROW_CHECKS) if column)
-    bad = con.execute(
-        f"""
-        SELECT file_idx, source_row, rule, CASE rule {shown} END FROM (
-            SELECT *, CASE {cases} END AS rule FROM staged)
-        WHERE rule IS NOT NULL ORDER BY file_idx, source_row LIMIT 1
-        """
-    ).fetchone()
-    if bad:
-        file_idx, source_row, rule, value = bad
-        path = files[file_idx]
-        _, problem, column = ROW_CHECKS[rule]
-        if column is not None:
-            problem += f" (got {_shown(value)})"
-        if column == "params":
-            problem += f"; expected a JSON object such as {PARAMS_FORM}"
-            if path.suffix.lower() == ".csv":
-                problem += PARAMS_CSV
-        raise error_at(path, source_row, problem)
-
-
-def _shown(value: str | None) -> str:
-    """A cell's value for a message: quoted, shortened, and named when empty."""
-    if value is None or not value.strip():
-        return "an empty cell"
-    return repr(value if len(value) <= 60 else value[:57] + "...")
-
-
 def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:
     """Rewrite `params` as canonical JSON (sorted keys, compact) so identity is textual.
 
@@ -334,33 +345,3 @@ def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:
     )
     con.execute("UPDATE staged SET params = canonical.canon FROM canonical WHERE staged.params = canonical.raw")
     con.execute("DROP TABLE canonical")
-
-
-# -- evals.json --------------------------------------------------------------------------
-
-
-def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
-    """Insert the evaluations in one statement (row-by-row inserts into a file-backed
-    database cost a transaction each: seconds for a few thousand evaluations)."""
-    db.con.execute("DELETE FROM evaluations")
-    if not entries:
-        return
-    rows = sorted(entries, key=lambda e: (e["model"], e["template"], e["sampler"]))
-    columns = {
-        "model": [e["model"] for e in rows], "template": [e["template"] for e in rows],
-        "sampler": [e["sampler"] for e in rows], "label": [e.get("label") for e in rows],
-        "groups": [e["groups"] for e in rows], "hf_id": [e.get("hf_id") for e in rows],
-        "organization": [e.get("organization") for e in rows], "relationship": [e.get("relationship") for e in rows],
-        "generation_args": [json.dumps(e["generation_args"], sort_keys=True, separators=(",", ":")) for e in rows],
-        "harness": [e.get("harness") for e in rows], "simulated": [bool(e.get("simulated", False)) for e in rows],
-        # NULL when not said: only ingest knows, and what it does not say was observed.
-        "truncation_observed": [(e.get("observed") or {}).get("truncation") for e in rows],
-        "tokens_observed": [(e.get("observed") or {}).get("tokens") for e in rows],
-    }
-    types = {"groups": "VARCHAR[][]", "simulated": "BOOLEAN[]", "truncation_observed": "BOOLEAN[]",
-             "tokens_observed": "BOOLEAN[]"}
-    db.con.execute(
-        "INSERT INTO evaluations SELECT "
-        + ", ".join(f"unnest(?::{types.get(name, 'VARCHAR[]')})" for name in columns),
-        list(columns.values()),
-    )

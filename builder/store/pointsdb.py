@@ -8,9 +8,10 @@ every value is a bound parameter, so no data is ever formatted into SQL.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
 
 import duckdb
 import numpy as np
@@ -41,6 +42,35 @@ def load_sql(name: str) -> str:
     return (SQL_DIR / name).read_text(encoding="utf-8")
 
 
+Record = TypeVar("Record")
+
+
+def record_fields(record: type) -> tuple[str, ...]:
+    """The field names of a NamedTuple or a dataclass, in order."""
+    named: tuple[str, ...] | None = getattr(record, "_fields", None)
+    return named if named is not None else tuple(f.name for f in dataclasses.fields(record))
+
+
+def picker(description: Sequence[Sequence[Any]] | None, record: type, query: str = "query") -> Callable[[tuple], tuple]:
+    """A function taking a result row to `record`'s field values, each from the column of
+    the field's name (issue 12: reordering a statement's columns cannot move a value to
+    another field, and a missing column is an error, not a shifted row)."""
+    at = {d[0]: i for i, d in enumerate(description or ())}
+    fields = record_fields(record)
+    absent = [f for f in fields if f not in at]
+    if absent:
+        raise KeyError(f"{query} has no column {', '.join(absent)}")
+    positions = [at[f] for f in fields]
+    return lambda row: tuple(row[i] for i in positions)
+
+
+def fetch_as(cursor: duckdb.DuckDBPyConnection, record: type[Record], query: str = "query") -> list[Record]:
+    """The rows of an executed query as `record`s (a NamedTuple or a dataclass), by column name."""
+    pick = picker(cursor.description, record, query)
+    make: Callable[..., Record] = record
+    return [make(*pick(row)) for row in cursor.fetchall()]
+
+
 @dataclass(frozen=True)
 class Aggregate:
     """Columns of an `aggregate()` result, as numpy arrays keyed by name."""
@@ -56,6 +86,11 @@ class Aggregate:
     def rows(self) -> list[dict[str, Any]]:
         names = list(self.columns)
         return [dict(zip(names, values)) for values in zip(*(self.columns[n].tolist() for n in names))]
+
+
+class TaskParams(NamedTuple):
+    base_task: str
+    names: list[str]
 
 
 class PointsDB:
@@ -114,14 +149,14 @@ class PointsDB:
 
     def param_names(self) -> dict[str, list[str]]:
         """The difficulty coordinates of each task: the keys of its `params` objects."""
-        rows = self.con.execute(
+        rows = fetch_as(self.con.execute(
             """
-            SELECT base_task, list(DISTINCT k ORDER BY k)
+            SELECT base_task, list(DISTINCT k ORDER BY k) AS names
             FROM (SELECT DISTINCT base_task, unnest(json_keys(params::JSON)) AS k FROM points)
             GROUP BY base_task ORDER BY base_task
             """
-        ).fetchall()
-        return {task: keys for task, keys in rows}
+        ), TaskParams)
+        return {r.base_task: r.names for r in rows}
 
     def aggregate(
         self,

@@ -139,13 +139,23 @@ def record_part(*, own: bool, source_path: str | None, evaluation_id: str | None
 
 def result_part(*, index: int | None, benchmark_name: str, evaluation_name: str | None, bench: str,
                 slice_key: str | None, metric_name: str | None, unit: Any, min_score: float | None,
-                max_score: float | None, score: float, args: Mapping[str, Any], scaffold: Any) -> tuple:
-    """The `RESULT_COLUMNS` values (keys, range inputs, levels and canonical setup)."""
+                max_score: float | None, score: float, args: Mapping[str, Any], scaffold: Any,
+                setup: tuple | None = None) -> tuple:
+    """The `RESULT_COLUMNS` values (keys, range inputs, levels and canonical setup);
+    `setup` is `setup_part(args, scaffold)` when the caller has it already."""
     return (
         index, benchmark_name, evaluation_name, bench, slice_key, benchmark_path(bench, slice_key),
         metric_name, key(metric_name) or DEFAULT_METRIC,
         (unit.strip().casefold() or None) if isinstance(unit, str) else None,
         min_score, max_score, float(score),
+        *(setup if setup is not None else setup_part(args, scaffold)),
+    )
+
+
+def setup_part(args: Mapping[str, Any], scaffold: Any) -> tuple:
+    """The last `RESULT_COLUMNS`: the levels and canonical setup of one result's generation
+    arguments (the same for every task of one of the leaderboard's own evaluations)."""
+    return (
         level(args.get("temperature")), level(args.get("max_tokens")), level(args.get("eval_plan")),
         level(args.get("eval_limits")), level(args.get("agentic_eval_config")),
         *(canonical(args.get(name)) for name in GENERATION_FIELDS), canonical(scaffold),
@@ -315,6 +325,9 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
     """
     columns = RowColumns(first_row_id)
     dropped = 0
+    # An evaluation's tasks share its record part and setup: made once per evaluation (the
+    # memo keeps the arguments it was made from, so an equal key means equal inputs).
+    shared_of: dict[tuple, tuple] = {}
     for own in sorted(own_rows, key=lambda o: (o.evaluation_id, o.task)):
         bench = aliases.benchmark(key(own.task))
         model_id = (own.model or "").strip()
@@ -322,18 +335,23 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
             dropped += 1
             continue
         assert own.score is not None  # score_problem() names a missing score
-        args = _generation_args(own.generation_args)
-        shared = record_part(
-            own=True, source_path=None, evaluation_id=own.evaluation_id, schema_version=None,
-            model_id=model_id, aliases=aliases,
-            organization=own.organization or config.organization or None,
-            relationship=own.relationship or config.relationship,
-            source_type=OWN_SOURCE_TYPE, harness=own.harness, harness_version=None,
-        )
+        memo = (model_id, own.evaluation_id, own.organization, own.relationship, own.harness, id(own.generation_args))
+        found = shared_of.get(memo)
+        if found is None or found[0] is not own.generation_args:
+            args = _generation_args(own.generation_args)
+            shared = record_part(
+                own=True, source_path=None, evaluation_id=own.evaluation_id, schema_version=None,
+                model_id=model_id, aliases=aliases,
+                organization=own.organization or config.organization or None,
+                relationship=own.relationship or config.relationship,
+                source_type=OWN_SOURCE_TYPE, harness=own.harness, harness_version=None,
+            )
+            found = shared_of[memo] = (own.generation_args, shared, setup_part(args, args.get("agent_scaffold")))
+        _, shared, setup = found
         columns.add(shared, result_part(
             index=None, benchmark_name=own.task, evaluation_name=own.task, bench=bench, slice_key=None,
             metric_name=OWN_METRIC, unit=None, min_score=0.0, max_score=1.0, score=own.score,
-            args=args, scaffold=args.get("agent_scaffold"),
+            args={}, scaffold=None, setup=setup,
         ))
     return columns, dropped
 

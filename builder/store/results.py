@@ -16,7 +16,7 @@ from typing import Any, Mapping, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
-from .pointsdb import PointsDB, load_sql
+from .pointsdb import PointsDB, load_sql, record_fields
 
 SQL_FILE = "results.sql"
 TABLES = ("reported_rows", "reported_dropped", "cards", "card_keys", "card_fields", "card_risks")
@@ -29,7 +29,11 @@ Record = TypeVar("Record", bound=tuple)
 
 class TripleDetail(NamedTuple):
     """One row of `triple_details`: a triple's reports, parties and divergence figures
-    (field names are the statement's column names; `fetch_records` matches them by name)."""
+    (field names are the statement's column names; `fetch_records` matches them by name).
+
+    A triple with one report has `only_row_id` and `row_ids` None; with one party, the
+    `only_party_*` figures and the `party_*` lists None (scalars cross from DuckDB faster).
+    `row_id_tuple()` and `party_columns()` give either shape as tuples."""
 
     model_key: str
     benchmark_path: str
@@ -38,9 +42,11 @@ class TripleDetail(NamedTuple):
     benchmark_key: str
     slice_key: str | None
     reports: int
-    row_ids: list[int]
+    only_row_id: int | None
+    row_ids: list[int] | None
     agentic: bool
-    missing: list[str]
+    #: comma-separated
+    missing: str
     first_party_only: bool
     multi_party: bool
     first_party: int
@@ -55,10 +61,25 @@ class TripleDetail(NamedTuple):
     cross_spread: float | None
     cross_relative: float | None
     cross_flag: bool | None
-    party_names: list[str]
-    party_scores: list[float]
-    party_setups: list[int]
-    party_spreads: list[float | None]
+    only_party_name: str | None
+    only_party_score: float | None
+    only_party_setups: int | None
+    only_party_spread: float | None
+    party_names: list[str] | None
+    party_scores: list[float] | None
+    party_setups: list[int] | None
+    party_spreads: list[float | None] | None
+
+    def row_id_tuple(self) -> tuple[int, ...]:
+        return (self.only_row_id,) if self.row_ids is None else tuple(self.row_ids)  # type: ignore[return-value]
+
+    def party_columns(self) -> tuple[tuple[str, ...], tuple[float, ...], tuple[int, ...], tuple[float | None, ...]]:
+        """(names, scores, setups, spreads) of the parties, in party order."""
+        if self.party_names is None:
+            return ((self.only_party_name,), (self.only_party_score,),  # type: ignore[return-value]
+                    (self.only_party_setups,), (self.only_party_spread,))
+        return (tuple(self.party_names), tuple(self.party_scores or ()), tuple(self.party_setups or ()),
+                tuple(self.party_spreads or ()))
 
 
 class SetupDifferenceRow(NamedTuple):
@@ -70,7 +91,8 @@ class SetupDifferenceRow(NamedTuple):
     benchmark_path: str
     metric_key: str
     setup_field: str
-    present_values: list[str] | None
+    #: the values present, as a JSON array (None when every value is absent)
+    present_values: str | None
     has_absent: bool | None
 
 
@@ -119,6 +141,45 @@ class BenchmarkOverview(NamedTuple):
     reported_name: str | None
     n_rows: int
     n_triples: int
+
+
+class CorpusTriples(NamedTuple):
+    """The one row of `corpus_triples`: rollups over every triple (rates None when nothing
+    is counted; the five missingness rates are named for their field)."""
+
+    triples: int
+    gap_rate: float | None
+    temperature: float | None
+    max_tokens: float | None
+    harness: float | None
+    eval_plan: float | None
+    eval_limits: float | None
+    agentic_triples: int
+    first_party_only: int
+    multi_party: int
+    compared: int
+    variant_flagged: int
+    variant_within: int
+    cross_flagged: int
+    cross_within: int
+    flagged: int
+    within: int
+
+
+class BenchmarkCompleteness(NamedTuple):
+    benchmark_key: str
+    completeness: float
+
+
+class RelationshipRows(NamedTuple):
+    relationship: str
+    rows: int
+
+
+class FieldPopulation(NamedTuple):
+    position: int
+    field: str
+    rate: float | None
 
 
 @lru_cache(maxsize=1)
@@ -193,12 +254,14 @@ class ResultsStore:
         of the same name: reordering the statement's columns cannot move a value to another
         field, and a missing column is an error, not a shifted row."""
         at, rows = self.columns(name, params)
-        fields: tuple[str, ...] = record._fields  # type: ignore[attr-defined]
+        fields = record_fields(record)
         absent = [f for f in fields if f not in at]
         if absent:
             raise KeyError(f"statement {name!r} has no column {', '.join(absent)}")
-        pick = itemgetter(*(at[f] for f in fields))
         make = record._make  # type: ignore[attr-defined]
+        if len(fields) == 1:  # itemgetter of one index gives the value, not a tuple
+            return [make((r[at[fields[0]]],)) for r in rows]
+        pick = itemgetter(*(at[f] for f in fields))
         return [make(pick(r)) for r in rows]
 
     def scalar(self, name: str, params: Mapping[str, Any] | None = None) -> Any:

@@ -15,13 +15,13 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import duckdb
 import numpy as np
 
 from ..sources.trials import Trial
-from .pointsdb import load_sql
+from .pointsdb import fetch_as, load_sql, picker
 
 SQL_FILE = "trials.sql"
 BATCH = 50_000
@@ -74,6 +74,15 @@ class NoCredit:
     def message(self) -> str:
         return (f"task {self.task} ({self.model}): metric '{self.metric}' has values outside [0, 1] "
                 f"(e.g. {self.example:g}), so no trial is correct or not: skipped ({self.trials} trials)")
+
+
+class TokensRecorded(NamedTuple):
+    """Whether any kept trial of an evaluation recorded its output tokens."""
+
+    model: str
+    template: str
+    sampler: str
+    recorded: bool
 
 
 @dataclass(frozen=True)
@@ -172,7 +181,8 @@ class TrialStore:
 
     def tokens_recorded(self) -> list[tuple[str, str, str, bool]]:
         """(model, template, sampler, any trial recorded tokens) per evaluation; after `sum`."""
-        return [(m, t, s, bool(r)) for m, t, s, r in self.con.execute(_sql("tokens_recorded")).fetchall()]
+        return [(r.model, r.template, r.sampler, bool(r.recorded))
+                for r in fetch_as(self.con.execute(_sql("tokens_recorded")), TokensRecorded, "tokens_recorded")]
 
     def sum(self) -> Summed:
         """Resolve duplicates, drop tasks without correctness, and sum into points."""
@@ -181,8 +191,13 @@ class TrialStore:
         self.con.execute(_sql("resolve"))
         [(replaced,)] = self.con.execute(_sql("replaced")).fetchall()
         self.con.execute(_sql("out_of_range"))
+        # Columns by name, in the record's field order (`picker`), with the counts as ints.
+        cur = self.con.execute(_sql("no_credit"))
         no_credit = [NoCredit(m, t, s, task, metric, int(n), float(ex))
-                     for m, t, s, task, metric, n, ex in self.con.execute(_sql("no_credit")).fetchall()]
+                     for m, t, s, task, metric, n, ex in map(picker(cur.description, NoCredit, "no_credit"),
+                                                             cur.fetchall())]
+        cur = self.con.execute(_sql("points"))
         points = [Point(m, t, s, task, params, int(n), int(c), int(tr), float(g), int(tok), int(p))
-                  for m, t, s, task, params, n, c, tr, g, tok, p in self.con.execute(_sql("points")).fetchall()]
+                  for m, t, s, task, params, n, c, tr, g, tok, p in map(picker(cur.description, Point, "points"),
+                                                                          cur.fetchall())]
         return Summed(points=points, no_credit=no_credit, replaced=int(replaced))

@@ -21,6 +21,32 @@ CREATE TABLE IF NOT EXISTS points (
     -- ingest keeps one row per identity. No index: it would only slow bulk loads.
 );
 
+-- Every validated row of every points file, before one row per identity is chosen: what
+-- `points` is made from. A later ingest re-reads only the files whose content changed
+-- (`point_files` holds each file's digest), replaces their rows here and chooses again,
+-- so a one-file change does not re-read the other files (store/ingest.py).
+CREATE TABLE IF NOT EXISTS point_rows (
+    model      VARCHAR NOT NULL,
+    template   VARCHAR NOT NULL,
+    sampler    VARCHAR NOT NULL,
+    base_task  VARCHAR NOT NULL,
+    params     VARCHAR NOT NULL,
+    total      BIGINT  NOT NULL,
+    correct    BIGINT  NOT NULL,
+    truncated  BIGINT  NOT NULL,
+    guess      DOUBLE  NOT NULL,
+    tokens     DOUBLE  NOT NULL,
+    tiers      VARCHAR[] NOT NULL,
+    groups     VARCHAR[] NOT NULL,
+    source     VARCHAR NOT NULL,
+    source_row BIGINT  NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS point_files (
+    source VARCHAR NOT NULL,   -- relative to the data dir, as `points.source`
+    digest VARCHAR NOT NULL    -- sha256 of the file's bytes and of the store's code
+);
+
 CREATE TABLE IF NOT EXISTS evaluations (
     model           VARCHAR NOT NULL,
     template        VARCHAR NOT NULL,

@@ -83,5 +83,5 @@ ORDER BY k.model, k.template, k.sampler, k.task, k.params
 
 -- name: tokens_recorded
 -- Whether any kept trial of an evaluation recorded its output tokens.
-SELECT model, template, sampler, count(tokens) > 0 FROM ingest_kept
+SELECT model, template, sampler, count(tokens) > 0 AS recorded FROM ingest_kept
 GROUP BY model, template, sampler ORDER BY model, template, sampler
