@@ -21,7 +21,7 @@ import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 import jinja2
 from markupsafe import Markup
@@ -39,7 +39,7 @@ from .search import search_script
 from .urls import Linker, check_output_path
 from .views.base import Page
 from .views.content import ContentView
-from .writer import UNCHANGED, SiteFiles, Unchanged
+from .writer import UNCHANGED, Output, SiteFiles, Stage
 
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
@@ -154,90 +154,184 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
 
 def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
               cache_dir: Path | None = None, timings: dict[str, float] | None = None,
-              reuse: PageReuse | None = None) -> Iterator[tuple[str, bytes | Unchanged]]:
+              reuse: PageReuse | None = None, stage: Stage | None = None,
+              alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
+              workers: int | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site (issue 16).
+
     With `reuse`, a page whose inputs are those of the file on disk comes as `UNCHANGED`
-    instead of being rendered (reuse.py). `timings` count only the time spent in here."""
+    instead of being rendered (reuse.py). With more than one worker (`render_workers()`),
+    forked processes take slices of the page list, decide reuse, render, and (given the
+    writer's `stage`) stage their pages themselves, so a page comes as a `Staged` record;
+    the files written are the same whatever the number of workers. `alongside` makes more
+    files (the build's data files) in this process, while the workers render; with one
+    worker they come first. `timings` count only the time spent in here."""
     with no_cyclic_gc():
-        yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings), reuse)
+        yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings),
+                                reuse, stage, alongside, render_workers() if workers is None else workers)
 
 
 def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
-                 cache_dir: Path | None, clock: "_Clock",
-                 reuse: PageReuse | None = None) -> Iterator[tuple[str, bytes | Unchanged]]:
-    content = load_content(content_dirs)
-    model = build_page_model(results, content)
-    clock.lap("page model")
+                 cache_dir: Path | None, clock: "_Clock", reuse: PageReuse | None, stage: Stage | None,
+                 alongside: Callable[[], Iterable[tuple[str, bytes]]] | None,
+                 workers: int) -> Iterator[tuple[str, Output]]:
+    side = None
+    if alongside is not None:
+        if _can_fork(workers):  # made in a forked process while this one builds the page model
+            side = _Alongside(alongside, stage)
+        else:
+            yield from clock.paused(alongside())
+    try:
+        content = load_content(content_dirs)
+        model = build_page_model(results, content)
+        clock.lap("page model")
 
-    files = SiteFiles()
-    assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
-    index = search_script(model.pages)
-    if index is not None:
-        assets = replace(assets, search=_hashed(files, "search", "js", index))
-    clock.lap("assets")
-    yield from clock.paused(files.items())
+        files = SiteFiles()
+        assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
+        index = search_script(model.pages)
+        if index is not None:
+            assets = replace(assets, search=_hashed(files, "search", "js", index))
+        clock.lap("assets")
+        yield from clock.paused(files.items())
 
-    env = environment(templates_dir, cache_dir)
-    site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
-    shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
-    kept = [reuse is not None and reuse.keep(page, shared.get(page.template, shared[""])) for page in model.pages]
-    todo = [page for page, keep in zip(model.pages, kept) if not keep]
-    bodies = render_pages(env, site, todo, assets)
-    for page, keep in zip(model.pages, kept):
-        if keep:
-            yield page.path, UNCHANGED
+        env = environment(templates_dir, cache_dir)
+        site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
+        shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
+        job = _PageJob(env, site, model.pages, assets, reuse, shared, stage)
+        for path, digest, kept, out in job.run(workers):
+            if reuse is not None:
+                reuse.note(path, digest, kept)
+            clock.lap("templates")
+            yield path, out
             clock.skip()
-            continue
-        body = next(bodies)
-        clock.lap("templates")
-        yield page.path, body
-        clock.skip()
-    yield ".nojekyll", b""
-
-
-#: Pages rendered by forked workers share the parent's page model through this global
-#: (set before the fork, so nothing is pickled on the way in; only the bytes come back).
-_FORKED: tuple[jinja2.Environment, "_SiteView", Sequence[Page], Assets] | None = None
+        if side is not None:
+            yield from clock.paused(side.files())
+            clock.lap("waiting for data files")
+        yield ".nojekyll", b""
+    finally:
+        if side is not None:
+            side.close()
 
 
 def render_workers() -> int:
-    """How many processes render pages: `REASONBOARD_RENDER_WORKERS` (default 1: two forked
-    workers measured slower on the shared 2-core machine, 10.7 s against 9.2-9.6 s for the
-    render-and-write phase at 2,500 evaluations, since the data files and the writes stay in
-    the parent and no core was idle)."""
+    """How many processes render pages: `REASONBOARD_RENDER_WORKERS`, else one per core this
+    process may run on (measured on the 2-core build machine at 2,500 evaluations: see the
+    README, "Incremental builds")."""
     try:
-        return max(1, int(os.environ.get("REASONBOARD_RENDER_WORKERS", "1")))
-    except ValueError:
-        return 1
+        return max(1, int(os.environ["REASONBOARD_RENDER_WORKERS"]))
+    except (KeyError, ValueError):
+        pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _can_fork(workers: int) -> bool:
+    return workers > 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+#: Pages per task handed to a worker: small enough that the workers finish together.
+_CHUNK = 16
+
+#: The job forked workers run, set before the fork (the page model reaches the workers as
+#: copy-on-write memory; nothing is pickled on the way in, only records come back).
+_FORKED: "_PageJob | None" = None
+
+#: One page's outcome: (path, digest for the build state, kept as it is, what the writer gets).
+Record = tuple[str, str | None, bool, Output]
+
+
+@dataclass
+class _PageJob:
+    """Rendering the pages: what every page shares, and which pages there are."""
+
+    env: jinja2.Environment
+    site: "_SiteView"
+    pages: Sequence[Page]
+    assets: Assets
+    reuse: PageReuse | None
+    shared: dict[str, str]
+    stage: Stage | None
+
+    def one(self, index: int, forked: bool = False) -> Record:
+        """Page `index`: kept (its inputs are those of the file on disk), or rendered; in a
+        worker with a stage, also staged, so only a `Staged` record goes back."""
+        page = self.pages[index]
+        digest, keep = None, False
+        if self.reuse is not None:
+            digest, keep = self.reuse.decide(page, self.shared.get(page.template, self.shared[""]))
+        if keep:
+            return page.path, digest, True, UNCHANGED
+        body = render_page(self.env, self.site, page, self.assets)
+        if forked and self.stage is not None:
+            return page.path, digest, False, self.stage.put(page.path, body)
+        return page.path, digest, False, body
+
+    def run(self, workers: int) -> Iterator[Record]:
+        """Every page's record, in page order."""
+        global _FORKED
+        if not _can_fork(workers) or len(self.pages) < 2 * _CHUNK:
+            for index in range(len(self.pages)):
+                yield self.one(index)
+            return
+        _FORKED = self
+        try:
+            chunks = [(start, min(start + _CHUNK, len(self.pages))) for start in range(0, len(self.pages), _CHUNK)]
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                for chunk in pool.imap(_render_chunk, chunks, chunksize=1):
+                    yield from chunk
+        finally:
+            _FORKED = None
+
+
+def _render_chunk(span: tuple[int, int]) -> list[Record]:
+    assert _FORKED is not None
+    return [_FORKED.one(index, forked=True) for index in range(*span)]
 
 
 def render_pages(env: jinja2.Environment, site: "_SiteView", pages: Sequence[Page], assets: Assets,
                  workers: int | None = None) -> Iterator[bytes]:
-    """Each page's bytes, in the order of `pages`. With more than one worker (and a fork
-    start method), forked processes render slices of the pages; the bytes are the same as
-    in one process (rendering is a pure function of the page and what all pages share)."""
-    global _FORKED
-    workers = render_workers() if workers is None else workers
-    if workers <= 1 or len(pages) < 2 * _CHUNK or "fork" not in multiprocessing.get_all_start_methods():
-        for page in pages:
-            yield render_page(env, site, page, assets)
-        return
-    _FORKED = (env, site, pages, assets)
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            yield from pool.imap(_render_forked, range(len(pages)), chunksize=_CHUNK)
-    finally:
-        _FORKED = None
+    """Each page's bytes, in the order of `pages` (in forked workers when there are more
+    than one; the bytes are the same)."""
+    job = _PageJob(env, site, pages, assets, None, {}, None)
+    for _path, _digest, _kept, body in job.run(render_workers() if workers is None else workers):
+        assert isinstance(body, bytes)
+        yield body
 
 
-_CHUNK = 16
+#: What the forked process of `_Alongside` makes, set before the fork.
+_SIDE: "tuple[Callable[[], Iterable[tuple[str, bytes]]], Stage | None] | None" = None
 
 
-def _render_forked(index: int) -> bytes:
-    assert _FORKED is not None
-    env, site, pages, assets = _FORKED
-    return render_page(env, site, pages[index], assets)
+class _Alongside:
+    """Files made in one forked process while this one builds the page model and the pages
+    render (the build's data files: a few large JSON documents, a core's work for a second
+    or more). With the writer's stage, the process stages them itself and only their
+    `Staged` records come back."""
+
+    def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]], stage: Stage | None) -> None:
+        global _SIDE
+        _SIDE = (make, stage)
+        try:
+            self.pool = multiprocessing.get_context("fork").Pool(1)
+        finally:
+            _SIDE = None
+        self.result = self.pool.apply_async(_make_alongside)
+
+    def files(self) -> list[tuple[str, Output]]:
+        return self.result.get()
+
+    def close(self) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+
+def _make_alongside() -> list[tuple[str, Output]]:
+    assert _SIDE is not None
+    make, stage = _SIDE
+    return [(path, stage.put(path, data) if stage is not None else data) for path, data in make()]
 
 
 def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets, pages: Sequence[Page]) -> dict[str, str]:
@@ -322,6 +416,9 @@ def _hashed(files: SiteFiles, stem: str, ext: str, data: bytes) -> str:
     return path
 
 
+_Item = TypeVar("_Item")
+
+
 class _Clock:
     def __init__(self, timings: dict[str, float] | None):
         self.timings = timings
@@ -337,7 +434,7 @@ class _Clock:
         """Restart the clock: the time since the last lap was the consumer's."""
         self.last = time.perf_counter()
 
-    def paused(self, items: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+    def paused(self, items: Iterable[_Item]) -> Iterator[_Item]:
         for item in items:
             yield item
             self.skip()
