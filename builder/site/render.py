@@ -30,6 +30,7 @@ from ..gcpause import no_cyclic_gc
 from ..results import BuildResults
 from ..slugs import is_safe_slug
 from . import format as fmt
+from .charts import cached as charts_cached
 from .charts import content_hash, specs_script, vega_bundle
 from .fragments import Fragments, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
@@ -176,7 +177,11 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
                  cache_dir: Path | None, clock: "_Clock", reuse: PageReuse | None, stage: Stage | None,
                  alongside: Callable[[], Iterable[tuple[str, bytes]]] | None,
                  workers: int) -> Iterator[tuple[str, Output]]:
-    side = None
+    side = charts = None
+    if cache_dir is not None and _can_fork(workers) and not charts_cached(cache_dir):
+        # Altair's specs and the Vega bundle (seconds from an empty cache) go to the cache
+        # from a forked process while this one builds the page model; `_assets` reads them.
+        charts = _Alongside(lambda: _warm_chart_cache(cache_dir), None)
     if alongside is not None:
         if _can_fork(workers):  # made in a forked process while this one builds the page model
             side = _Alongside(alongside, stage)
@@ -186,6 +191,8 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
         content = load_content(content_dirs)
         model = build_page_model(results, content)
         clock.lap("page model")
+        if charts is not None:
+            charts.files()
 
         files = SiteFiles()
         assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
@@ -210,8 +217,9 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
             clock.lap("waiting for data files")
         yield ".nojekyll", b""
     finally:
-        if side is not None:
-            side.close()
+        for process in (side, charts):
+            if process is not None:
+                process.close()
 
 
 def render_workers() -> int:
@@ -326,6 +334,12 @@ class _Alongside:
     def close(self) -> None:
         self.pool.terminate()
         self.pool.join()
+
+
+def _warm_chart_cache(cache_dir: Path) -> Iterator[tuple[str, bytes]]:
+    specs_script(cache_dir)
+    vega_bundle(cache_dir)
+    yield from ()
 
 
 def _make_alongside() -> list[tuple[str, Output]]:
