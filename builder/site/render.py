@@ -21,7 +21,7 @@ import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence, TypeVar
 
 import jinja2
 from markupsafe import Markup
@@ -177,16 +177,14 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
                  cache_dir: Path | None, clock: "_Clock", reuse: PageReuse | None, stage: Stage | None,
                  alongside: Callable[[], Iterable[tuple[str, bytes]]] | None,
                  workers: int) -> Iterator[tuple[str, Output]]:
-    side = charts = None
+    charts = None
     if cache_dir is not None and _can_fork(workers) and not charts_cached(cache_dir):
         # Altair's specs and the Vega bundle (seconds from an empty cache) go to the cache
         # from a forked process while this one builds the page model; `_assets` reads them.
         charts = _Alongside(lambda: _warm_chart_cache(cache_dir), None)
-    if alongside is not None:
-        if _can_fork(workers):  # made in a forked process while this one builds the page model
-            side = _Alongside(alongside, stage)
-        else:
-            yield from clock.paused(alongside())
+    if alongside is not None and not _can_fork(workers):
+        yield from clock.paused(alongside())
+        alongside = None
     try:
         content = load_content(content_dirs)
         model = build_page_model(results, content)
@@ -205,21 +203,17 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
         env = environment(templates_dir, cache_dir)
         site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
         shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
-        job = _PageJob(env, site, model.pages, assets, reuse, shared, stage)
+        job = _PageJob(env, site, model.pages, assets, reuse, shared, stage, alongside)
         for path, digest, kept, out in job.run(workers):
             if reuse is not None:
                 reuse.note(path, digest, kept)
             clock.lap("templates")
             yield path, out
             clock.skip()
-        if side is not None:
-            yield from clock.paused(side.files())
-            clock.lap("waiting for data files")
         yield ".nojekyll", b""
     finally:
-        for process in (side, charts):
-            if process is not None:
-                process.close()
+        if charts is not None:
+            charts.close()
 
 
 def render_workers() -> int:
@@ -240,20 +234,21 @@ def _can_fork(workers: int) -> bool:
     return workers > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
-#: Pages per task handed to a worker: small enough that the workers finish together.
+#: Pages per job: small enough that the processes finish together.
 _CHUNK = 16
 
-#: The job forked workers run, set before the fork (the page model reaches the workers as
+#: What forked workers work on, set before the fork (the page model reaches them as
 #: copy-on-write memory; nothing is pickled on the way in, only records come back).
-_FORKED: "_PageJob | None" = None
+_FORKED: "tuple[_PageJob, Any] | None" = None
 
-#: One page's outcome: (path, digest for the build state, kept as it is, what the writer gets).
+#: One output's outcome: (path, digest for the build state, kept as it is, what the writer gets).
 Record = tuple[str, str | None, bool, Output]
 
 
 @dataclass
 class _PageJob:
-    """Rendering the pages: what every page shares, and which pages there are."""
+    """Rendering the pages: what every page shares, which pages there are, and the files
+    made `alongside` them (the build's data files)."""
 
     env: jinja2.Environment
     site: "_SiteView"
@@ -262,6 +257,10 @@ class _PageJob:
     reuse: PageReuse | None
     shared: dict[str, str]
     stage: Stage | None
+    alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None
+    #: Whether this process takes jobs too (tests turn it off to have every job run in a
+    #: worker, whichever process would have been first).
+    parent_works: ClassVar[bool] = True
 
     def one(self, index: int, forked: bool = False) -> Record:
         """Page `index`: kept (its inputs are those of the file on disk), or rendered; in a
@@ -273,30 +272,91 @@ class _PageJob:
         if keep:
             return page.path, digest, True, UNCHANGED
         body = render_page(self.env, self.site, page, self.assets)
-        if forked and self.stage is not None:
-            return page.path, digest, False, self.stage.put(page.path, body)
-        return page.path, digest, False, body
+        return page.path, digest, False, self._out(page.path, body, forked)
+
+    def _out(self, path: str, data: bytes, forked: bool) -> Output:
+        return self.stage.put(path, data) if forked and self.stage is not None else data
+
+    def jobs(self) -> int:
+        """Job 0 makes the `alongside` files (when there are any), the others a chunk of pages each."""
+        return (self.alongside is not None) + -(-len(self.pages) // _CHUNK)
+
+    def job(self, number: int, forked: bool = False) -> list[Record]:
+        if self.alongside is not None:
+            if number == 0:
+                return [(path, None, False, self._out(path, data, forked)) for path, data in self.alongside()]
+            number -= 1
+        start = number * _CHUNK
+        return [self.one(index, forked) for index in range(start, min(start + _CHUNK, len(self.pages)))]
 
     def run(self, workers: int) -> Iterator[Record]:
-        """Every page's record, in page order."""
+        """Every output's record. With more than one worker, this process and `workers - 1`
+        forked ones take the jobs in turn from a shared counter, so this process is never
+        idle while work is left, and a worker that gets no core (a busy machine) costs
+        little: this process then does most jobs itself. The workers' records come at the
+        end; the files are the same whichever process made them."""
         global _FORKED
         if not _can_fork(workers) or len(self.pages) < 2 * _CHUNK:
-            for index in range(len(self.pages)):
-                yield self.one(index)
+            for number in range(self.jobs()):
+                yield from self.job(number)
             return
-        _FORKED = self
+        context = multiprocessing.get_context("fork")
+        counter = context.Value("l", 0)
+        children = []
+        _FORKED = (self, counter)
         try:
-            chunks = [(start, min(start + _CHUNK, len(self.pages))) for start in range(0, len(self.pages), _CHUNK)]
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                for chunk in pool.imap(_render_chunk, chunks, chunksize=1):
-                    yield from chunk
+            for _ in range(workers - 1):
+                receive, send = context.Pipe(duplex=False)
+                process = context.Process(target=_work, args=(send,), daemon=True)
+                process.start()
+                send.close()
+                children.append((process, receive))
+            _FORKED = None
+            while self.parent_works and (number := _take(counter)) < self.jobs():
+                yield from self.job(number)
+            for process, receive in children:
+                try:
+                    status, payload = receive.recv()
+                except EOFError:
+                    raise RuntimeError(f"render worker {process.pid} ended without its pages "
+                                       f"(exit code {process.exitcode})") from None
+                if status == "error":
+                    raise payload
+                yield from payload
+                process.join()
         finally:
             _FORKED = None
+            for process, _receive in children:
+                if process.is_alive():
+                    process.terminate()
+                process.join()
 
 
-def _render_chunk(span: tuple[int, int]) -> list[Record]:
+def _take(counter: Any) -> int:
+    """The next job's number (shared between the processes)."""
+    with counter.get_lock():
+        number = int(counter.value)
+        counter.value = number + 1
+    return number
+
+
+def _work(send: Any) -> None:
+    """A forked worker: jobs until none are left, then every record in one message (or the
+    error that stopped it, which the parent raises)."""
     assert _FORKED is not None
-    return [_FORKED.one(index, forked=True) for index in range(*span)]
+    job, counter = _FORKED
+    try:
+        records: list[Record] = []
+        while (number := _take(counter)) < job.jobs():
+            records.extend(job.job(number, forked=True))
+        send.send(("ok", records))
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+        try:
+            send.send(("error", exc))
+        except Exception:  # an exception that cannot be pickled
+            send.send(("error", RuntimeError(f"in a render worker: {exc!r}")))
+    finally:
+        send.close()
 
 
 def render_pages(env: jinja2.Environment, site: "_SiteView", pages: Sequence[Page], assets: Assets,
@@ -314,10 +374,9 @@ _SIDE: "tuple[Callable[[], Iterable[tuple[str, bytes]]], Stage | None] | None" =
 
 
 class _Alongside:
-    """Files made in one forked process while this one builds the page model and the pages
-    render (the build's data files: a few large JSON documents, a core's work for a second
-    or more). With the writer's stage, the process stages them itself and only their
-    `Staged` records come back."""
+    """Files made in one forked process while this one builds the page model (the chart
+    specs and the Vega bundle, from an empty cache). With the writer's stage, the process
+    stages them itself and only their `Staged` records come back."""
 
     def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]], stage: Stage | None) -> None:
         global _SIDE
