@@ -25,13 +25,24 @@ from markupsafe import Markup, escape
 from . import format as fmt
 
 
-@lru_cache(maxsize=1 << 16, typed=True)
-def text(value) -> str:
-    """`escape(value)` as a plain string, memoised: a row's organisation, metric, source,
-    benchmark and model label recur on thousands of rows, and markupsafe's `escape` builds a
-    `Markup` object each time. `typed` keeps a `Markup` (already safe, hence not escaped)
-    apart from an equal plain string."""
+def text(value: Any) -> str:
+    """`escape(value)` as a plain string, memoised for plain strings: a row's organisation,
+    metric, source, benchmark and model label recur on thousands of rows, and markupsafe's
+    `escape` builds a `Markup` object each time. Only `str` itself is memoised (a dict
+    lookup, half the cost of an `lru_cache` keyed by type), so a `Markup` (already safe,
+    hence not escaped) never meets the escaped text of an equal plain string."""
+    if type(value) is str:
+        found = _TEXTS.get(value)
+        if found is None:
+            if len(_TEXTS) >= _TEXTS_MAX:
+                _TEXTS.clear()
+            found = _TEXTS[value] = str(escape(value))
+        return found
     return str(escape(value))
+
+
+_TEXTS: dict[str, str] = {}
+_TEXTS_MAX = 1 << 17
 
 
 def link_items(refs: Iterable, url) -> Markup:
