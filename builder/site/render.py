@@ -190,7 +190,10 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
         model = build_page_model(results, content)
         clock.lap("page model")
         if charts is not None:
-            charts.files()
+            try:
+                charts.files()
+            except Exception:  # noqa: BLE001 - `_assets` makes them here if the pages need them (and fails there)
+                pass
 
         files = SiteFiles()
         assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
