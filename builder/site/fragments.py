@@ -42,7 +42,7 @@ def text(value: Any) -> str:
 
 
 _TEXTS: dict[str, str] = {}
-_TEXTS_MAX = 1 << 17
+_TEXTS_MAX = 1 << 16
 
 
 def link_items(refs: Iterable, url) -> Markup:
@@ -115,7 +115,8 @@ class Fragments:
         self._task_fill = self._task_row.fillers()
         self._cell_fill = self._estimator_cell_of(True)
         self._no_cell = self._estimator_cell_of(False)("", "", "", fmt.MISSING)
-        self._href_cache: dict[str, dict[tuple[str, str | None], str]] = {}
+        self._href_start: str | None = None
+        self._href_cache: dict[tuple[str, str | None], str] = {}
 
     def badges_html(self, items: Iterable[Any] | None) -> Markup:
         """Evaluation Card signals (R, C, P, X) of a model or a result row."""
@@ -188,14 +189,16 @@ class Fragments:
         return Markup("".join(out))
 
     def _hrefs(self, url: Callable[..., str]) -> Callable[[str, str | None], str]:
-        """`text(url(path, fragment))`, memoised per page directory when `url` is a page's
-        `Linker` (every page in a directory links a target the same way)."""
+        """`text(url(path, fragment))`, memoised for the page directory in use when `url`
+        is a page's `Linker` (every page in a directory links a target the same way; the
+        pages of a directory are rendered one after another, and only the last directory's
+        links are kept, so the memory stays that of one directory's links)."""
         start = getattr(url, "start", None)
         if start is None:
             return lambda path, fragment: text(url(path, fragment))
-        cache = self._href_cache.get(start)
-        if cache is None:
-            cache = self._href_cache[start] = {}
+        if start != self._href_start:
+            self._href_start, self._href_cache = start, {}
+        cache = self._href_cache
 
         def href(path: str, fragment: str | None) -> str:
             found = cache.get((path, fragment))
