@@ -23,7 +23,7 @@ from .results import BuildResults
 from .signals import Signals, compute_signals
 from .site import iter_site
 from .site.reuse import PageReuse
-from .site.writer import OutputPathError, OutputPaths, Unchanged, check_output_dir, write_site
+from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
 from .stats.board import Leaderboard
@@ -160,16 +160,18 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     # Pages whose inputs are unchanged since the last build of this directory keep their file.
     reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
 
-    def outputs() -> Iterator[tuple[str, bytes | Unchanged]]:
+    def data() -> Iterator[tuple[str, bytes]]:
+        """The data files (leaderboard.json, signals.json, ...): made while the pages render."""
+        with no_cyclic_gc():  # iter_site pauses it for itself
+            files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
+        for path in sorted(files):
+            yield path, files.pop(path)
+
+    def outputs(stage: Stage) -> Iterator[tuple[str, Output]]:
         """Every output file, one at a time: the data files, the pages, the static files."""
         seen = OutputPaths()
-        with no_cyclic_gc():  # iter_site pauses it for itself
-            data = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
-        for path in sorted(data):
-            seen.claim(path, data[path])
-            yield path, data.pop(path)
         for path, body in iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
-                                    reuse=reuse):
+                                    reuse=reuse, stage=stage, alongside=data):
             if path in seen:
                 raise RuntimeError(f"two artifacts claim the same output path: {path}")
             seen.claim(path, body)
@@ -179,7 +181,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     # Byte-identical files keep their modification time; the state is cleared first so an
     # interrupted write can never leave a state that vouches for a half-replaced site.
     clear_state(cache_dir, out_dir)
-    written = write_site(outputs(), out_dir, incremental=True)
+    with staging(out_dir, incremental=True) as stage:
+        written = stage.write(outputs(stage))
     phase("render and write")
 
     models = board.leaderboard.models

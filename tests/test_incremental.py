@@ -221,23 +221,71 @@ def test_a_failed_build_keeps_the_old_site_and_state(demo, tmp_path):
     assert not build(data, out, cache).fresh  # back to the inputs of the site on disk
 
 
-def test_two_render_workers_write_the_bytes_of_one(demo, tmp_path, monkeypatch):
-    """Pages rendered by two forked processes are the bytes one process renders."""
+@pytest.mark.parametrize("parent_works", [True, False])
+def test_two_render_workers_write_the_bytes_of_one(demo, tmp_path, monkeypatch, parent_works):
+    """Pages and data files made by a forked worker (beside this process, or alone) are the
+    bytes one process makes."""
+    import multiprocessing.context
+
     from reasonboard.site import render
 
     monkeypatch.setattr(render, "_CHUNK", 2)  # the small demo has too few pages to fork otherwise
     monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "1")
     build(demo, tmp_path / "one", tmp_path / "cache-one")
     monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "2")
-    import multiprocessing.pool
-
+    monkeypatch.setattr(render._PageJob, "parent_works", parent_works)
     forked = []
-    real = multiprocessing.pool.Pool.imap
-    monkeypatch.setattr(multiprocessing.pool.Pool, "imap",
-                        lambda pool, *a, **k: forked.append(pool._processes) or real(pool, *a, **k))
+    real = multiprocessing.context.ForkProcess.start
+    monkeypatch.setattr(multiprocessing.context.ForkProcess, "start",
+                        lambda process: forked.append(process._target) or real(process))
     build(demo, tmp_path / "two", tmp_path / "cache-two")
-    assert forked == [2]
+    assert forked.count(render._work) == 1
     one = {p: body for p, (body, _) in snapshot(tmp_path / "one").items()}
     two = {p: body for p, (body, _) in snapshot(tmp_path / "two").items()}
     assert sorted(one) == sorted(two)
     assert [p for p in one if one[p] != two[p]] == []
+
+
+@pytest.mark.parametrize("where", ["page", "data files"])
+def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, tmp_path, monkeypatch, where):
+    """Workers stage their files themselves; one failing (a page, or the data files made
+    beside them) must still leave the previous site exactly as it was, and no staging
+    directory behind."""
+    from reasonboard import build as build_module
+    from reasonboard.site import render
+
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build(demo, out, cache)
+    before = snapshot(out)
+    monkeypatch.setattr(render, "_CHUNK", 2)
+    monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "2")
+    monkeypatch.setattr(render._PageJob, "parent_works", False)  # every job in the worker
+    parent = os.getpid()
+    if where == "page":
+        real = render.render_page
+
+        def failing(env, site, page, assets):
+            if page.path == "pairwise.html" and os.getpid() != parent:  # only in a worker
+                raise RuntimeError("template failed in a worker")
+            return real(env, site, page, assets)
+
+        monkeypatch.setattr(render, "render_page", failing)
+    else:
+        def failing_data(*args):
+            if os.getpid() != parent:
+                raise RuntimeError("data files failed in a worker")
+            return real_data(*args)
+
+        real_data = build_module.data_files
+
+        monkeypatch.setattr(build_module, "data_files", failing_data)
+    points = sorted((demo / "points").glob("*.csv"))[0]
+    text = points.read_text(encoding="utf-8")
+    bump_one_model(points)  # an input change, so the build does not stop at "up to date"
+    try:
+        with pytest.raises(RuntimeError, match="failed in a worker"):
+            build(demo, out, cache)
+    finally:
+        points.write_text(text, encoding="utf-8")  # the fixture is the module's
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "site"]

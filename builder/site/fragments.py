@@ -25,13 +25,24 @@ from markupsafe import Markup, escape
 from . import format as fmt
 
 
-@lru_cache(maxsize=1 << 16, typed=True)
-def text(value) -> str:
-    """`escape(value)` as a plain string, memoised: a row's organisation, metric, source,
-    benchmark and model label recur on thousands of rows, and markupsafe's `escape` builds a
-    `Markup` object each time. `typed` keeps a `Markup` (already safe, hence not escaped)
-    apart from an equal plain string."""
+def text(value: Any) -> str:
+    """`escape(value)` as a plain string, memoised for plain strings: a row's organisation,
+    metric, source, benchmark and model label recur on thousands of rows, and markupsafe's
+    `escape` builds a `Markup` object each time. Only `str` itself is memoised (a dict
+    lookup, half the cost of an `lru_cache` keyed by type), so a `Markup` (already safe,
+    hence not escaped) never meets the escaped text of an equal plain string."""
+    if type(value) is str:
+        found = _TEXTS.get(value)
+        if found is None:
+            if len(_TEXTS) >= _TEXTS_MAX:
+                _TEXTS.clear()
+            found = _TEXTS[value] = str(escape(value))
+        return found
     return str(escape(value))
+
+
+_TEXTS: dict[str, str] = {}
+_TEXTS_MAX = 1 << 16
 
 
 def link_items(refs: Iterable, url) -> Markup:
@@ -104,14 +115,16 @@ class Fragments:
         self._task_fill = self._task_row.fillers()
         self._cell_fill = self._estimator_cell_of(True)
         self._no_cell = self._estimator_cell_of(False)("", "", "", fmt.MISSING)
+        self._href_start: str | None = None
+        self._href_cache: dict[tuple[str, str | None], str] = {}
 
     def badges_html(self, items: Iterable[Any] | None) -> Markup:
         """Evaluation Card signals (R, C, P, X) of a model or a result row."""
-        return self._badges_of(tuple(items or ()))
+        return self._badges_of(_as_tuple(items))
 
     def missing_html(self, names: Iterable[str] | None, none_text: str = "none", inline: bool = False) -> Markup:
         """Field names a report or a card leaves out, listed by name (or `none_text`)."""
-        return self._missing_of(tuple(names or ()), none_text, bool(inline))
+        return self._missing_of(_as_tuple(names), none_text, bool(inline))
 
     def band_html(self, b: Any, full: bool = False) -> Markup:
         """An interpretation band, its wording in the tooltip or written out (`full`)."""
@@ -153,24 +166,47 @@ class Fragments:
         A model page lists up to `page_size` of these and a benchmark's row pages list every
         result of the corpus, so the rows are the bulk of a large site's markup: the partial
         is rendered once per row shape and filled per row (`Stencil`), every value escaped.
+        The loop is written out (no call per row) and links are made once per page
+        directory (`_hrefs`): these rows were most of the cost issue 12 added.
         """
         show_model = bool(show_model)
-        return Markup("".join([self._result_row_text(r, show_model, url) for r in rows]))
+        fill, href, missing, badges = self._result_fill, self._hrefs(url), self._missing_of, self._badges_of
+        out = []
+        for r in rows:
+            has_model = show_model and bool(r.model)
+            triple = bool(r.triple_anchor)
+            # Values in the order the stencil declares them (see __init__).
+            out.append(fill[(show_model, has_model, triple, bool(r.agentic))](
+                text(r.anchor),
+                href(r.model.path, None) if has_model else "",
+                text(r.model.label) if has_model else "",
+                text(r.model_id) if show_model and not has_model else "",
+                href(r.benchmark.path, r.triple_anchor) if triple or not show_model else "",
+                text(r.benchmark.label), text(r.metric), text(r.score), text(r.organization),
+                text(r.relationship), text(r.source), text(r.source_label),
+                missing(_as_tuple(r.missing), "none", True), badges(_as_tuple(r.badges)),
+            ))
+        return Markup("".join(out))
 
-    def _result_row_text(self, r: Any, show_model: bool, url: Callable[..., str]) -> str:
-        has_model = show_model and bool(r.model)
-        triple = bool(r.triple_anchor)
-        # Values in the order the stencil declares them (see __init__).
-        return self._result_fill[(show_model, has_model, triple, bool(r.agentic))](
-            text(r.anchor),
-            text(url(r.model.path)) if has_model else "",
-            text(r.model.label) if has_model else "",
-            text(r.model_id) if show_model and not has_model else "",
-            text(url(r.benchmark.path, r.triple_anchor)) if triple or not show_model else "",
-            text(r.benchmark.label), text(r.metric), text(r.score), text(r.organization),
-            text(r.relationship), text(r.source), text(r.source_label),
-            self.missing_html(r.missing, "none", True), self.badges_html(r.badges),
-        )
+    def _hrefs(self, url: Callable[..., str]) -> Callable[[str, str | None], str]:
+        """`text(url(path, fragment))`, memoised for the page directory in use when `url`
+        is a page's `Linker` (every page in a directory links a target the same way; the
+        pages of a directory are rendered one after another, and only the last directory's
+        links are kept, so the memory stays that of one directory's links)."""
+        start = getattr(url, "start", None)
+        if start is None:
+            return lambda path, fragment: text(url(path, fragment))
+        if start != self._href_start:
+            self._href_start, self._href_cache = start, {}
+        cache = self._href_cache
+
+        def href(path: str, fragment: str | None) -> str:
+            found = cache.get((path, fragment))
+            if found is None:
+                found = cache[(path, fragment)] = text(url(path, fragment))
+            return found
+
+        return href
 
     def task_rows(self, results: Iterable[Any], url: Callable[..., str]) -> Markup:
         """The `<tr>` of each task of a model page's per-task table (`TaskResult`s,
@@ -179,23 +215,30 @@ class Fragments:
 
         Every model page has one row per task; as a Jinja loop this table and the estimator
         table below were most of a model page's escapes (issue 6)."""
-        return Markup("".join([self._task_row_text(t, url) for t in results]))
-
-    def _task_row_text(self, t: Any, url: Callable[..., str]) -> str:
-        iv = t.interval
-        truncated = t.truncation_note is None
-        tokens = t.tokens_note is None
-        return self._task_fill[(truncated, tokens)](
-            text(t.task.label.lower()), text(url(t.task.path)), text(t.task.label),
-            _sort_key(iv.center), self._interval_text(iv, True), self.band_html(iv.band), self._cibar_text(iv),
-            _sort_key(t.total), text(fmt.count(t.total)),
-            _sort_key(t.truncation_rate) if truncated else "",
-            text(fmt.percent(t.truncation_rate)) if truncated else "",
-            "" if truncated else text(t.truncation_note),
-            _sort_key(t.tokens_per_trial) if tokens else "",
-            text(fmt.tokens(t.tokens_per_trial)) if tokens else "",
-            "" if tokens else text(t.tokens_note),
-        )
+        fill, href, interval, cibar, band = (self._task_fill, self._hrefs(url), self._interval_fill,
+                                             self._cibar_fill, self._band_of)
+        iv_none, bar_none = interval[(False, True)]("", ""), cibar[(False,)]("", "", "", "")
+        iv_fill, bar_fill = interval[(True, True)], cibar[(True,)]
+        out = []
+        for t in results:
+            iv = t.interval
+            truncated = t.truncation_note is None
+            tokens = t.tokens_note is None
+            label = t.task.label
+            out.append(fill[(truncated, tokens)](
+                text(label.lower()), href(t.task.path, None), text(label), _sort_key(iv.center),
+                iv_fill(iv.text, iv.range_text) if iv else iv_none,
+                band(iv.band, False) if iv.band else "",
+                bar_fill(iv.description, iv.bar_left, iv.bar_width, iv.bar_center) if iv else bar_none,
+                _sort_key(t.total), text(fmt.count(t.total)),
+                _sort_key(t.truncation_rate) if truncated else "",
+                text(fmt.percent(t.truncation_rate)) if truncated else "",
+                "" if truncated else text(t.truncation_note),
+                _sort_key(t.tokens_per_trial) if tokens else "",
+                text(fmt.tokens(t.tokens_per_trial)) if tokens else "",
+                "" if tokens else text(t.tokens_note),
+            ))
+        return Markup("".join(out))
 
     def estimator_rows(self, results: Iterable[Any]) -> Markup:
         """The `<tr>` of each task of a model page's six-estimator table
@@ -274,6 +317,11 @@ _HOLDER = re.compile("\x00([0-9]+)\x00")
 def _partial(template: jinja2.Template, **values: Any) -> Markup:
     """A partial's markup; a trailing newline in its file is not part of the fragment."""
     return Markup(template.render(**values).removesuffix("\n"))
+
+
+def _as_tuple(items: Iterable[Any] | None) -> tuple[Any, ...]:
+    """The cache key `badges_html` and `missing_html` make, without a copy of a tuple."""
+    return items if type(items) is tuple else tuple(items or ())
 
 
 def _sort_key(value: float | int | None) -> str:

@@ -21,7 +21,7 @@ import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence, TypeVar
 
 import jinja2
 from markupsafe import Markup
@@ -30,6 +30,7 @@ from ..gcpause import no_cyclic_gc
 from ..results import BuildResults
 from ..slugs import is_safe_slug
 from . import format as fmt
+from .charts import cached as charts_cached
 from .charts import content_hash, specs_script, vega_bundle
 from .fragments import Fragments, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
@@ -39,7 +40,7 @@ from .search import search_script
 from .urls import Linker, check_output_path
 from .views.base import Page
 from .views.content import ContentView
-from .writer import UNCHANGED, SiteFiles, Unchanged
+from .writer import UNCHANGED, Output, SiteFiles, Stage
 
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
@@ -154,90 +155,263 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
 
 def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
               cache_dir: Path | None = None, timings: dict[str, float] | None = None,
-              reuse: PageReuse | None = None) -> Iterator[tuple[str, bytes | Unchanged]]:
+              reuse: PageReuse | None = None, stage: Stage | None = None,
+              alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
+              workers: int | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site (issue 16).
+
     With `reuse`, a page whose inputs are those of the file on disk comes as `UNCHANGED`
-    instead of being rendered (reuse.py). `timings` count only the time spent in here."""
+    instead of being rendered (reuse.py). With more than one worker (`render_workers()`),
+    forked processes take slices of the page list, decide reuse, render, and (given the
+    writer's `stage`) stage their pages themselves, so a page comes as a `Staged` record;
+    the files written are the same whatever the number of workers. `alongside` makes more
+    files (the build's data files) in this process, while the workers render; with one
+    worker they come first. `timings` count only the time spent in here."""
     with no_cyclic_gc():
-        yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings), reuse)
+        yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings),
+                                reuse, stage, alongside, render_workers() if workers is None else workers)
 
 
 def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
-                 cache_dir: Path | None, clock: "_Clock",
-                 reuse: PageReuse | None = None) -> Iterator[tuple[str, bytes | Unchanged]]:
-    content = load_content(content_dirs)
-    model = build_page_model(results, content)
-    clock.lap("page model")
+                 cache_dir: Path | None, clock: "_Clock", reuse: PageReuse | None, stage: Stage | None,
+                 alongside: Callable[[], Iterable[tuple[str, bytes]]] | None,
+                 workers: int) -> Iterator[tuple[str, Output]]:
+    charts = None
+    if cache_dir is not None and _can_fork(workers) and not charts_cached(cache_dir):
+        # Altair's specs and the Vega bundle (seconds from an empty cache) go to the cache
+        # from a forked process while this one builds the page model; `_assets` reads them.
+        charts = _Alongside(lambda: _warm_chart_cache(cache_dir), None)
+    if alongside is not None and not _can_fork(workers):
+        yield from clock.paused(alongside())
+        alongside = None
+    try:
+        content = load_content(content_dirs)
+        model = build_page_model(results, content)
+        clock.lap("page model")
+        if charts is not None:
+            try:
+                charts.files()
+            except Exception:  # noqa: BLE001 - `_assets` makes them here if the pages need them (and fails there)
+                pass
 
-    files = SiteFiles()
-    assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
-    index = search_script(model.pages)
-    if index is not None:
-        assets = replace(assets, search=_hashed(files, "search", "js", index))
-    clock.lap("assets")
-    yield from clock.paused(files.items())
+        files = SiteFiles()
+        assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
+        index = search_script(model.pages)
+        if index is not None:
+            assets = replace(assets, search=_hashed(files, "search", "js", index))
+        clock.lap("assets")
+        yield from clock.paused(files.items())
 
-    env = environment(templates_dir, cache_dir)
-    site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
-    shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
-    kept = [reuse is not None and reuse.keep(page, shared.get(page.template, shared[""])) for page in model.pages]
-    todo = [page for page, keep in zip(model.pages, kept) if not keep]
-    bodies = render_pages(env, site, todo, assets)
-    for page, keep in zip(model.pages, kept):
-        if keep:
-            yield page.path, UNCHANGED
+        env = environment(templates_dir, cache_dir)
+        site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
+        shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
+        job = _PageJob(env, site, model.pages, assets, reuse, shared, stage, alongside)
+        for path, digest, kept, out in job.run(workers):
+            if reuse is not None:
+                reuse.note(path, digest, kept)
+            clock.lap("templates")
+            yield path, out
             clock.skip()
-            continue
-        body = next(bodies)
-        clock.lap("templates")
-        yield page.path, body
-        clock.skip()
-    yield ".nojekyll", b""
-
-
-#: Pages rendered by forked workers share the parent's page model through this global
-#: (set before the fork, so nothing is pickled on the way in; only the bytes come back).
-_FORKED: tuple[jinja2.Environment, "_SiteView", Sequence[Page], Assets] | None = None
+        yield ".nojekyll", b""
+    finally:
+        if charts is not None:
+            charts.close()
 
 
 def render_workers() -> int:
-    """How many processes render pages: `REASONBOARD_RENDER_WORKERS` (default 1: two forked
-    workers measured slower on the shared 2-core machine, 10.7 s against 9.2-9.6 s for the
-    render-and-write phase at 2,500 evaluations, since the data files and the writes stay in
-    the parent and no core was idle)."""
+    """How many processes render pages: `REASONBOARD_RENDER_WORKERS`, else one per core this
+    process may run on (measured on the 2-core build machine at 2,500 evaluations: see the
+    README, "Incremental builds")."""
     try:
-        return max(1, int(os.environ.get("REASONBOARD_RENDER_WORKERS", "1")))
-    except ValueError:
-        return 1
+        return max(1, int(os.environ["REASONBOARD_RENDER_WORKERS"]))
+    except (KeyError, ValueError):
+        pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _can_fork(workers: int) -> bool:
+    return workers > 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+#: Pages per job: small enough that the processes finish together.
+_CHUNK = 16
+
+#: What forked workers work on, set before the fork (the page model reaches them as
+#: copy-on-write memory; nothing is pickled on the way in, only records come back).
+_FORKED: "tuple[_PageJob, Any] | None" = None
+
+#: One output's outcome: (path, digest for the build state, kept as it is, what the writer gets).
+Record = tuple[str, str | None, bool, Output]
+
+
+@dataclass
+class _PageJob:
+    """Rendering the pages: what every page shares, which pages there are, and the files
+    made `alongside` them (the build's data files)."""
+
+    env: jinja2.Environment
+    site: "_SiteView"
+    pages: Sequence[Page]
+    assets: Assets
+    reuse: PageReuse | None
+    shared: dict[str, str]
+    stage: Stage | None
+    alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None
+    #: Whether this process takes jobs too (tests turn it off to have every job run in a
+    #: worker, whichever process would have been first).
+    parent_works: ClassVar[bool] = True
+
+    def one(self, index: int, forked: bool = False) -> Record:
+        """Page `index`: kept (its inputs are those of the file on disk), or rendered; in a
+        worker with a stage, also staged, so only a `Staged` record goes back."""
+        page = self.pages[index]
+        digest, keep = None, False
+        if self.reuse is not None:
+            digest, keep = self.reuse.decide(page, self.shared.get(page.template, self.shared[""]))
+        if keep:
+            return page.path, digest, True, UNCHANGED
+        body = render_page(self.env, self.site, page, self.assets)
+        return page.path, digest, False, self._out(page.path, body, forked)
+
+    def _out(self, path: str, data: bytes, forked: bool) -> Output:
+        return self.stage.put(path, data) if forked and self.stage is not None else data
+
+    def jobs(self) -> int:
+        """Job 0 makes the `alongside` files (when there are any), the others a chunk of pages each."""
+        return (self.alongside is not None) + -(-len(self.pages) // _CHUNK)
+
+    def job(self, number: int, forked: bool = False) -> list[Record]:
+        if self.alongside is not None:
+            if number == 0:
+                return [(path, None, False, self._out(path, data, forked)) for path, data in self.alongside()]
+            number -= 1
+        start = number * _CHUNK
+        return [self.one(index, forked) for index in range(start, min(start + _CHUNK, len(self.pages)))]
+
+    def run(self, workers: int) -> Iterator[Record]:
+        """Every output's record. With more than one worker, this process and `workers - 1`
+        forked ones take the jobs in turn from a shared counter, so this process is never
+        idle while work is left, and a worker that gets no core (a busy machine) costs
+        little: this process then does most jobs itself. The workers' records come at the
+        end; the files are the same whichever process made them."""
+        global _FORKED
+        if not _can_fork(workers) or len(self.pages) < 2 * _CHUNK:
+            for number in range(self.jobs()):
+                yield from self.job(number)
+            return
+        context = multiprocessing.get_context("fork")
+        # The data files (job 0) go to the first worker, so this process never holds them
+        # beside the page model (at 10,000 evaluations that is the build's peak memory).
+        reserved = self.alongside is not None
+        counter = context.Value("l", int(reserved))
+        children = []
+        _FORKED = (self, counter)
+        try:
+            for n in range(workers - 1):
+                receive, send = context.Pipe(duplex=False)
+                first = 0 if reserved and n == 0 else None
+                process = context.Process(target=_work, args=(send, first), daemon=True)
+                process.start()
+                send.close()
+                children.append((process, receive))
+            _FORKED = None
+            while self.parent_works and (number := _take(counter)) < self.jobs():
+                yield from self.job(number)
+            for process, receive in children:
+                try:
+                    status, payload = receive.recv()
+                except EOFError:
+                    raise RuntimeError(f"render worker {process.pid} ended without its pages "
+                                       f"(exit code {process.exitcode})") from None
+                if status == "error":
+                    raise payload
+                yield from payload
+                process.join()
+        finally:
+            _FORKED = None
+            for process, _receive in children:
+                if process.is_alive():
+                    process.terminate()
+                process.join()
+
+
+def _take(counter: Any) -> int:
+    """The next job's number (shared between the processes)."""
+    with counter.get_lock():
+        number = int(counter.value)
+        counter.value = number + 1
+    return number
+
+
+def _work(send: Any, first: int | None) -> None:
+    """A forked worker: its `first` job if it has one, then jobs until none are left, then
+    every record in one message (or the error that stopped it, which the parent raises)."""
+    assert _FORKED is not None
+    job, counter = _FORKED
+    try:
+        records: list[Record] = job.job(first, forked=True) if first is not None else []
+        while (number := _take(counter)) < job.jobs():
+            records.extend(job.job(number, forked=True))
+        send.send(("ok", records))
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+        try:
+            send.send(("error", exc))
+        except Exception:  # an exception that cannot be pickled
+            send.send(("error", RuntimeError(f"in a render worker: {exc!r}")))
+    finally:
+        send.close()
 
 
 def render_pages(env: jinja2.Environment, site: "_SiteView", pages: Sequence[Page], assets: Assets,
                  workers: int | None = None) -> Iterator[bytes]:
-    """Each page's bytes, in the order of `pages`. With more than one worker (and a fork
-    start method), forked processes render slices of the pages; the bytes are the same as
-    in one process (rendering is a pure function of the page and what all pages share)."""
-    global _FORKED
-    workers = render_workers() if workers is None else workers
-    if workers <= 1 or len(pages) < 2 * _CHUNK or "fork" not in multiprocessing.get_all_start_methods():
-        for page in pages:
-            yield render_page(env, site, page, assets)
-        return
-    _FORKED = (env, site, pages, assets)
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            yield from pool.imap(_render_forked, range(len(pages)), chunksize=_CHUNK)
-    finally:
-        _FORKED = None
+    """Each page's bytes, in the order of `pages` (in forked workers when there are more
+    than one; the bytes are the same)."""
+    job = _PageJob(env, site, pages, assets, None, {}, None)
+    for _path, _digest, _kept, body in job.run(render_workers() if workers is None else workers):
+        assert isinstance(body, bytes)
+        yield body
 
 
-_CHUNK = 16
+#: What the forked process of `_Alongside` makes, set before the fork.
+_SIDE: "tuple[Callable[[], Iterable[tuple[str, bytes]]], Stage | None] | None" = None
 
 
-def _render_forked(index: int) -> bytes:
-    assert _FORKED is not None
-    env, site, pages, assets = _FORKED
-    return render_page(env, site, pages[index], assets)
+class _Alongside:
+    """Files made in one forked process while this one builds the page model (the chart
+    specs and the Vega bundle, from an empty cache). With the writer's stage, the process
+    stages them itself and only their `Staged` records come back."""
+
+    def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]], stage: Stage | None) -> None:
+        global _SIDE
+        _SIDE = (make, stage)
+        try:
+            self.pool = multiprocessing.get_context("fork").Pool(1)
+        finally:
+            _SIDE = None
+        self.result = self.pool.apply_async(_make_alongside)
+
+    def files(self) -> list[tuple[str, Output]]:
+        return self.result.get()
+
+    def close(self) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+
+def _warm_chart_cache(cache_dir: Path) -> Iterator[tuple[str, bytes]]:
+    specs_script(cache_dir)
+    vega_bundle(cache_dir)
+    yield from ()
+
+
+def _make_alongside() -> list[tuple[str, Output]]:
+    assert _SIDE is not None
+    make, stage = _SIDE
+    return [(path, stage.put(path, data) if stage is not None else data) for path, data in make()]
 
 
 def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets, pages: Sequence[Page]) -> dict[str, str]:
@@ -322,6 +496,9 @@ def _hashed(files: SiteFiles, stem: str, ext: str, data: bytes) -> str:
     return path
 
 
+_Item = TypeVar("_Item")
+
+
 class _Clock:
     def __init__(self, timings: dict[str, float] | None):
         self.timings = timings
@@ -337,7 +514,7 @@ class _Clock:
         """Restart the clock: the time since the last lap was the consumer's."""
         self.last = time.perf_counter()
 
-    def paused(self, items: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+    def paused(self, items: Iterable[_Item]) -> Iterator[_Item]:
         for item in items:
             yield item
             self.skip()

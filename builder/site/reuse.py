@@ -56,18 +56,26 @@ class PageReuse:
 
     def keep(self, page: Page, shared: str) -> bool:
         """True when the file of `page` on disk is what rendering it now would write."""
+        digest, keep = self.decide(page, shared)
+        self.note(page.path, digest, keep)
+        return keep
+
+    def decide(self, page: Page, shared: str) -> tuple[str | None, bool]:
+        """(this build's digest of `page`, whether its file may be kept), without recording
+        anything: a forked render worker decides, the parent `note`s what it decided."""
         digest = page_digest(self.salt + "\0" + shared, page)
         if digest is None:
-            return False
-        self.digests[page.path] = digest
+            return None, False
         record = self.previous.get(page.path)
         if record is None or len(record) < 3 or record[2] != digest:
-            return False
+            return digest, False
         try:
             stat = (self.out_dir / page.path).stat()
         except OSError:
-            return False
-        if stat.st_size != record[0] or stat.st_mtime_ns != record[1]:
-            return False
-        self.kept += 1
-        return True
+            return digest, False
+        return digest, stat.st_size == record[0] and stat.st_mtime_ns == record[1]
+
+    def note(self, path: str, digest: str | None, kept: bool) -> None:
+        if digest is not None:
+            self.digests[path] = digest
+        self.kept += kept

@@ -11,7 +11,10 @@ After Pelican's Writer and Lektor's builder:
   a staging directory beside the output; only when every file is staged are they renamed
   into place and the files of the previous build that the new one no longer has removed. A
   failure before that (a render error, a full disk) removes the staging directory and leaves
-  the previous site untouched. The previous site is never copied.
+  the previous site untouched. The previous site is never copied. Forked render workers
+  stage their pages themselves (`Stage.put`) and hand the writer only a `Staged` record, so
+  the bytes of a page cross no process boundary; the guarantee is the same, since nothing
+  leaves the staging directory before every file of the site is there.
 * A file whose bytes equal the previous build's copy is left alone, with its modification
   time, so rsync/Pages deployments and browsers see only what changed (`incremental=False`
   rewrites every file).
@@ -25,9 +28,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from .urls import check_output_path
 
@@ -71,7 +75,7 @@ class OutputPaths:
             check_output_path(path)
         except ValueError as exc:
             raise OutputPathError(str(exc)) from None
-        if not isinstance(data, (bytes, bytearray, Unchanged)):
+        if not isinstance(data, (bytes, bytearray, Unchanged, Staged)):
             raise TypeError(f"{path}: output must be bytes, got {type(data).__name__}")
         if path in self.paths:
             raise OutputPathError(f"two outputs claim the path {path!r}")
@@ -118,41 +122,92 @@ class WriteReport:
     paths: tuple[str, ...] = ()
 
 
-def write_site(files: Mapping[str, bytes] | Iterable[tuple[str, bytes | Unchanged]], out_dir: Path,
+@dataclass(frozen=True)
+class Staged:
+    """In a stream of files: this output was already handed to the stage by someone else
+    (a forked render worker, through `Stage.put`): `size` bytes, `written` into the staging
+    directory, or not written because the file on disk already holds exactly these bytes."""
+
+    size: int
+    written: bool
+
+
+Output = bytes | Unchanged | Staged
+
+
+class Stage:
+    """The staging directory of one `write_site`: new and changed files wait here until
+    every file of the site exists, then `write` renames them into place.
+
+    `put` is the one way a file gets staged. It only creates files inside the staging
+    directory, so forked workers may call it at the same time as the parent (each with its
+    own paths) and return the `Staged` record for the parent to pass to the writer. Nothing
+    staged reaches the site unless `write` gets to its end: any failure, in any process,
+    leaves the previous site untouched."""
+
+    def __init__(self, out_dir: Path, directory: Path, incremental: bool, keep: tuple[str, ...]) -> None:
+        self.out_dir = out_dir
+        self.dir = directory
+        self.incremental = incremental
+        self.keep = keep
+
+    def put(self, path: str, data: bytes) -> Staged:
+        """Stage `data` as `path`, unless (incrementally) the site already has these bytes
+        there, so that file keeps its modification time."""
+        if self.incremental and _same_bytes(self.out_dir / path, data):
+            return Staged(len(data), written=False)
+        target = self.dir / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        return Staged(len(data), written=True)
+
+    def write(self, files: Mapping[str, bytes] | Iterable[tuple[str, Output]]) -> WriteReport:
+        """Take `files` (a mapping, or a stream of (path, bytes / UNCHANGED / Staged)) as the
+        complete new content of the site, and replace the site with them."""
+        items = files.items() if isinstance(files, Mapping) else files
+        claimed = OutputPaths()
+        staged: list[str] = []
+        total = unchanged = 0
+        for path, data in items:
+            claimed.claim(path, data)
+            if isinstance(data, Unchanged):
+                if not (self.out_dir / path).is_file():
+                    raise RuntimeError(f"{path} was to be kept but is not in {self.out_dir}")
+                total += (self.out_dir / path).stat().st_size
+                unchanged += 1
+                continue
+            record = data if isinstance(data, Staged) else self.put(path, data)
+            total += record.size
+            if record.written:
+                staged.append(path)
+            else:
+                unchanged += 1
+        check_output_dir(self.out_dir, self.keep)  # still a site (or absent) now that everything is staged
+        _commit(self.dir, self.out_dir, staged, claimed, self.keep)
+        return WriteReport(files=len(claimed.paths), bytes=total, unchanged=unchanged,
+                           paths=tuple(sorted(claimed.paths)))
+
+
+@contextmanager
+def staging(out_dir: Path, incremental: bool = True, keep: tuple[str, ...] = KEEP) -> Iterator[Stage]:
+    """A `Stage` beside `out_dir`, removed on the way out (written or not)."""
+    out_dir = Path(out_dir)
+    check_output_dir(out_dir, keep)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
+    try:
+        yield Stage(out_dir, directory, incremental, keep)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def write_site(files: Mapping[str, bytes] | Iterable[tuple[str, Output]], out_dir: Path,
                incremental: bool = True,
                keep: tuple[str, ...] = KEEP) -> WriteReport:
     """Write `files` (a mapping, or a stream of (path, bytes)) as the complete new content of
     `out_dir`, all or nothing (see the module docstring)."""
-    items = files.items() if isinstance(files, Mapping) else files
-    out_dir = Path(out_dir)
-    check_output_dir(out_dir, keep)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    claimed = OutputPaths()
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
-    staged: list[str] = []
-    total = unchanged = 0
-    try:
-        for path, data in items:
-            claimed.claim(path, data)
-            if isinstance(data, Unchanged):
-                if not (out_dir / path).is_file():
-                    raise RuntimeError(f"{path} was to be kept but is not in {out_dir}")
-                total += (out_dir / path).stat().st_size
-                unchanged += 1
-                continue
-            total += len(data)
-            if incremental and _same_bytes(out_dir / path, data):
-                unchanged += 1
-                continue
-            target = staging / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            staged.append(path)
-        check_output_dir(out_dir, keep)  # still a site (or absent) now that everything is staged
-        _commit(staging, out_dir, staged, claimed, keep)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return WriteReport(files=len(claimed.paths), bytes=total, unchanged=unchanged, paths=tuple(sorted(claimed.paths)))
+    with staging(out_dir, incremental, keep) as stage:
+        return stage.write(files)
 
 
 def _commit(staging: Path, out_dir: Path, staged: list[str], claimed: OutputPaths, keep: tuple[str, ...]) -> None:
