@@ -5,7 +5,7 @@
 Every module belongs to one stage; a module may import from its own stage and earlier ones,
 never from a later one, and no import cycle may exist (function-level imports count: they
 hide a cycle, they do not remove it). The README's "How it is built" shows the same map;
-tests/test_architecture.py runs `check()`.
+tests/test_architecture.py runs `check()` and `long_modules()` (every module under 400 lines).
 """
 
 from __future__ import annotations
@@ -134,6 +134,21 @@ def check() -> list[str]:
     return problems
 
 
+#: Issue 12's bound on a module's size: one concept a module reads in one sitting.
+MAX_LINES = 400
+
+
+def module_lines() -> dict[Path, int]:
+    """Every module of the package and its number of lines."""
+    return {p: sum(1 for _ in p.open(encoding="utf-8")) for p in PACKAGE.rglob("*.py")}
+
+
+def long_modules(limit: int = MAX_LINES) -> list[str]:
+    """The modules of `limit` lines or more, with their sizes."""
+    return [f"{p.relative_to(ROOT)} has {n} lines (at most {limit - 1})"
+            for p, n in sorted(module_lines().items()) if n >= limit]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edges", action="store_true", help="print every module's imports")
@@ -147,14 +162,15 @@ def main() -> int:
         if args.edges:
             for m in members:
                 print(f"    {m} → {', '.join(sorted(edges[m])) or '—'}")
-    lines = {p: sum(1 for _ in p.open(encoding="utf-8")) for p in PACKAGE.rglob("*.py")}
+    lines = module_lines()
     biggest = max(lines, key=lambda p: lines[p])
     print(f"{len(edges)} modules, {sum(map(len, edges.values()))} imports; largest module "
           f"{biggest.relative_to(ROOT)} ({lines[biggest]} lines)")
-    problems = check()
+    problems = check() + long_modules()
     for line in problems:
         print(line)
-    print("no cycle, no upward import" if not problems else f"{len(problems)} problems")
+    print(f"no cycle, no upward import, no module of {MAX_LINES} lines or more" if not problems
+          else f"{len(problems)} problems")
     return 1 if problems else 0
 
 

@@ -21,6 +21,11 @@ def test_no_module_imports_from_a_later_stage_and_no_cycle():
     assert graph_tool.check() == []
 
 
+def test_every_module_is_under_the_size_bound():
+    assert graph_tool.long_modules() == []
+    assert graph_tool.long_modules(limit=10), "the check must see a module longer than 10 lines"
+
+
 def test_every_module_has_a_stage():
     for module in graph_tool.graph():
         graph_tool.stage_of(module)  # raises for a module the map does not place

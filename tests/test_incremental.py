@@ -227,19 +227,19 @@ def test_two_render_workers_write_the_bytes_of_one(demo, tmp_path, monkeypatch, 
     bytes one process makes."""
     import multiprocessing.context
 
-    from reasonboard.site import render
+    from reasonboard.site import workers
 
-    monkeypatch.setattr(render, "_CHUNK", 2)  # the small demo has too few pages to fork otherwise
+    monkeypatch.setattr(workers, "CHUNK", 2)  # the small demo has too few pages to fork otherwise
     monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "1")
     build(demo, tmp_path / "one", tmp_path / "cache-one")
     monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "2")
-    monkeypatch.setattr(render._PageJob, "parent_works", parent_works)
+    monkeypatch.setattr(workers.PageJob, "parent_works", parent_works)
     forked = []
     real = multiprocessing.context.ForkProcess.start
     monkeypatch.setattr(multiprocessing.context.ForkProcess, "start",
                         lambda process: forked.append(process._target) or real(process))
     build(demo, tmp_path / "two", tmp_path / "cache-two")
-    assert forked.count(render._work) == 1
+    assert forked.count(workers._work) == 1
     one = {p: body for p, (body, _) in snapshot(tmp_path / "one").items()}
     two = {p: body for p, (body, _) in snapshot(tmp_path / "two").items()}
     assert sorted(one) == sorted(two)
@@ -252,14 +252,14 @@ def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, t
     beside them) must still leave the previous site exactly as it was, and no staging
     directory behind."""
     from reasonboard import build as build_module
-    from reasonboard.site import render
+    from reasonboard.site import render, workers
 
     out, cache = tmp_path / "site", tmp_path / "cache"
     build(demo, out, cache)
     before = snapshot(out)
-    monkeypatch.setattr(render, "_CHUNK", 2)
+    monkeypatch.setattr(workers, "CHUNK", 2)
     monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "2")
-    monkeypatch.setattr(render._PageJob, "parent_works", False)  # every job in the worker
+    monkeypatch.setattr(workers.PageJob, "parent_works", False)  # every job in the worker
     parent = os.getpid()
     if where == "page":
         real = render.render_page

@@ -16,12 +16,10 @@ bytes (incremental deployments skip it).
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 import jinja2
 from markupsafe import Markup
@@ -40,7 +38,8 @@ from .search import search_script
 from .urls import Linker, check_output_path
 from .views.base import Page
 from .views.content import ContentView
-from .writer import UNCHANGED, Output, SiteFiles, Stage
+from .workers import Alongside, PageJob, can_fork, render_workers
+from .writer import Output, SiteFiles, Stage
 
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
@@ -178,11 +177,11 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
                  alongside: Callable[[], Iterable[tuple[str, bytes]]] | None,
                  workers: int) -> Iterator[tuple[str, Output]]:
     charts = None
-    if cache_dir is not None and _can_fork(workers) and not charts_cached(cache_dir):
+    if cache_dir is not None and can_fork(workers) and not charts_cached(cache_dir):
         # Altair's specs and the Vega bundle (seconds from an empty cache) go to the cache
         # from a forked process while this one builds the page model; `_assets` reads them.
-        charts = _Alongside(lambda: _warm_chart_cache(cache_dir), None)
-    if alongside is not None and not _can_fork(workers):
+        charts = Alongside(lambda: _warm_chart_cache(cache_dir), None)
+    if alongside is not None and not can_fork(workers):
         yield from clock.paused(alongside())
         alongside = None
     try:
@@ -206,7 +205,11 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
         env = environment(templates_dir, cache_dir)
         site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
         shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
-        job = _PageJob(env, site, model.pages, assets, reuse, shared, stage, alongside)
+        decide = None
+        if reuse is not None:
+            def decide(page: Page) -> tuple[str | None, bool]:
+                return reuse.decide(page, shared.get(page.template, shared[""]))
+        job = PageJob(model.pages, lambda page: render_page(env, site, page, assets), decide, stage, alongside)
         for path, digest, kept, out in job.run(workers):
             if reuse is not None:
                 reuse.note(path, digest, kept)
@@ -219,199 +222,20 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
             charts.close()
 
 
-def render_workers() -> int:
-    """How many processes render pages: `REASONBOARD_RENDER_WORKERS`, else one per core this
-    process may run on (measured on the 2-core build machine at 2,500 evaluations: see the
-    README, "Incremental builds")."""
-    try:
-        return max(1, int(os.environ["REASONBOARD_RENDER_WORKERS"]))
-    except (KeyError, ValueError):
-        pass
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def _can_fork(workers: int) -> bool:
-    return workers > 1 and "fork" in multiprocessing.get_all_start_methods()
-
-
-#: Pages per job: small enough that the processes finish together.
-_CHUNK = 16
-
-#: What forked workers work on, set before the fork (the page model reaches them as
-#: copy-on-write memory; nothing is pickled on the way in, only records come back).
-_FORKED: "tuple[_PageJob, Any] | None" = None
-
-#: One output's outcome: (path, digest for the build state, kept as it is, what the writer gets).
-Record = tuple[str, str | None, bool, Output]
-
-
-@dataclass
-class _PageJob:
-    """Rendering the pages: what every page shares, which pages there are, and the files
-    made `alongside` them (the build's data files)."""
-
-    env: jinja2.Environment
-    site: "_SiteView"
-    pages: Sequence[Page]
-    assets: Assets
-    reuse: PageReuse | None
-    shared: dict[str, str]
-    stage: Stage | None
-    alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None
-    #: Whether this process takes jobs too (tests turn it off to have every job run in a
-    #: worker, whichever process would have been first).
-    parent_works: ClassVar[bool] = True
-
-    def one(self, index: int, forked: bool = False) -> Record:
-        """Page `index`: kept (its inputs are those of the file on disk), or rendered; in a
-        worker with a stage, also staged, so only a `Staged` record goes back."""
-        page = self.pages[index]
-        digest, keep = None, False
-        if self.reuse is not None:
-            digest, keep = self.reuse.decide(page, self.shared.get(page.template, self.shared[""]))
-        if keep:
-            return page.path, digest, True, UNCHANGED
-        body = render_page(self.env, self.site, page, self.assets)
-        return page.path, digest, False, self._out(page.path, body, forked)
-
-    def _out(self, path: str, data: bytes, forked: bool) -> Output:
-        return self.stage.put(path, data) if forked and self.stage is not None else data
-
-    def jobs(self) -> int:
-        """Job 0 makes the `alongside` files (when there are any), the others a chunk of pages each."""
-        return (self.alongside is not None) + -(-len(self.pages) // _CHUNK)
-
-    def job(self, number: int, forked: bool = False) -> list[Record]:
-        if self.alongside is not None:
-            if number == 0:
-                return [(path, None, False, self._out(path, data, forked)) for path, data in self.alongside()]
-            number -= 1
-        start = number * _CHUNK
-        return [self.one(index, forked) for index in range(start, min(start + _CHUNK, len(self.pages)))]
-
-    def run(self, workers: int) -> Iterator[Record]:
-        """Every output's record. With more than one worker, this process and `workers - 1`
-        forked ones take the jobs in turn from a shared counter, so this process is never
-        idle while work is left, and a worker that gets no core (a busy machine) costs
-        little: this process then does most jobs itself. The workers' records come at the
-        end; the files are the same whichever process made them."""
-        global _FORKED
-        if not _can_fork(workers) or len(self.pages) < 2 * _CHUNK:
-            for number in range(self.jobs()):
-                yield from self.job(number)
-            return
-        context = multiprocessing.get_context("fork")
-        # The data files (job 0) go to the first worker, so this process never holds them
-        # beside the page model (at 10,000 evaluations that is the build's peak memory).
-        reserved = self.alongside is not None
-        counter = context.Value("l", int(reserved))
-        children = []
-        _FORKED = (self, counter)
-        try:
-            for n in range(workers - 1):
-                receive, send = context.Pipe(duplex=False)
-                first = 0 if reserved and n == 0 else None
-                process = context.Process(target=_work, args=(send, first), daemon=True)
-                process.start()
-                send.close()
-                children.append((process, receive))
-            _FORKED = None
-            while self.parent_works and (number := _take(counter)) < self.jobs():
-                yield from self.job(number)
-            for process, receive in children:
-                try:
-                    status, payload = receive.recv()
-                except EOFError:
-                    raise RuntimeError(f"render worker {process.pid} ended without its pages "
-                                       f"(exit code {process.exitcode})") from None
-                if status == "error":
-                    raise payload
-                yield from payload
-                process.join()
-        finally:
-            _FORKED = None
-            for process, _receive in children:
-                if process.is_alive():
-                    process.terminate()
-                process.join()
-
-
-def _take(counter: Any) -> int:
-    """The next job's number (shared between the processes)."""
-    with counter.get_lock():
-        number = int(counter.value)
-        counter.value = number + 1
-    return number
-
-
-def _work(send: Any, first: int | None) -> None:
-    """A forked worker: its `first` job if it has one, then jobs until none are left, then
-    every record in one message (or the error that stopped it, which the parent raises)."""
-    assert _FORKED is not None
-    job, counter = _FORKED
-    try:
-        records: list[Record] = job.job(first, forked=True) if first is not None else []
-        while (number := _take(counter)) < job.jobs():
-            records.extend(job.job(number, forked=True))
-        send.send(("ok", records))
-    except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
-        try:
-            send.send(("error", exc))
-        except Exception:  # an exception that cannot be pickled
-            send.send(("error", RuntimeError(f"in a render worker: {exc!r}")))
-    finally:
-        send.close()
-
-
 def render_pages(env: jinja2.Environment, site: "_SiteView", pages: Sequence[Page], assets: Assets,
                  workers: int | None = None) -> Iterator[bytes]:
     """Each page's bytes, in the order of `pages` (in forked workers when there are more
     than one; the bytes are the same)."""
-    job = _PageJob(env, site, pages, assets, None, {}, None)
+    job = PageJob(pages, lambda page: render_page(env, site, page, assets), None, None)
     for _path, _digest, _kept, body in job.run(render_workers() if workers is None else workers):
         assert isinstance(body, bytes)
         yield body
-
-
-#: What the forked process of `_Alongside` makes, set before the fork.
-_SIDE: "tuple[Callable[[], Iterable[tuple[str, bytes]]], Stage | None] | None" = None
-
-
-class _Alongside:
-    """Files made in one forked process while this one builds the page model (the chart
-    specs and the Vega bundle, from an empty cache). With the writer's stage, the process
-    stages them itself and only their `Staged` records come back."""
-
-    def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]], stage: Stage | None) -> None:
-        global _SIDE
-        _SIDE = (make, stage)
-        try:
-            self.pool = multiprocessing.get_context("fork").Pool(1)
-        finally:
-            _SIDE = None
-        self.result = self.pool.apply_async(_make_alongside)
-
-    def files(self) -> list[tuple[str, Output]]:
-        return self.result.get()
-
-    def close(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
 
 
 def _warm_chart_cache(cache_dir: Path) -> Iterator[tuple[str, bytes]]:
     specs_script(cache_dir)
     vega_bundle(cache_dir)
     yield from ()
-
-
-def _make_alongside() -> list[tuple[str, Output]]:
-    assert _SIDE is not None
-    make, stage = _SIDE
-    return [(path, stage.put(path, data) if stage is not None else data) for path, data in make()]
 
 
 def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets, pages: Sequence[Page]) -> dict[str, str]:
