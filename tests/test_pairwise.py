@@ -257,3 +257,26 @@ def test_bradley_terry_hand_worked():
     # Two models, A beats B with probability 0.8: π_A / π_B = 0.8 / 0.2 = 4, geometric mean 1.
     pi, _ = bradley_terry(np.array([[np.nan, 0.8], [0.2, np.nan]]))
     assert pi == pytest.approx([2.0, 0.5], rel=1e-9)
+
+
+def test_grids_in_blocks_equal_the_whole_array_expression(monkeypatch):
+    """`_grids` works through blocks of rows in place; every row must hold the bits of the
+    plain whole-array reading (midpoints, log density, normalised masses, CDF)."""
+    from reasonboard.stats import pairwise as pw
+
+    rng = np.random.default_rng(4)
+    alpha = np.concatenate([rng.random(40) * 50 + 0.2, [0.3, 0.05]])
+    beta = np.concatenate([rng.random(40) * 50 + 0.2, [2.0, 0.4]])
+    monkeypatch.setattr(pw, "GRID_BLOCK", 3 * 64 + 5)  # three rows a block, the last one short
+    got = pw._grids(alpha, beta, 64)
+    mean, sd = pw._logit_moments(alpha, beta)
+    lo = mean - pw.SPAN * sd
+    width = 2.0 * pw.SPAN * sd / 64
+    mid = lo[:, None] + (np.arange(64) + 0.5)[None, :] * width[:, None]
+    log_pdf = alpha[:, None] * mid - (alpha + beta)[:, None] * np.logaddexp(0.0, mid)
+    log_pdf -= log_pdf.max(axis=1, keepdims=True)
+    weights = np.exp(log_pdf)
+    weights /= weights.sum(axis=1, keepdims=True)
+    edges = np.concatenate([np.zeros((len(alpha), 1)), np.cumsum(weights, axis=1)], axis=1)
+    for name, expected in (("lo", lo), ("width", width), ("mid", mid), ("weights", weights), ("edges", edges)):
+        assert np.array_equal(getattr(got, name), expected), name

@@ -9,6 +9,7 @@ result is typed (`board.py`), rounded as `leaderboard.json` and `pairwise.json` 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -73,9 +74,14 @@ def _grid(agg: Aggregate, row_index: Mapping[tuple[str, ...], int], key_cols: tu
           names: list[str], shape_rows: int) -> Tables:
     """Scatter aggregate rows into (rows, tasks) arrays by their evaluation and task keys."""
     task_index = {t: j for j, t in enumerate(tasks)}
-    keys = zip(*(agg[c].tolist() for c in key_cols))
-    rows = np.fromiter((row_index.get(k, -1) for k in keys), dtype=int, count=len(agg))
-    cols = np.fromiter((task_index.get(t, -1) for t in agg["base_task"].tolist()), dtype=int, count=len(agg))
+    size = len(agg)
+    # The rows come sorted by their keys: look up each run of equal keys once (a run break
+    # wherever any key changes, so unsorted rows would only make shorter runs).
+    starts = _run_starts([agg[c] for c in key_cols]) if size else np.zeros(0, dtype=np.int64)
+    keys = zip(*(agg[c][starts].tolist() for c in key_cols))
+    run_rows = np.fromiter((row_index.get(k, -1) for k in keys), dtype=int, count=len(starts))
+    rows = np.repeat(run_rows, np.diff(np.append(starts, size)))
+    cols = np.fromiter(map(task_index.get, agg["base_task"].tolist(), itertools.repeat(-1)), dtype=int, count=size)
     keep = (rows >= 0) & (cols >= 0)
     present = np.zeros((shape_rows, len(tasks)), dtype=bool)
     present[rows[keep], cols[keep]] = True
@@ -319,11 +325,16 @@ def _curves(db: PointsDB, tasks: list[str], index: Mapping[tuple[str, ...], int]
 
 
 def _run_starts(columns: list[np.ndarray]) -> np.ndarray:
-    """Positions where any of the (sorted) key columns changes value: the starts of runs."""
+    """Positions where any of the (sorted) key columns changes value: the starts of runs.
+
+    NULL keys come as masked entries (DuckDB's `fetchnumpy`): a change of mask is a change,
+    and whatever lies under two masks may differ, which only splits a run of NULLs in two
+    (each part is still one key)."""
     changed = np.zeros(len(columns[0]), dtype=bool)
     changed[0] = True
     for col in columns:
-        changed[1:] |= col[1:] != col[:-1]
+        data, mask = np.ma.getdata(col), np.ma.getmaskarray(col)
+        changed[1:] |= (data[1:] != data[:-1]) | (mask[1:] != mask[:-1])
     return np.flatnonzero(changed)
 
 

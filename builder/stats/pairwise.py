@@ -27,6 +27,8 @@ FINE_CELLS = 16384
 SPAN = 12.0
 #: (pair, task) combinations per chunk: 8192 x 256 cells x 8 bytes = 16 MB per temporary.
 CHUNK = 8192
+#: Cells per block of `_grids` rows: 64 K doubles (512 KB) per temporary, which stays in cache.
+GRID_BLOCK = 65536
 
 
 @dataclass(frozen=True)
@@ -134,12 +136,27 @@ def _grids(alpha: np.ndarray, beta: np.ndarray, cells: int) -> _Grids:
     mean, sd = _logit_moments(alpha, beta)
     lo = mean - SPAN * sd
     width = 2.0 * SPAN * sd / cells
-    mid = lo[:, None] + (np.arange(cells) + 0.5)[None, :] * width[:, None]
-    log_pdf = alpha[:, None] * mid - (alpha + beta)[:, None] * np.logaddexp(0.0, mid)
-    log_pdf -= log_pdf.max(axis=1, keepdims=True)
-    weights = np.exp(log_pdf)
-    weights /= weights.sum(axis=1, keepdims=True)
-    edges = np.concatenate([np.zeros((len(alpha), 1)), np.cumsum(weights, axis=1)], axis=1)
+    d = len(alpha)
+    steps = (np.arange(cells) + 0.5)[None, :]
+    mid = np.empty((d, cells))
+    weights = np.empty((d, cells))
+    edges = np.empty((d, cells + 1))
+    edges[:, 0] = 0.0
+    # Rows are independent: a block of them at a time keeps the temporaries in cache, and
+    # each row is computed exactly as a whole-array expression would compute it.
+    rows = max(1, GRID_BLOCK // cells)
+    for start in range(0, d, rows):
+        block = slice(start, start + rows)
+        a, total = alpha[block, None], (alpha + beta)[block, None]
+        m = np.multiply(steps, width[block, None], out=mid[block])
+        m += lo[block, None]  # lo + steps * width
+        log_pdf = np.logaddexp(0.0, m)
+        log_pdf *= total
+        log_pdf = np.subtract(a * m, log_pdf, out=log_pdf)
+        log_pdf -= log_pdf.max(axis=1, keepdims=True)
+        w = np.exp(log_pdf, out=weights[block])
+        w /= w.sum(axis=1, keepdims=True)
+        np.cumsum(w, axis=1, out=edges[block, 1:])
     return _Grids(lo, width, sd, mid, weights, edges)
 
 

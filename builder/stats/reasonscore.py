@@ -97,11 +97,10 @@ def _sum_tasks(x: np.ndarray) -> np.ndarray:
             total += term
         return total
     if n <= 128:
-        r = [x[j].copy() for j in range(8)]
+        r = [x[j] for j in range(8)]  # new arrays on the first addition: x is not written
         i = 8
         while i < n - n % 8:
-            for j in range(8):
-                r[j] += x[i + j]
+            r = [r[j] + x[i + j] for j in range(8)]
             i += 8
         total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
         for term in x[i:]:
