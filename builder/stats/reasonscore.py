@@ -102,7 +102,7 @@ def _sum_tasks(x: np.ndarray) -> np.ndarray:
         while i < n - n % 8:
             r = [r[j] + x[i + j] for j in range(8)]
             i += 8
-        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        total = np.asarray(((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])))
         for term in x[i:]:
             total += term
         return total
