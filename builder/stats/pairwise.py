@@ -174,12 +174,22 @@ def _beats(g: _Grids, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         a_narrow = g.sd[aa] <= g.sd[bb]
         n = np.where(a_narrow, aa, bb)
         w = np.where(a_narrow, bb, aa)
-        pos = (g.mid[n] - g.lo[w][:, None]) / g.width[w][:, None]
-        cell = np.clip(np.floor(pos).astype(np.int64), 0, cells - 1)
-        frac = np.clip(pos - cell, 0.0, 1.0)
-        rows = w[:, None]
-        cdf = g.edges[rows, cell] + frac * g.weights[rows, cell]
-        cdf = np.where(pos < 0, 0.0, np.where(pos >= cells, 1.0, cdf))
+        # The same expressions as whole arrays, with the temporaries reused in place.
+        pos = g.mid[n]
+        pos -= g.lo[w][:, None]
+        pos /= g.width[w][:, None]
+        cell = np.floor(pos).astype(np.int64)
+        np.clip(cell, 0, cells - 1, out=cell)
+        frac = np.subtract(pos, cell)
+        np.clip(frac, 0.0, 1.0, out=frac)
+        flat = cell
+        flat += (w * cells)[:, None]  # (w, cell) in the flattened (D, C) weights
+        cdf = np.take(g.weights, flat)
+        cdf *= frac
+        flat += w[:, None]  # (w, cell) in the flattened (D, C + 1) edges
+        cdf += np.take(g.edges, flat)  # edges + frac * weights
+        cdf[pos < 0] = 0.0
+        cdf[pos >= cells] = 1.0
         n_beats_w = np.einsum("ij,ij->i", g.weights[n], cdf)
         out[start:start + CHUNK] = np.where(a_narrow, n_beats_w, 1.0 - n_beats_w)
     return out
