@@ -141,3 +141,34 @@ def test_geometric_mean_helper():
     present = np.array([[True] * 6 + [False] * 6, [False] * 12])
     got = geometric_mean(values, present)
     assert got[0] == pytest.approx(0.95, abs=1e-12) and np.isnan(got[1])
+
+
+@pytest.mark.parametrize("tasks", [1, 3, 7, 8, 9, 12, 16, 17, 31, 128, 129, 300])
+def test_task_sums_are_numpys_sums_to_the_last_bit(tasks):
+    """The bootstrap adds each draw's task logs slab by slab in numpy's pairwise order:
+    the same bits as `np.sum` over the task axis, for every task count's branch."""
+    from reasonboard.stats.reasonscore import _sum_tasks
+
+    x = np.log(np.random.default_rng(tasks).random((2, 40, tasks)) + 0.01)
+    assert np.array_equal(_sum_tasks(np.ascontiguousarray(np.moveaxis(x, -1, 0))), x.sum(axis=-1))
+
+
+def test_bootstrap_bounds_equal_the_plain_array_reading():
+    """The task-major bootstrap gives the bounds of the direct (models, draws, tasks) reading
+    of section 4 (the same uniforms, np.log(...).sum(axis=2), partition), bit for bit."""
+    rng = np.random.default_rng(7)
+    low = rng.random((150, 12)) * 0.6
+    high = low + rng.random((150, 12)) * 0.3
+    present = rng.random((150, 12)) > 0.1
+    present[3] = False
+    got = reasonscore_v2(low, high, present, draws=1000, seed=5)
+    u = bootstrap_uniforms(12, 1000, 5)
+    lo = np.where(present, np.maximum(low, 0.01), 1.0)
+    width = np.where(present, np.maximum(high, 0.01) - np.maximum(low, 0.01), 0.0)
+    log_mean = np.log(lo[:, None, :] + u[None, :, :] * width[:, None, :]).sum(axis=2)
+    log_mean /= np.maximum(present.sum(axis=1), 1)[:, None]
+    ordered = np.sort(log_mean, axis=1)
+    expected_low, expected_high = 1000.0 * np.exp(ordered[:, 25]), 1000.0 * np.exp(ordered[:, 975])
+    expected_low[3] = expected_high[3] = np.nan
+    assert np.array_equal(got.ci_low, expected_low, equal_nan=True)
+    assert np.array_equal(got.ci_high, expected_high, equal_nan=True)

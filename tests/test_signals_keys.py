@@ -91,3 +91,20 @@ def test_canonical_setup_values(value, expected):
 def test_setup_values_read_in_numeric_order():
     assert sorted_values(["4096", "512", "2048"], False) == ("512", "2048", "4096")
     assert sorted_values(["b", "a"], True) == ("a", "b", None)
+
+
+def test_record_builder_makes_the_same_frozen_record():
+    """`record_builder` (the fast ResultRow constructor) gives what the dataclass's own
+    constructor gives: equal, same hash, same fields, still frozen; wrong arity is refused."""
+    import dataclasses
+
+    import pytest
+    from reasonboard.signals.model import ResultRow, record_builder
+
+    values = tuple(f"v{k}" for k in range(len(dataclasses.fields(ResultRow))))
+    fast, plain = record_builder(ResultRow)(*values), ResultRow(*values)
+    assert fast == plain and hash(fast) == hash(plain) and vars(fast) == vars(plain)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.row_id = 1  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        record_builder(ResultRow)(*values[:-1])

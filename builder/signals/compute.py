@@ -14,7 +14,7 @@ import itertools
 import json
 from dataclasses import fields
 from operator import itemgetter
-from typing import Callable, Iterable
+from typing import Iterable
 
 from ..config import SiteConfig
 from ..store.cardfields import FIELDS
@@ -47,7 +47,7 @@ from .comparability import (
     sorted_values,
 )
 from .completeness import FieldScore, SubItem
-from .model import BenchmarkSignals, CorpusSignals, ResultRow, Signals, TripleSignals
+from .model import BenchmarkSignals, CorpusSignals, ResultRow, Signals, TripleSignals, record_builder
 from .provenance import RELATIONSHIPS, Provenance, ProvenanceRollup, Risk
 from .reproducibility import AGENTIC_ROUTES, Reproducibility, ReproducibilityRollup, pattern_keys
 from .reproducibility import FIELDS as REPRO_FIELDS
@@ -114,7 +114,7 @@ def _rows(store: ResultsStore) -> tuple[ResultRow, ...]:
     flags = itemgetter(at["agentic_card"], at["agentic_config"], at["agentic_pattern"])
     setup = itemgetter(*(at[name] for name in SETUP_FIELDS))
     missing_at = at["missing"]
-    make: Callable[..., ResultRow] = ResultRow  # the plain fields, then the derived ones, in field order
+    make = record_builder(ResultRow)  # the plain fields, then the derived ones, in field order
     return tuple(make(*plain(r), routes[flags(r)], fields_of(r[missing_at]), setup(r)) for r in rows)
 
 

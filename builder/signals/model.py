@@ -24,9 +24,10 @@ never False: "not checked: one party" must not read like "checked: within 5 %".
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from ..store.keys import Aliases
 from ..store.setup import SETUP_FIELDS
@@ -39,6 +40,33 @@ from .rounding import r6
 SCHEMA = "reasonboard.signals/1"
 
 Triple = tuple[str, str, str]
+
+Record = TypeVar("Record")
+
+
+def record_builder(cls: type[Record]) -> Callable[..., Record]:
+    """A faster stand-in for the constructor of a frozen dataclass, for the tens of
+    thousands of rows a corpus has: takes every field positionally and fills the instance's
+    `__dict__` in one step, where the generated `__init__` sets each field through
+    `object.__setattr__` (about 3 us a row for `ResultRow`'s 25 fields, against 1 us).
+    The instance is the same (equal, hashed, frozen and pickled alike); classes with
+    `__slots__` or a `__post_init__` are refused, since this would skip them."""
+    fields_ = dataclasses.fields(cls)  # type: ignore[arg-type]
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
+        raise TypeError(f"{cls.__name__} is not a frozen dataclass with a plain __init__")
+    names = tuple(f.name for f in fields_)
+    count = len(names)
+    new, set_dict = object.__new__, object.__setattr__
+
+    def build(*values: Any) -> Record:
+        if len(values) != count:
+            raise TypeError(f"{cls.__name__} takes {count} values, got {len(values)}")
+        record = new(cls)
+        set_dict(record, "__dict__", dict(zip(names, values)))
+        return record
+
+    return build
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ documents from these objects, which are the contract between the stages, not the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from .evaluations import Evaluation
 
@@ -163,9 +163,11 @@ class Pairwise:
     neighbours: Mapping[str, tuple[NeighbourRate, ...]]
 
 
-@dataclass(frozen=True, slots=True)
-class CurvePoint:
-    """C_P of one evaluation at one level of a difficulty coordinate."""
+class CurvePoint(NamedTuple):
+    """C_P of one evaluation at one level of a difficulty coordinate.
+
+    A NamedTuple, not a dataclass like its neighbours: a 2,500-evaluation build makes
+    217,000 of them, and a tuple is made four times faster than a frozen dataclass."""
 
     id: str
     value: str

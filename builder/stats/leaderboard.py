@@ -9,6 +9,7 @@ result is typed (`board.py`), rounded as `leaderboard.json` and `pairwise.json` 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -73,9 +74,14 @@ def _grid(agg: Aggregate, row_index: Mapping[tuple[str, ...], int], key_cols: tu
           names: list[str], shape_rows: int) -> Tables:
     """Scatter aggregate rows into (rows, tasks) arrays by their evaluation and task keys."""
     task_index = {t: j for j, t in enumerate(tasks)}
-    keys = zip(*(agg[c].tolist() for c in key_cols))
-    rows = np.fromiter((row_index.get(k, -1) for k in keys), dtype=int, count=len(agg))
-    cols = np.fromiter((task_index.get(t, -1) for t in agg["base_task"].tolist()), dtype=int, count=len(agg))
+    size = len(agg)
+    # The rows come sorted by their keys: look up each run of equal keys once (a run break
+    # wherever any key changes, so unsorted rows would only make shorter runs).
+    starts = _run_starts([agg[c] for c in key_cols]) if size else np.zeros(0, dtype=np.int64)
+    keys = zip(*(agg[c][starts].tolist() for c in key_cols))
+    run_rows = np.fromiter((row_index.get(k, -1) for k in keys), dtype=int, count=len(starts))
+    rows = np.repeat(run_rows, np.diff(np.append(starts, size)))
+    cols = np.fromiter(map(task_index.get, agg["base_task"].tolist(), itertools.repeat(-1)), dtype=int, count=size)
     keep = (rows >= 0) & (cols >= 0)
     present = np.zeros((shape_rows, len(tasks)), dtype=bool)
     present[rows[keep], cols[keep]] = True
@@ -256,23 +262,91 @@ def _pairwise(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.n
 
 
 def _curves(db: PointsDB, tasks: list[str], index: Mapping[tuple[str, ...], int], ids: list[str]) -> Curves:
-    """C_P per level of each difficulty coordinate: the task pages' difficulty curves."""
-    curves: dict[str, dict[str, list[CurvePoint]]] = {t: {} for t in tasks}
+    """C_P per level of each difficulty coordinate: the task pages' difficulty curves.
+
+    The aggregate has a row per (evaluation, task, coordinate, level), sorted by those keys.
+    Each row gets integer codes (its evaluation's id rank, its task, its coordinate in
+    order of first appearance within the task, its level's `_level_key` rank) and one
+    `np.lexsort` puts all of them in published order: per task and coordinate, by id, then
+    by level. Only the few distinct keys go through Python; the rows stay arrays until the
+    points are made.
+    """
     if not tasks:
         return {}
     agg = db.aggregate(filters={"base_task": tasks}, group_by=(*EVAL_KEYS, "base_task", "param_level"), mode="C_P")
-    est, low, high = (_rounded(agg[c], 6) for c in ("est", "low", "high"))
-    n = agg["n"].astype(np.int64).tolist()
-    keys = zip(agg["model"].tolist(), agg["template"].tolist(), agg["sampler"].tolist(), agg["base_task"].tolist(),
-               agg["param_name"].tolist(), agg["param_value"].tolist())
-    for k, (model, template, sampler, task, name, value) in enumerate(keys):
+    curves: dict[str, dict[str, tuple[CurvePoint, ...]]] = {t: {} for t in tasks}
+    size = len(agg)
+    if size == 0:
+        return curves
+    # Evaluation and task: the rows come sorted by them, so codes change only at run starts.
+    starts = _run_starts([agg[c] for c in (*EVAL_KEYS, "base_task")])
+    run_keys = zip(*(agg[c][starts].tolist() for c in (*EVAL_KEYS, "base_task")))
+    id_rank = {v: r for r, v in enumerate(sorted(ids))}
+    task_at = {t: j for j, t in enumerate(tasks)}
+    run_eval, run_task = [], []
+    for model, template, sampler, task in run_keys:
         i = index.get((model, template, sampler))
-        if i is None or name is None or value is None:
-            continue
-        curves[task].setdefault(name, []).append(CurvePoint(ids[i], value, est[k], low[k], high[k], n[k]))
-    return {task: {name: tuple(sorted(points, key=lambda d: (d.id, _level_key(d.value))))
-                   for name, points in per_param.items()}
-            for task, per_param in curves.items()}
+        run_eval.append(-1 if i is None else i)
+        run_task.append(task_at.get(task, -1))
+    lengths = np.diff(np.append(starts, size))
+    evaluation = np.repeat(np.asarray(run_eval, dtype=np.int64), lengths)
+    task_code = np.repeat(np.asarray(run_task, dtype=np.int64), lengths)
+    # Coordinates and levels: few distinct values, coded through dicts.
+    names, values = agg["param_name"].tolist(), agg["param_value"].tolist()
+    name_code = _codes(names)
+    value_code = _codes(values)
+    distinct_values = list(dict.fromkeys(values))
+    level_rank = np.empty(len(distinct_values), dtype=np.int64)
+    level_rank[sorted(range(len(distinct_values)), key=lambda k: _level_key(distinct_values[k]))] = \
+        np.arange(len(distinct_values))
+    keep = (evaluation >= 0) & (task_code >= 0)
+    # A point without a coordinate (NULL name or level) draws no curve point.
+    keep &= (name_code != _code_of(names, None)) & (value_code != _code_of(values, None))
+    rows = np.flatnonzero(keep)
+    if len(rows) == 0:
+        return curves
+    # A coordinate's place in its task's dict: the order in which the rows first name it.
+    pair = task_code[rows] * (int(name_code.max()) + 1) + name_code[rows]
+    _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+    group = np.argsort(np.argsort(first))[inverse.ravel()]
+    id_code = np.asarray([id_rank[x] for x in ids], dtype=np.int64)
+    perm = np.lexsort((rows, level_rank[value_code[rows]], id_code[evaluation[rows]], group))
+    order = rows[perm]
+    est, low, high = (_rounded(agg[c][order], 6) for c in ("est", "low", "high"))
+    n = agg["n"][order].astype(np.int64).tolist()
+    point_ids = [ids[i] for i in evaluation[order].tolist()]
+    point_values = [values[k] for k in order.tolist()]
+    points = list(map(CurvePoint, point_ids, point_values, est, low, high, n))
+    bounds = np.flatnonzero(np.diff(group[perm])) + 1
+    for lo, hi in zip([0, *bounds.tolist()], [*bounds.tolist(), len(order)]):
+        k = int(order[lo])
+        curves[tasks[int(task_code[k])]][names[k]] = tuple(points[lo:hi])
+    return curves
+
+
+def _run_starts(columns: list[np.ndarray]) -> np.ndarray:
+    """Positions where any of the (sorted) key columns changes value: the starts of runs.
+
+    NULL keys come as masked entries (DuckDB's `fetchnumpy`): a change of mask is a change,
+    and whatever lies under two masks may differ, which only splits a run of NULLs in two
+    (each part is still one key)."""
+    changed = np.zeros(len(columns[0]), dtype=bool)
+    changed[0] = True
+    for col in columns:
+        data, mask = np.ma.getdata(col), np.ma.getmaskarray(col)
+        changed[1:] |= (data[1:] != data[:-1]) | (mask[1:] != mask[:-1])
+    return np.flatnonzero(changed)
+
+
+def _codes(values: list[Any]) -> np.ndarray:
+    """Each value's position among the distinct values in order of first appearance."""
+    at = {v: k for k, v in enumerate(dict.fromkeys(values))}
+    return np.fromiter(map(at.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _code_of(values: list[Any], value: Any) -> int:
+    """`value`'s code in `_codes(values)`, -1 when it does not occur."""
+    return next((k for k, v in enumerate(dict.fromkeys(values)) if v == value), -1)
 
 
 def _level_key(value: str) -> tuple[int, float, str]:

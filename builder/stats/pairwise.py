@@ -27,6 +27,8 @@ FINE_CELLS = 16384
 SPAN = 12.0
 #: (pair, task) combinations per chunk: 8192 x 256 cells x 8 bytes = 16 MB per temporary.
 CHUNK = 8192
+#: Cells per block of `_grids` rows: 64 K doubles (512 KB) per temporary, which stays in cache.
+GRID_BLOCK = 65536
 
 
 @dataclass(frozen=True)
@@ -134,12 +136,27 @@ def _grids(alpha: np.ndarray, beta: np.ndarray, cells: int) -> _Grids:
     mean, sd = _logit_moments(alpha, beta)
     lo = mean - SPAN * sd
     width = 2.0 * SPAN * sd / cells
-    mid = lo[:, None] + (np.arange(cells) + 0.5)[None, :] * width[:, None]
-    log_pdf = alpha[:, None] * mid - (alpha + beta)[:, None] * np.logaddexp(0.0, mid)
-    log_pdf -= log_pdf.max(axis=1, keepdims=True)
-    weights = np.exp(log_pdf)
-    weights /= weights.sum(axis=1, keepdims=True)
-    edges = np.concatenate([np.zeros((len(alpha), 1)), np.cumsum(weights, axis=1)], axis=1)
+    d = len(alpha)
+    steps = (np.arange(cells) + 0.5)[None, :]
+    mid = np.empty((d, cells))
+    weights = np.empty((d, cells))
+    edges = np.empty((d, cells + 1))
+    edges[:, 0] = 0.0
+    # Rows are independent: a block of them at a time keeps the temporaries in cache, and
+    # each row is computed exactly as a whole-array expression would compute it.
+    rows = max(1, GRID_BLOCK // cells)
+    for start in range(0, d, rows):
+        block = slice(start, start + rows)
+        a, total = alpha[block, None], (alpha + beta)[block, None]
+        m = np.multiply(steps, width[block, None], out=mid[block])
+        m += lo[block, None]  # lo + steps * width
+        log_pdf = np.logaddexp(0.0, m)
+        log_pdf *= total
+        log_pdf = np.subtract(a * m, log_pdf, out=log_pdf)
+        log_pdf -= log_pdf.max(axis=1, keepdims=True)
+        w = np.exp(log_pdf, out=weights[block])
+        w /= w.sum(axis=1, keepdims=True)
+        np.cumsum(w, axis=1, out=edges[block, 1:])
     return _Grids(lo, width, sd, mid, weights, edges)
 
 
@@ -157,12 +174,22 @@ def _beats(g: _Grids, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         a_narrow = g.sd[aa] <= g.sd[bb]
         n = np.where(a_narrow, aa, bb)
         w = np.where(a_narrow, bb, aa)
-        pos = (g.mid[n] - g.lo[w][:, None]) / g.width[w][:, None]
-        cell = np.clip(np.floor(pos).astype(np.int64), 0, cells - 1)
-        frac = np.clip(pos - cell, 0.0, 1.0)
-        rows = w[:, None]
-        cdf = g.edges[rows, cell] + frac * g.weights[rows, cell]
-        cdf = np.where(pos < 0, 0.0, np.where(pos >= cells, 1.0, cdf))
+        # The same expressions as whole arrays, with the temporaries reused in place.
+        pos = g.mid[n]
+        pos -= g.lo[w][:, None]
+        pos /= g.width[w][:, None]
+        cell = np.floor(pos).astype(np.int64)
+        np.clip(cell, 0, cells - 1, out=cell)
+        frac = np.subtract(pos, cell)
+        np.clip(frac, 0.0, 1.0, out=frac)
+        flat = cell
+        flat += (w * cells)[:, None]  # (w, cell) in the flattened (D, C) weights
+        cdf = np.take(g.weights, flat)
+        cdf *= frac
+        flat += w[:, None]  # (w, cell) in the flattened (D, C + 1) edges
+        cdf += np.take(g.edges, flat)  # edges + frac * weights
+        cdf[pos < 0] = 0.0
+        cdf[pos >= cells] = 1.0
         n_beats_w = np.einsum("ij,ij->i", g.weights[n], cdf)
         out[start:start + CHUNK] = np.where(a_narrow, n_beats_w, 1.0 - n_beats_w)
     return out

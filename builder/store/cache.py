@@ -17,6 +17,7 @@ database behind.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -99,8 +100,27 @@ def source_files(data_dir: Path, part: str) -> list[Path]:
         if pattern is None:
             files += [path] if path.is_file() else []
         elif path.is_dir():
-            files.extend(p for p in path.glob(pattern) if p.is_file())
+            files.extend(p for p in _matching(path, pattern) if p.is_file())
     return sorted(files)
+
+
+def _matching(folder: Path, pattern: str) -> list[Path]:
+    """What `folder.glob(pattern)` yields for the patterns of `PART_SOURCES` ("*.json",
+    "**/*", "**/*.json"), by one `os.walk`: pathlib's recursive glob costs about 0.3 s on
+    the 7,300 inputs of a 2,500-evaluation build, a third of the store's warm phase. As
+    with the glob: hidden names match, symbolic links to folders are listed but not
+    entered, names match case-sensitively (tests/test_store_cache.py compares both)."""
+    recursive = pattern.startswith("**/")
+    name_pattern = pattern[3:] if recursive else pattern
+    if "/" in name_pattern or "**" in name_pattern:
+        return list(folder.glob(pattern))
+    out: list[Path] = []
+    for top, dirs, names in os.walk(folder):
+        base = Path(top)
+        out.extend(base / name for name in (*dirs, *names) if fnmatch.fnmatchcase(name, name_pattern))
+        if not recursive:
+            break
+    return out
 
 
 @dataclass(frozen=True)

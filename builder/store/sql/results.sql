@@ -207,8 +207,11 @@ WITH setups AS (
            max(spread_v) FILTER (WHERE setups >= 2) AS variant_spread,
            count(*) AS n_parties,
            max(sigma_p) - min(sigma_p) AS cross_spread,
-           list({'party': org_key, 'score': sigma_p, 'setups': setups,
-                 'spread': CASE WHEN setups >= 2 THEN spread_v END} ORDER BY org_key) AS party_scores
+           -- In org_key order, NULL last (as ORDER BY org_key): sorting the finished list by
+           -- its leading fields (a triple's parties are distinct) is twice as fast as an
+           -- ordered aggregate over 59,000 triples.
+           list_sort(list({'absent': org_key IS NULL, 'party': org_key, 'score': sigma_p, 'setups': setups,
+                           'spread': CASE WHEN setups >= 2 THEN spread_v END})) AS party_scores
     FROM parties
     GROUP BY ALL
 ), grouped AS (

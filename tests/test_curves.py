@@ -1,0 +1,89 @@
+"""The difficulty curves (`LeaderboardResult.curves`) against a plain reading of the points.
+
+`_curves` assembles the curves from sorted arrays (integer codes and one lexsort); here the
+same curves are built the plain way, one point at a time in Python from the points
+themselves, and must agree exactly: the same coordinates in the same order, the same
+points in the same order (by evaluation id, then level numerically, text levels last),
+the same rounded figures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers_points import ingest_rows, point, ref_estimate
+from reasonboard.config import SiteConfig
+from reasonboard.stats.bands import load_bands
+from reasonboard.stats.leaderboard import compute_leaderboard
+
+BANDS = load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml")
+
+# Levels that sort differently as numbers and as text ("10" after "9"), a text level, and
+# coordinates a task names only for some of its points (first named by a later model).
+LEVELS = [{"depth": 9, "width": "narrow"}, {"depth": 10, "width": "wide"}, {"depth": 2},
+          {"depth": "deep"}, {"depth": 2.5, "zeta": 1}]
+EVALS = [("zulu", "tpl"), ("alpha", "b"), ("alpha", "a"), ("mike", "tpl")]
+
+
+def make_points():
+    rows = []
+    for e, (model, template) in enumerate(EVALS):
+        for t, task in enumerate(("t1", "t2")):
+            for k, params in enumerate(LEVELS):
+                if (e + k + t) % 4 == 3:  # some evaluations lack some levels
+                    continue
+                total = 40 + 7 * k + 3 * e
+                rows.append(point(model=model, template=template, base_task=task, params=params, total=total,
+                                  correct=(5 * e + 3 * k + t) % total, truncated=k % 3, guess=0.25 * (total - k % 3),
+                                  tokens=float(total * 10)))
+    return rows
+
+
+def r6(x):
+    return round(x, 6) + 0.0
+
+
+def plain_curves(rows, ids):
+    """task -> coordinate -> [(id, level, est, low, high, n)], built point by point."""
+    sums: dict[tuple, list[float]] = {}
+    for row in rows:
+        evaluation = (row["model"], row["template"], row["sampler"])
+        for name in row["params"]:
+            acc = sums.setdefault((evaluation, row["base_task"], name, str(row["params"][name])), [0, 0, 0, 0.0])
+            for j, field in enumerate(("total", "truncated", "correct", "guess")):
+                acc[j] += row[field]
+    # Coordinates in the order the aggregate (sorted by evaluation, task, coordinate) first names them.
+    order: dict[str, list[str]] = {}
+    for _, task, name, _ in sorted(sums):
+        if name not in order.setdefault(task, []):
+            order[task].append(name)
+
+    def level(value):
+        try:
+            return (0, float(value), value)
+        except ValueError:
+            return (1, 0.0, value)
+
+    return {task: {name: [(ids[k[0]], k[3], *(r6(x) for x in ref_estimate("C_P", *sums[k])), int(sums[k][0]))
+                          for k in sorted((k for k in sums if k[1:3] == (task, name)),
+                                          key=lambda k: (ids[k[0]], level(k[3])))]
+                   for name in names}
+            for task, names in sorted(order.items())}
+
+
+def test_curves_equal_a_plain_reading(tmp_path):
+    rows = make_points()
+    with ingest_rows(tmp_path, rows) as db:
+        result = compute_leaderboard(db, SiteConfig(bootstrap=200), BANDS)
+    ids = {e.key: e.id for e in result.evaluations.values()}
+    expected = plain_curves(rows, ids)
+    got = {task: {name: [(p.id, p.value, p.estimate, p.low, p.high, p.n) for p in points]
+                  for name, points in per_name.items()}
+           for task, per_name in result.curves.items()}
+    assert got == expected
+    # Insertion order too: the coordinates as first named, not merely the same set.
+    assert {t: list(c) for t, c in got.items()} == {t: list(c) for t, c in expected.items()}
+    # Levels sort as numbers, text levels last: 2 < 2.5 < 9 < 10 < "deep".
+    first = [v for (i, v, *_) in got["t1"]["depth"] if i == got["t1"]["depth"][0][0]]
+    assert [float(v) for v in first if v != "deep"] == sorted(float(v) for v in first if v != "deep")
+    assert "zeta" in got["t1"] and "width" in got["t2"]
