@@ -363,3 +363,22 @@ def test_charts_keep_numbers_and_labels_readable(browser, default_build):
         assert session.errors == [] and session.warnings == []
     finally:
         session.close()
+
+
+def test_a_signal_badge_shows_its_sentence_on_hover_only(browser, default_build):
+    """The badge's sentence is in the page once (for screen readers); a pointer over the
+    badge shows it as a tooltip, and it takes no room otherwise."""
+    session = Session(browser)
+    try:
+        session.open(default_build.out / "index.html")
+        badge = session.page.locator("#leaderboard li.badge").first
+        sentence = badge.locator(".badge-text")
+        assert ":" in sentence.inner_text()
+        assert sentence.bounding_box()["width"] <= 1
+        badge.hover()
+        box = sentence.bounding_box()
+        assert box["width"] > 50 and box["height"] > 8
+        assert box["y"] >= badge.bounding_box()["y"] + badge.bounding_box()["height"]  # below, not over it
+        assert session.errors == []
+    finally:
+        session.close()

@@ -76,7 +76,7 @@ def test_not_checked_never_reads_like_within_threshold(default_build):
 
 
 def test_within_badge_names_each_check_once(default_build):
-    titles = [li.attrs.get("title", "")
+    titles = [li.find("span", cls="badge-text").text
               for rel in html_pages(default_build.out) if rel.startswith("benchmarks/")
               for li in page(default_build.out, rel).find_all("li", cls="badge")
               if li.find("span", cls="badge-letter").text == "X"]

@@ -74,8 +74,9 @@ def test_signal_badges_spell_out_their_letter_and_meaning(default_build):
         badges = row_cells(tr)[-1].find_all("li", cls="badge")
         assert [b.find("span", cls="badge-letter").text for b in badges] == ["R", "C", "P", "X"]
         for b in badges:
-            hidden = b.find("span", cls="visually-hidden").text
-            assert hidden and ":" in hidden  # "Reproducibility: ..." for screen readers
+            sentence = b.find("span", cls="badge-text").text
+            assert sentence and ":" in sentence  # "Reproducibility: ..." for screen readers and on hover
+            assert "title" not in b.attrs  # the sentence once, not twice per badge
 
 
 def test_the_table_reads_without_javascript(default_build):
