@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .config import SiteConfig, load_config
 from .errors import InputError
-from .gcpause import no_cyclic_gc
+from .gcpause import long_lived, no_cyclic_gc
 from .outputs import data_files
 from .project import Project, resolve_project
 from .results import BuildResults
@@ -121,6 +121,11 @@ class BuildSummary:
 
 
 def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
+    with long_lived() as freeze:
+        return _run_build(options, progress, freeze)
+
+
+def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], None]) -> BuildSummary:
     say = progress or (lambda line: None)
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -146,7 +151,11 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
 
-    gathered = gather(options, project, config, bands, sources, phase)
+    with no_cyclic_gc():
+        gathered = gather(options, project, config, bands, sources, phase)
+        # The results live to the end of the build: frozen, no later collection walks them
+        # (and the one that resuming collection would start now does not happen; gcpause).
+        freeze()
     board, signals, store, config, project = (
         gathered.board, gathered.signals, gathered.store, gathered.config, gathered.project)
     reported = store.reported
