@@ -582,3 +582,37 @@ def test_comparability_matches_a_plain_computation(shared_db, reports):
         None if expected_variant is None and expected_cross is None else False)
     assert c.flag is expected_flag
     assert only_triple(s).provenance.multi_party is (len(party) > 1)
+
+
+def test_triples_equal_records_made_by_the_dataclass_constructors(tmp_path):
+    """`_triples` builds its records with `record_builder`: each triple, its comparability,
+    divergences and party scores equal (and hash like) the same fields given to the
+    dataclasses' own constructors, and stay frozen."""
+    import dataclasses
+
+    from reasonboard.signals.comparability import Comparability, Divergence, PartyScore
+    from reasonboard.signals.model import TripleSignals
+
+    def plain(cls, record):
+        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(cls)})
+
+    s = signals(tmp_path, [
+        record(result(score=0.50, args={"temperature": 0, "max_tokens": 2048})),
+        record(result(score=0.60, args={"temperature": 0, "max_tokens": 4096})),
+        record(result(score=0.90, args={"temperature": 0, "max_tokens": 4096}), org="Lab B"),
+        record(result("Other", score=0.4)),
+    ])
+    assert len(s.triples) == 2
+    for t in s.triples:
+        c = t.comparability
+        rebuilt = plain(TripleSignals, t)
+        assert rebuilt == t and vars(rebuilt) == vars(t)
+        assert plain(Comparability, c) == c and vars(plain(Comparability, c)) == vars(c)
+        for d in (c.variant, c.cross_party):
+            assert plain(Divergence, d) == d and vars(plain(Divergence, d)) == vars(d)
+        for p in c.scores:
+            assert plain(PartyScore, p) == p and hash(plain(PartyScore, p)) == hash(p)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            c.scores[0].score = 1.0  # type: ignore[misc]
+    flagged = next(t for t in s.triples if t.reports == 3).comparability
+    assert flagged.variant.flag is True and flagged.cross_party.flag is True

@@ -152,12 +152,16 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
             found = shared[key] = kind(*args)
         return found
 
+    # The generated __init__ of a frozen dataclass sets each field through
+    # object.__setattr__; record_builder fills the instance at once (same instances).
+    make_triple, make_comparability = record_builder(TripleSignals), record_builder(Comparability)
+    make_party, make_divergence = record_builder(PartyScore), record_builder(Divergence)
     triples = []
     for t in store.fetch_records("triple_details", TripleDetail):
         model, bench, metric, benchmark_key, reports = t.model_key, t.benchmark_path, t.metric_key, t.benchmark_key, t.reports
         basis, score_range = t.basis, t.score_range
         parties, party_scores, party_setups, party_spreads = t.party_columns()
-        scores = tuple(map(PartyScore, parties, party_scores, party_setups, party_spreads))
+        scores = tuple(map(make_party, parties, party_scores, party_setups, party_spreads))
         missing = fields_of(t.missing)
         one_report = "one report" if reports < 2 else None
         # Only compared triples (two or more reports) can have differing setups.
@@ -170,13 +174,13 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
             variant = once(Divergence, "variant", None, None, None, THETA, basis, score_range, differ_v,
                            one_report or "no party reports more than one setup")
         else:
-            variant = Divergence("variant", t.variant_flag, t.variant_relative, t.variant_spread, THETA, basis,
+            variant = make_divergence("variant", t.variant_flag, t.variant_relative, t.variant_spread, THETA, basis,
                                  score_range, differ_v, None)
         if t.cross_flag is None:
             cross = once(Divergence, "cross_party", None, None, None, THETA, basis, score_range, differ_c,
                          one_report or "one party")
         else:
-            cross = Divergence("cross_party", t.cross_flag, t.cross_relative, t.cross_spread, THETA, basis,
+            cross = make_divergence("cross_party", t.cross_flag, t.cross_relative, t.cross_spread, THETA, basis,
                                score_range, differ_c, None)
         counts = tuple((r, n) for r, n in zip(RELATIONSHIPS, (t.first_party, t.third_party, t.collaborative,
                                                               t.unspecified)) if n)
@@ -186,11 +190,11 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
             provenance = Provenance(t.first_party_only, t.multi_party, dict(counts), parties,
                                     risks.get(benchmark_key, ()))
             shared[provenance_key] = provenance
-        triples.append(TripleSignals(
+        triples.append(make_triple(
             model, t.model_id, bench, benchmark_key, t.slice_key, metric, reports, parties, t.row_id_tuple(),
             once(Reproducibility, bool(missing), missing, t.agentic),
             provenance,
-            Comparability(variant, cross, scores),
+            make_comparability(variant, cross, scores),
         ))
     return tuple(triples)
 

@@ -180,7 +180,7 @@ class PointsDB:
         where, params = self._where(filters or {})
         select_keys: list[str] = []
         unnest: list[str] = []
-        source_extra: list[str] = []
+        levels = False
         key_names: list[str] = []
         for key in group_by:
             if key.startswith("param:"):
@@ -193,8 +193,7 @@ class PointsDB:
                 elif key == "group":
                     unnest.append("unnest(CASE WHEN len(groups) = 0 THEN [NULL] ELSE groups END) AS grp")
                 elif key == "param_level":
-                    unnest.append("unnest(json_keys(params::JSON)) AS param_name")
-                    source_extra.append("json_extract_string(params, '$.\"' || param_name || '\"') AS param_value")
+                    levels = True
                 select_keys.append(GROUPABLE[key])
                 key_names.extend(GROUPABLE[key].split(", "))
             else:
@@ -206,8 +205,13 @@ class PointsDB:
         # (zip) instead of crossing them, so `("tier", "group")` would lose combinations.
         for expr in unnest:
             source = f"(SELECT *, {expr} FROM {source})"
-        if source_extra:
-            source = f"(SELECT *, {', '.join(source_extra)} FROM {source})"
+        if levels:
+            # One row per (point, coordinate): json_each reads each object once, where
+            # json_keys and then a json_extract_string per key read it once per key
+            # (a quarter of the curves aggregate). Non-object params have no coordinates,
+            # as json_keys gives none for them; canonical params have no repeated keys.
+            source = (f"(SELECT s.*, e.key AS param_name, e.value ->> '$' AS param_value FROM {source} s, "
+                      "json_each(CASE WHEN json_type(s.params) = 'OBJECT' THEN s.params END) e)")
         # Each mode's own macro, named from the whitelist above: the generic `estimate(mode, ...)`
         # CASE would inline all seven estimators per mode and make planning slow.
         estimates = [f"est_{m.lower()}(n, n_t, n_e, g) AS {m.lower()}" for m in modes]

@@ -92,6 +92,8 @@ RESULT_COLUMNS = (
     "lvl_temperature", "lvl_max_tokens", "lvl_eval_plan", "lvl_eval_limits", "lvl_agentic_eval_config",
     *GENERATION_FIELDS, "agent_scaffold",
 )
+#: Where the score is among `RESULT_COLUMNS`.
+_SCORE_AT = RESULT_COLUMNS.index("score")
 _TYPED = {"row_id": np.int64, "own": bool, "score": np.float64, **{c: np.uint8 for c in LEVEL_COLUMNS}}
 
 
@@ -328,8 +330,22 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
     # An evaluation's tasks share its record part and setup: made once per evaluation (the
     # memo keeps the arguments it was made from, so an equal key means equal inputs).
     shared_of: dict[tuple, tuple] = {}
+    # A task's benchmark key and the result columns before the score are the same in every
+    # evaluation (the metric, range and names are the task's): made once per task.
+    task_of: dict[str, tuple[str, tuple]] = {}
+    rows = columns.rows
+    next_id = first_row_id
     for own in sorted(own_rows, key=lambda o: (o.evaluation_id, o.task)):
-        bench = aliases.benchmark(key(own.task))
+        task = task_of.get(own.task)
+        if task is None:
+            bench = aliases.benchmark(key(own.task))
+            head = result_part(
+                index=None, benchmark_name=own.task, evaluation_name=own.task, bench=bench, slice_key=None,
+                metric_name=OWN_METRIC, unit=None, min_score=0.0, max_score=1.0, score=0.0,
+                args={}, scaffold=None, setup=(),
+            )[:_SCORE_AT]
+            task = task_of[own.task] = (bench, head)
+        bench, head = task
         model_id = (own.model or "").strip()
         if score_problem(own.score) is not None or not bench or not model_id:
             dropped += 1
@@ -348,11 +364,9 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
             )
             found = shared_of[memo] = (own.generation_args, shared, setup_part(args, args.get("agent_scaffold")))
         _, shared, setup = found
-        columns.add(shared, result_part(
-            index=None, benchmark_name=own.task, evaluation_name=own.task, bench=bench, slice_key=None,
-            metric_name=OWN_METRIC, unit=None, min_score=0.0, max_score=1.0, score=own.score,
-            args={}, scaffold=None, setup=setup,
-        ))
+        # The row `RowColumns.add` makes of result_part(...) and the record part.
+        rows.append((next_id, *head, float(own.score), *setup, *shared))
+        next_id += 1
     return columns, dropped
 
 
