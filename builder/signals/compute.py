@@ -14,7 +14,7 @@ import itertools
 import json
 from dataclasses import fields
 from operator import itemgetter
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..config import SiteConfig
 from ..store.cardfields import FIELDS
@@ -99,14 +99,7 @@ def _rows(store: ResultsStore) -> tuple[ResultRow, ...]:
     the agentic routes, missing fields and setup are made from their columns here."""
     routes = {flags: tuple(r for r, on in zip(AGENTIC_ROUTES, flags) if on)
               for flags in itertools.product((False, True), repeat=3)}
-    missing: dict[str, tuple[str, ...]] = {}
-
-    def fields_of(text: str) -> tuple[str, ...]:
-        found = missing.get(text)
-        if found is None:
-            found = missing[text] = tuple(text.split(",")) if text else ()
-        return found
-
+    fields_of = _field_lists()
     at, rows = store.columns("row_details")
     derived = ("agentic_routes", "missing", "setup")
     assert tuple(f.name for f in fields(ResultRow))[-3:] == derived, "ResultRow's derived fields come last"
@@ -116,6 +109,20 @@ def _rows(store: ResultsStore) -> tuple[ResultRow, ...]:
     missing_at = at["missing"]
     make = record_builder(ResultRow)  # the plain fields, then the derived ones, in field order
     return tuple(make(*plain(r), routes[flags(r)], fields_of(r[missing_at]), setup(r)) for r in rows)
+
+
+def _field_lists() -> Callable[[str], tuple[str, ...]]:
+    """Comma-joined field names (as the store gives a row's missing fields) as a tuple, one
+    shared tuple per distinct text: a few hundred lists recur across ~10^5 rows."""
+    seen: dict[str, tuple[str, ...]] = {}
+
+    def fields_of(text: str) -> tuple[str, ...]:
+        found = seen.get(text)
+        if found is None:
+            found = seen[text] = tuple(text.split(",")) if text else ()
+        return found
+
+    return fields_of
 
 
 # -- triples -------------------------------------------------------------------------------
@@ -137,13 +144,7 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
     which keeps the full corpus (35,026 triples) fast to assemble."""
     differences = _differences(store)
     shared: dict[tuple, object] = {}
-    missing_of: dict[str, tuple[str, ...]] = {}
-
-    def fields_of(text: str) -> tuple[str, ...]:
-        found = missing_of.get(text)
-        if found is None:
-            found = missing_of[text] = tuple(text.split(",")) if text else ()
-        return found
+    fields_of = _field_lists()
 
     def once(kind: type, *args):
         key = (kind, *args)
