@@ -193,16 +193,7 @@ def test_tasks_and_config_changes():
 
 
 def test_tie_changes_pairs_and_groups():
-    base = leaderboard([
-        model("a/zs/greedy", 600.0, 30.0, rank=1, rank_range=(1, 2), tied_with=["b/zs/greedy"]),
-        model("b/zs/greedy", 580.0, 30.0, rank=2, rank_range=(1, 2), tied_with=["a/zs/greedy"]),
-        model("c/zs/greedy", 400.0, 10.0, rank=3),
-    ], tie_groups=[["a/zs/greedy", "b/zs/greedy"]])
-    head = leaderboard([
-        model("a/zs/greedy", 700.0, 10.0, rank=1),
-        model("b/zs/greedy", 580.0, 30.0, rank=2, rank_range=(2, 3), tied_with=["c/zs/greedy"]),
-        model("c/zs/greedy", 560.0, 10.0, rank=3, rank_range=(2, 3), tied_with=["b/zs/greedy"]),
-    ], tie_groups=[["c/zs/greedy", "b/zs/greedy"]])
+    base, head = _tie_base_head()
     ties = compare(base, head).ties
     assert [(p[0].id, p[1].id) for p in ties.pairs_tied] == [("b/zs/greedy", "c/zs/greedy")]
     assert [(p[0].id, p[1].id) for p in ties.pairs_untied] == [("a/zs/greedy", "b/zs/greedy")]

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from ..stats.board import Score
 from .cards import compare_signals
 from .report import (
     NOT_COMPARABLE,
@@ -30,7 +31,6 @@ from .report import (
     ModelChange,
     ModelEntry,
     ModelRef,
-    Score,
     ScoreChangeReport,
     TaskMove,
     TieChanges,

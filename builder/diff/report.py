@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..stats.board import Score
+
 SCHEMA = "reasonboard.diff/1"
 
 #: Data files round ReasonScores to 3 decimals and rates to 6 (PRODUCT.md, "Outputs"); the
@@ -31,24 +33,6 @@ class ModelRef:
 
     id: str
     label: str
-
-
-@dataclass(frozen=True)
-class Score:
-    """A ReasonScore with its bootstrap interval (STATISTICS.md section 4).
-
-    All four are None for a model that has none of the configured tasks (the leaderboard
-    writes NaN as null).
-    """
-
-    center: float | None
-    margin: float | None
-    ci_low: float | None
-    ci_high: float | None
-
-    @property
-    def known(self) -> bool:
-        return None not in (self.center, self.margin, self.ci_low, self.ci_high)
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,19 @@ ModeEstimate = tuple[float | None, float | None, float | None]
 
 @dataclass(frozen=True, slots=True)
 class Score:
-    """A ReasonScore with its 95 % interval: `center ± margin`, `[ci_low, ci_high]`."""
+    """A ReasonScore with its 95 % interval: `center ± margin`, `[ci_low, ci_high]`.
+
+    All four are None for a model that has none of the configured tasks (`leaderboard.json`
+    has them as null); the score-change report reads published scores into this too."""
 
     center: float | None
     margin: float | None
     ci_low: float | None
     ci_high: float | None
+
+    @property
+    def known(self) -> bool:
+        return None not in (self.center, self.margin, self.ci_low, self.ci_high)
 
 
 @dataclass(frozen=True, slots=True)
