@@ -222,16 +222,6 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
             charts.close()
 
 
-def render_pages(env: jinja2.Environment, site: "_SiteView", pages: Sequence[Page], assets: Assets,
-                 workers: int | None = None) -> Iterator[bytes]:
-    """Each page's bytes, in the order of `pages` (in forked workers when there are more
-    than one; the bytes are the same)."""
-    job = PageJob(pages, lambda page: render_page(env, site, page, assets), None, None)
-    for _path, _digest, _kept, body in job.run(render_workers() if workers is None else workers):
-        assert isinstance(body, bytes)
-        yield body
-
-
 def _warm_chart_cache(cache_dir: Path) -> Iterator[tuple[str, bytes]]:
     specs_script(cache_dir)
     vega_bundle(cache_dir)
