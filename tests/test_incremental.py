@@ -289,3 +289,25 @@ def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, t
         points.write_text(text, encoding="utf-8")  # the fixture is the module's
     assert snapshot(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "site"]
+
+
+def test_a_page_digest_does_not_depend_on_what_was_rendered_before(default_build):
+    """Rendering a page may compute texts of the views it shares with other pages (a model's
+    leaderboard row is on its model page too). Nothing computed there may stay on the view:
+    a digest taken after rendering equals the one taken before, so which worker rendered
+    which page first never makes a kept page look changed (issue 16)."""
+    from reasonboard.site.model import build_page_model
+    from reasonboard.site.render import Assets, _SiteView, environment, load_content, render_page
+    from reasonboard.site.reuse import page_digest
+
+    results = default_build.results
+    model = build_page_model(results, load_content(default_build.content_dir))
+    before = [page_digest("", page) for page in model.pages]
+    assert None not in before
+    env = environment(ROOT / "templates")
+    site = _SiteView(model, has_signals=results.signals is not None)
+    assets = Assets(css="a.css", js="a.js", charts="c.js", vega="v.js")
+    for page in model.pages:
+        render_page(env, site, page, assets)
+    after = [page_digest("", page) for page in model.pages]
+    assert [p.path for p, b, a in zip(model.pages, before, after) if b != a] == []

@@ -6,7 +6,6 @@ template."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Callable, Sequence, TypeVar
 
 from ...stats.bands import Band
@@ -64,8 +63,10 @@ class Interval:
     def _fmt(self) -> Callable[[float | None], str]:
         return fmt.score if self.scale == "score" else fmt.probability
 
-    # The texts are cached: a cell, its bar's label and its chart point all print them.
-    @cached_property
+    # Not cached: a cached value would be stored on the instance, and whether a page's
+    # interval already carried it (a page rendered earlier in the same worker printed it)
+    # would change the page's pickled view model, so its reuse digest (reuse.py).
+    @property
     def text(self) -> str:
         return f"{self._fmt(self.center)} ± {self._fmt(self.margin)}"
 
@@ -77,7 +78,7 @@ class Interval:
     def margin_text(self) -> str:
         return self._fmt(self.margin)
 
-    @cached_property
+    @property
     def range_text(self) -> str:
         return f"[{self._fmt(self.low)}, {self._fmt(self.high)}]"
 
