@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 import jinja2
 from markupsafe import Markup
 
-from ..gcpause import no_cyclic_gc
+from ..gcpause import no_cyclic_gc, settle
 from ..results import BuildResults
 from ..slugs import is_safe_slug
 from . import format as fmt
@@ -187,6 +187,7 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
     try:
         content = load_content(content_dirs)
         model = build_page_model(results, content)
+        settle()  # the page model is acyclic and freed at the end of rendering: no collection need walk it
         clock.lap("page model")
         if charts is not None:
             try:
