@@ -311,3 +311,34 @@ def test_a_page_digest_does_not_depend_on_what_was_rendered_before(default_build
         render_page(env, site, page, assets)
     after = [page_digest("", page) for page in model.pages]
     assert [p.path for p, b, a in zip(model.pages, before, after) if b != a] == []
+
+
+def test_a_deferred_page_has_the_digest_of_one_made_in_order(default_build):
+    """Model and benchmark pages are made by whichever render process takes them, in any
+    order (issue 16): a page made last, after every other, has the digest of the same page
+    made first, so the order never makes a kept page look changed."""
+    from reasonboard.site.model import plan_page_model
+    from reasonboard.site.render import load_content
+    from reasonboard.site.reuse import page_digest
+    from reasonboard.site.views.base import Deferred, made
+
+    content = load_content(default_build.content_dir)
+    forward = plan_page_model(default_build.results, content)
+    backward = plan_page_model(default_build.results, content)
+    deferred = [k for k, p in enumerate(forward.pages) if isinstance(p, Deferred)]
+    assert any(p.template == "model.html" for p in forward.pages if isinstance(p, Deferred))
+    assert any(p.template == "benchmark_rows.html" for p in forward.pages if isinstance(p, Deferred))
+    first = {k: page_digest("", made(forward.pages[k])) for k in deferred}
+    last = {k: page_digest("", made(backward.pages[k])) for k in reversed(deferred)}
+    assert [forward.pages[k].path for k in deferred if first[k] != last[k]] == []
+
+
+def test_a_deferred_page_made_unlike_its_plan_is_an_error():
+    from reasonboard.site.views.base import Deferred, Page
+
+    page = Page(path="a.html", title="A", template="content.html", simulated=False, description="")
+    assert Deferred("a.html", "content.html", lambda: page).page() is page
+    with pytest.raises(RuntimeError, match="b.html"):
+        Deferred("b.html", "content.html", lambda: page).page()
+    with pytest.raises(RuntimeError, match="charts"):
+        Deferred("a.html", "content.html", lambda: page, charts=True).page()

@@ -3,9 +3,10 @@
 `Cards.build` reads a `builder.signals.Signals` and prepares, once per build:
 
 * the benchmark pages (completeness ●/◐/○ per field with the card's text, fully missing
-  fields by name, risks, result rows with R/P/X, comparability details per triple);
+  fields by name, risks, result rows with R/P/X, comparability details per triple), each
+  `Deferred`: made where it is rendered;
 * the signals dashboard (corpus rates, field missingness and population, provenance,
-  comparability counts, links down to benchmarks and flagged triples);
+  comparability counts, links down to benchmarks and flagged triples; `dashboard.py`);
 * per leaderboard model: the R/C/P/X badges and the model's reported results;
 * per task: a summary of the task's own Evaluation Card.
 
@@ -17,21 +18,19 @@ benchmark pages exist.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Sequence
 
 from ..results import BuildResults
 from ..signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
 from ..slugs import unique_slugs
-from ..vocabulary import PROVENANCE
 from . import format as fmt
-from .charts import Chart
+from .dashboard import signals_page
 from .markdown import is_web_url
 from .urls import page_path
 from .views.badges import (
-    checks_summary,
     collection,
     comparability_badge,
-    count_rate,
     divergence,
     median_of,
     provenance_badge,
@@ -40,21 +39,17 @@ from .views.badges import (
     text_html,
     triple_anchor,
 )
-from .views.base import Badge, Page, Pager, Ref
+from .views.base import Badge, Deferred, NavLink, Page, Pager, Ref
 from .views.cards import (
     BenchmarkPage,
     BenchmarkRowsPage,
     BenchmarkSummary,
-    CountRow,
     FieldSection,
     FieldView,
-    FlaggedView,
     PartyView,
-    RateRow,
     ReportedResults,
     ResultView,
     RiskView,
-    SignalsPage,
     SubItemView,
     TripleView,
 )
@@ -62,8 +57,6 @@ from .views.cards import (
 #: Result rows and comparisons on one page at most, unless the site config sets `page_size`
 #: (a benchmark of the full EEE corpus has ~4,500 rows: they continue on numbered pages).
 MAX_ROWS = 100
-#: Flagged triples linked from the dashboard at most.
-MAX_FLAGGED = 100
 
 
 # -- assembly ---------------------------------------------------------------------------------
@@ -101,6 +94,7 @@ class Cards:
         self._views: dict[Any, ResultView] = {}
         self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
         self._bench_refs: dict[tuple[str, str], Ref] = {}
+        self._benchmark_rows: dict[str, list[ResultRow]] = {}
 
     @property
     def _signals(self) -> Signals:
@@ -197,11 +191,15 @@ class Cards:
 
     # -- pages ----------------------------------------------------------------------------
 
-    def pages(self) -> list[Page]:
-        pages: list[Page] = [self._dashboard()]
+    def pages(self) -> list[Page | Deferred]:
+        """The signals dashboard, then each benchmark's pages (made where they are rendered)."""
+        pages: list[Page | Deferred] = [signals_page(self.signals, self._summaries, self.bench_paths, self.anchor,
+                                                                self.simulated)]
         if self.signals is not None:
             for b in self._signals.benchmarks:
-                pages += self._benchmark_pages(b)
+                pages += [Deferred(path, "benchmark.html" if k == 0 else "benchmark_rows.html",
+                                   partial(self._benchmark_page_at, b, k))
+                          for k, path in enumerate(self._benchmark_paths(b))]
         return pages
 
     # -- builders --------------------------------------------------------------------------
@@ -217,8 +215,10 @@ class Cards:
         compared.sort(key=lambda t: ({True: 0, False: 1, None: 2}[t.comparability.flag], t.key))
         return compared[: self.page_size]
 
-    def _anchor(self, t: TripleSignals) -> str | None:
+    def anchor(self, t: TripleSignals) -> str | None:
+        """The HTML id of the triple's comparison on its benchmark page, when it is shown there."""
         return self._anchors.get(t.key)
+
 
     def _results(self, rows: Sequence[Any], first: int = 1, more: Ref | None = None) -> ReportedResults:
         """One page of result rows: `rows[first - 1 : first - 1 + page_size]`."""
@@ -242,7 +242,7 @@ class Cards:
         """A triple's anchor (when its comparison is shown) and its P and X badges."""
         parts = self._triple_parts.get(triple.key)
         if parts is None:
-            parts = (self._anchor(triple), provenance_badge(triple), comparability_badge(triple.comparability))
+            parts = (self.anchor(triple), provenance_badge(triple), comparability_badge(triple.comparability))
             self._triple_parts[triple.key] = parts
         return parts
 
@@ -277,28 +277,42 @@ class Cards:
             combined=comparability_badge(c), missing=tuple(t.reproducibility.missing),
         )
 
-    def _benchmark_pages(self, b: BenchmarkSignals) -> list[Page]:
-        """The Evaluation Card page with the first page of result rows, then one page per
-        further `page_size` rows, so every row is on the site and no page lists them all."""
-        rows = sorted(self._signals.rows_for_benchmark(b.key), key=lambda r: (-r.score, r.model_key, r.row_id))
+    def _benchmark_paths(self, b: BenchmarkSignals) -> list[str]:
+        """The Evaluation Card page, then one page per further `page_size` result rows, so
+        every row is on the site and no page lists them all."""
         card_path = self.bench_paths[b.key]
-        starts = list(range(1, len(rows) + 1, self.page_size)) or [1]
-        paths = [card_path] + [f"{card_path[:-len('.html')]}/rows-{k + 1}.html" for k in range(1, len(starts))]
-        from .views.base import NavLink, Pager
+        pages = max(1, -(-len(self._signals.rows_for_benchmark(b.key)) // self.page_size))
+        return [card_path] + [f"{card_path[:-len('.html')]}/rows-{k + 1}.html" for k in range(1, pages)]
 
-        links = tuple(NavLink(str(k + 1), p) for k, p in enumerate(paths))
-        more = [Ref(f"rows {starts[k + 1]}–{min(starts[k + 1] + self.page_size - 1, len(rows))}", paths[k + 1])
-                if k + 1 < len(paths) else None for k in range(len(paths))]
-        pager = Pager(1, links) if len(links) > 1 else None
-        pages: list[Page] = [self._benchmark_page(b, self._results(rows, 1, more[0]), pager)]
-        simulated = pages[0].simulated
-        for k in range(1, len(paths)):
-            pages.append(BenchmarkRowsPage(
-                path=paths[k], title=f"Result rows of {b.name}, page {k + 1}", template="benchmark_rows.html",
-                simulated=simulated, description=f"Result rows {starts[k]} onwards of {b.name} with their signals",
-                card=Ref(b.name, card_path), results=self._results(rows, starts[k], more[k]),
-                pager=Pager(k + 1, links)))
-        return pages
+    def _sorted_rows(self, b: BenchmarkSignals) -> list[ResultRow]:
+        """The benchmark's result rows, best score first (sorted once per process)."""
+        rows = self._benchmark_rows.get(b.key)
+        if rows is None:
+            rows = self._benchmark_rows[b.key] = sorted(self._signals.rows_for_benchmark(b.key),
+                                                        key=lambda r: (-r.score, r.model_key, r.row_id))
+        return rows
+
+    def _benchmark_page_at(self, b: BenchmarkSignals, k: int) -> Page:
+        """Page `k` of `_benchmark_paths(b)`: the card with the first rows, or rows only."""
+        rows = self._sorted_rows(b)
+        paths = self._benchmark_paths(b)
+        starts = [1 + n * self.page_size for n in range(len(paths))]
+        links = tuple(NavLink(str(n + 1), p) for n, p in enumerate(paths))
+        more = (Ref(f"rows {starts[k + 1]}–{min(starts[k + 1] + self.page_size - 1, len(rows))}", paths[k + 1])
+                if k + 1 < len(paths) else None)
+        results = self._results(rows, starts[k], more)
+        if k == 0:
+            return self._benchmark_page(b, results, Pager(1, links) if len(links) > 1 else None)
+        return BenchmarkRowsPage(
+            path=paths[k], title=f"Result rows of {b.name}, page {k + 1}", template="benchmark_rows.html",
+            simulated=self._benchmark_simulated(b),
+            description=f"Result rows {starts[k]} onwards of {b.name} with their signals",
+            card=Ref(b.name, paths[0]), results=results, pager=Pager(k + 1, links))
+
+    def _benchmark_simulated(self, b: BenchmarkSignals) -> bool:
+        """A benchmark's pages show simulated data when any of its own rows is simulated."""
+        return any(self.simulated.get(r.evaluation_id or "", False) for r in self._signals.rows_for_benchmark(b.key)
+                   if r.own)
 
     def _benchmark_page(self, b: BenchmarkSignals, results: ReportedResults, pager: Pager | None) -> BenchmarkPage:
         summary = self._summaries[b.key]
@@ -310,12 +324,10 @@ class Cards:
                 sub_items=tuple(SubItemView(s.name, "●" if s.populated else "○",
                                             "populated" if s.populated else "missing", text_html(s.text))
                                 for s in f.sub_items)))
-        rows = self._signals.rows_for_benchmark(b.key)
         task = self.task_by_key.get(b.key)
-        simulated = any(self.simulated.get(r.evaluation_id or "", False) for r in rows if r.own)
         return BenchmarkPage(
             path=self.bench_paths[b.key], title=f"Evaluation Card: {b.name}", template="benchmark.html",
-            simulated=simulated,
+            simulated=self._benchmark_simulated(b),
             description=f"Reporting completeness, risks and result signals of {b.name}",
             summary=summary, name=b.name, card_path=b.card_path, agentic=b.agentic,
             fully_missing=tuple(b.fully_missing),
@@ -328,70 +340,3 @@ class Cards:
             pager=pager,
             task=Ref(task, self.task_paths[task]) if task else None,
         )
-
-    def _dashboard(self) -> SignalsPage:
-        s = self.signals
-        if s is None:
-            return SignalsPage(
-                path="signals.html", title="Evaluation Card signals", template="signals.html", simulated=False,
-                description="Evaluation Card signals across every reported result", available=False,
-                rows=0, triples=0, benchmark_count=0, dropped=0, populated_rule="", gap_rate=fmt.MISSING,
-                missingness=(), missingness_chart=None, completeness_median=fmt.MISSING, population=(),
-                population_chart=None, first_party_only=fmt.MISSING, multi_party=fmt.MISSING, relationships=(),
-                compared=0, comparability=(), flagged=(), flagged_total=0, benchmarks=())
-        corpus = s.corpus
-        repro = corpus.reproducibility
-        missingness = tuple(
-            RateRow(f, rate, "" if rate is not None else "no agentic results")
-            for f, rate in repro.field_missingness.items())
-        from ..store.cardfields import FIELD_BY_NAME
-
-        population = tuple(
-            RateRow(f"{FIELD_BY_NAME[f].position}. {FIELD_BY_NAME[f].label}" if f in FIELD_BY_NAME else f, rate, name=f)
-            for f, rate in corpus.field_population.items())
-        prov = corpus.provenance
-        rel_total = sum(prov.rows_by_relationship.values()) or 1
-        relationships = tuple((r, prov.rows_by_relationship.get(r, 0),
-                               fmt.percent(prov.rows_by_relationship.get(r, 0) / rel_total))
-                              for r in PROVENANCE)
-        comp = corpus.comparability
-        counts = (CountRow("Variant divergence (same party, different setups)", comp.variant.flagged,
-                           comp.variant.within, comp.variant.not_applicable),
-                  CountRow("Cross-party divergence", comp.cross_party.flagged, comp.cross_party.within,
-                           comp.cross_party.not_applicable),
-                  CountRow("Either (combined flag)", comp.combined.flagged, comp.combined.within,
-                           comp.combined.not_applicable))
-        flagged_triples = [t for t in s.triples if t.comparability.flag is True]
-        flagged = tuple(FlaggedView(Ref(t.benchmark, self.bench_paths[t.benchmark_key]), self._anchor(t),
-                                    t.model_id, t.metric, checks_summary(t.comparability, flagged_only=True))
-                        for t in flagged_triples[:MAX_FLAGGED])
-        benchmarks = tuple(sorted(self._summaries.values(), key=lambda b: (not b.has_card, b.ref.label.lower(), b.key)))
-        simulated = any(self.simulated.values()) and any(r.own for r in s.rows)
-        pop_chart = Chart(
-            kind="rates", id="population", twin="population-table",
-            label=f"Share of benchmarks populating each of the {len(population)} Evaluation Card fields",
-            rows=tuple({"label": r.label, "order": n, "rate": r.rate, "text": r.text} for n, r in enumerate(population)
-                       if r.rate is not None)) if population else None
-        miss_rows = [r for r in missingness if r.rate is not None]
-        miss_chart = Chart(
-            kind="rates", id="missingness", twin="missingness-table",
-            label="Share of results missing each reproducibility field",
-            rows=tuple({"label": r.label, "order": n, "rate": r.rate, "text": r.text}
-                       for n, r in enumerate(miss_rows))) if miss_rows else None
-        return SignalsPage(
-            path="signals.html", title="Evaluation Card signals", template="signals.html", simulated=simulated,
-            description="Reproducibility, completeness, provenance and comparability across every reported result",
-            available=True, rows=corpus.rows, triples=corpus.triples, benchmark_count=corpus.benchmarks,
-            dropped=s.dropped_rows, populated_rule=s.populated_rule, gap_rate=fmt.percent(repro.gap_rate),
-            missingness=missingness, missingness_chart=miss_chart,
-            completeness_median=fmt.percent(corpus.completeness_median), population=population,
-            population_chart=pop_chart, first_party_only=count_rate(prov.first_party_only, prov.first_party_only_rate),
-            multi_party=count_rate(prov.multi_party, prov.multi_party_rate), relationships=relationships,
-            compared=comp.compared, comparability=counts, flagged=flagged, flagged_total=len(flagged_triples),
-            benchmarks=benchmarks,
-        )
-
-
-# -- small helpers --------------------------------------------------------------------------
-
-

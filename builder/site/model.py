@@ -14,7 +14,8 @@ and list at most `page_size` rows; the navigation is the same handful of links e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Sequence
 
 from ..results import BuildResults
@@ -22,10 +23,10 @@ from ..slugs import unique_slugs
 from . import evalcards
 from .markdown import ContentPage
 from .urls import evaluation_page_path, page_path
-from .views.base import NavLink, Page, Ref
+from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.content import ContentView, NotFoundPage, band_table
 from .views.leaderboard import leaderboard_pages
-from .views.model import model_groups, model_page
+from .views.model import draws_chart, model_groups, model_page
 from .views.pairwise import pairwise_page
 from .views.rows import Context, model_row
 from .views.task import task_page
@@ -33,12 +34,15 @@ from .views.task import task_page
 
 @dataclass(frozen=True)
 class SiteModel:
-    """Everything the renderer needs: site-wide facts and the pages in output order."""
+    """Everything the renderer needs: site-wide facts and the pages in output order.
+
+    From `plan_page_model` the model and benchmark pages are `Deferred` (made where they
+    are rendered); `build_page_model` gives every page made."""
 
     title: str
     description: str
     nav: tuple[NavLink, ...]
-    pages: tuple[Page, ...]
+    pages: tuple[Page | Deferred, ...]
     simulated_any: bool
     base_url: str
     organization: str
@@ -51,14 +55,21 @@ class SiteModel:
     extra_css: str = ""
 
     def by_path(self) -> dict[str, Page]:
-        return {p.path: p for p in self.pages}
+        return {p.path: made(p) for p in self.pages}
 
 
 def build_page_model(results: BuildResults, content_pages: Sequence[ContentPage] = ()) -> SiteModel:
-    """Assemble every page of the site from a `BuildResults` (results.py).
+    """Every page of the site from a `BuildResults` (results.py), all made.
 
     `content_pages` are the parsed `content/*.md` pages, in navigation order.
     """
+    plan = plan_page_model(results, content_pages)
+    return replace(plan, pages=tuple(made(p) for p in plan.pages))
+
+
+def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] = ()) -> SiteModel:
+    """The page model with the model and benchmark pages `Deferred`: what the renderer
+    needs before it forks its workers, which make those pages (views/base.py)."""
     config = results.config
     models = results.leaderboard.models
     tasks = list(results.leaderboard.settings.tasks)
@@ -77,11 +88,12 @@ def build_page_model(results: BuildResults, content_pages: Sequence[ContentPage]
     for m in models:
         ctx.rows[m.id] = model_row(ctx, m)
 
-    pages: list[Page] = []
+    pages: list[Page | Deferred] = []
     pages += leaderboard_pages(ctx, config, tasks)
     groups = model_groups(ctx)
     parents = {row.id: Ref(g.label, g.path) for g in groups for row in (e.row for e in g.evaluations)}
-    pages += [model_page(ctx, m, parents.get(m.id)) for m in models]
+    pages += [Deferred(ctx.paths[m.id], "model.html", partial(model_page, ctx, m, parents.get(m.id)), draws_chart(m))
+              for m in models]
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]
     pages.append(pairwise_page(ctx, config.pairwise_top))

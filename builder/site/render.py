@@ -32,11 +32,11 @@ from .charts import cached as charts_cached
 from .charts import content_hash, specs_script, vega_bundle
 from .fragments import Fragments, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
-from .model import SiteModel, build_page_model
+from .model import SiteModel, plan_page_model
 from .reuse import PageReuse
 from .search import search_script
 from .urls import Linker, check_output_path
-from .views.base import Page
+from .views.base import Deferred, Page
 from .views.content import ContentView
 from .workers import Alongside, PageJob, can_fork, render_workers
 from .writer import Output, SiteFiles, Stage
@@ -186,7 +186,7 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
         alongside = None
     try:
         content = load_content(content_dirs)
-        model = build_page_model(results, content)
+        model = plan_page_model(results, content)
         settle()  # the page model is acyclic and freed at the end of rendering: no collection need walk it
         clock.lap("page model")
         if charts is not None:
@@ -229,7 +229,8 @@ def _warm_chart_cache(cache_dir: Path) -> Iterator[tuple[str, bytes]]:
     yield from ()
 
 
-def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets, pages: Sequence[Page]) -> dict[str, str]:
+def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets,
+                   pages: Sequence[Page | Deferred]) -> dict[str, str]:
     """What a page's template sees besides its own view model (for reuse.py), by template
     ("" for any other). The search index changes with every score, so it counts only for
     the page templates that name it, when no shared template (base, partial) does."""

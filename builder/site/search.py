@@ -14,14 +14,14 @@ from __future__ import annotations
 from typing import Iterable
 
 from .charts import script_json
-from .views.base import Page
+from .views.base import Deferred, Page
 from .views.leaderboard import LeaderboardPage
 
 PREFIX = "models/"
 SUFFIX = ".html"
 
 
-def search_script(pages: Iterable[Page]) -> bytes | None:
+def search_script(pages: Iterable[Page | Deferred]) -> bytes | None:
     """`assets/search-<hash>.js`, or None when the leaderboard fits on one page (the filter
     then sees every row already)."""
     boards = [p for p in pages if isinstance(p, LeaderboardPage)]

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
-from .views.base import Page
+from .views.base import Deferred, Page, made
 from .writer import UNCHANGED, Output, Stage
 
 
@@ -58,7 +58,8 @@ class PageJob:
     """Rendering the pages: what every page shares, which pages there are, and the files
     made `alongside` them (the build's data files)."""
 
-    pages: Sequence[Page]
+    #: The pages in output order; a `Deferred` one is made by the process that renders it.
+    pages: Sequence[Page | Deferred]
     #: A page's bytes (the templates).
     render: Callable[[Page], bytes]
     #: A page's digest and whether its file on disk can stay (reuse.py), when reusing.
@@ -72,7 +73,7 @@ class PageJob:
     def one(self, index: int, forked: bool = False) -> Record:
         """Page `index`: kept (its inputs are those of the file on disk), or rendered; in a
         worker with a stage, also staged, so only a `Staged` record goes back."""
-        page = self.pages[index]
+        page = made(self.pages[index])
         digest, keep = None, False
         if self.decide is not None:
             digest, keep = self.decide(page)

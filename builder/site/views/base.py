@@ -170,6 +170,37 @@ class Page:
 
 
 @dataclass(frozen=True)
+class Deferred:
+    """A page made where it is rendered rather than with the rest of the page model.
+
+    Model and benchmark pages are nine tenths of a site and most of the page model's cost
+    (1.4 s of 1.5 s at 2,500 evaluations): made by the render workers (site/workers.py),
+    they are made on every core, and each is dropped once written, so no process holds
+    them all. What must be known before any page is made is known without making it: the
+    output path and template (the writer's path checks, reuse.py's shared inputs) and
+    whether the page draws a chart (the chart assets are written first). `page()` checks
+    that the page made agrees with them.
+    """
+
+    path: str
+    template: str
+    make: Callable[[], Page]
+    charts: bool = False
+
+    def page(self) -> Page:
+        page = self.make()
+        if (page.path, page.template, bool(page.charts)) != (self.path, self.template, self.charts):
+            raise RuntimeError(f"the deferred page {self.path} ({self.template}, charts: {self.charts}) was made as "
+                               f"{page.path} ({page.template}, charts: {bool(page.charts)})")
+        return page
+
+
+def made(entry: Page | Deferred) -> Page:
+    """The page of a page model entry, made now if it was deferred."""
+    return entry.page() if isinstance(entry, Deferred) else entry
+
+
+@dataclass(frozen=True)
 class Pager:
     """Links between numbered pages (the leaderboard's `index.html`, `index-2.html`, ...;
     a benchmark's result rows).
