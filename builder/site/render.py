@@ -1,7 +1,8 @@
 """Rendering: the page model through the Jinja templates into bytes, plus the assets.
 
 `render_site` is the site stage of the build (STYLE.md data flow): it reads the content
-pages, asks `build_page_model` for every page, renders each with its own `url()` helper
+pages, asks `plan_page_model` for every page (the model and benchmark pages are made by
+the process that renders them, workers.py), renders each with its own `url()` helper
 (relative to the page's depth, so `file://` works), and returns output path -> bytes in a
 `SiteFiles`, which refuses a path claimed twice; `iter_site` gives the same files one at a
 time (the build streams them to the writer). It writes nothing: the writer does.
