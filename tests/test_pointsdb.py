@@ -7,7 +7,7 @@ import math
 
 import pytest
 from helpers_points import ingest_rows, point, ref_estimate
-from reasonboard.store.pointsdb import MODES, PointsDB
+from reasonboard.store.pointsdb import MODES, KeySet, PointsDB
 
 # Three points of one model on one task, of very different sizes: the sum and the
 # average of per-point scores disagree a lot here.
@@ -172,6 +172,38 @@ def test_group_by_param_with_filters_binds_parameters_in_order(db):
                        mode=("C_P", "E_I"))
     got = {(r["base_task"], r["param_1"]): r["points"] for r in agg.rows()}
     assert got == {("t1", "1"): 1, ("t1", "2"): 1, ("t2", "1"): 1}
+
+
+def test_a_key_set_selects_only_the_combinations_it_lists(db):
+    # (m1, t2) and (m2, t1): filtering on model and task separately would also take (m1, t1).
+    among = KeySet(("model", "base_task"), [("m1", "t2"), ("m2", "t1")])
+    agg = db.aggregate(among=among, group_by=("model", "template", "base_task", "param_level"), mode="C_P")
+    got = {(r["model"], r["template"], r["base_task"], r["param_name"], r["param_value"]): (r["points"], r["est"])
+           for r in agg.rows()}
+    expected = {}
+    for key in ((p["model"], p["template"], p["base_task"], name, str(p["params"][name]))
+                for p in POINTS if (p["model"], p["base_task"]) in among.rows for name in p["params"]):
+        mine = [p for p in POINTS if (p["model"], p["template"], p["base_task"]) == key[:3]
+                and str(p["params"][key[3]]) == key[4]]
+        expected[key] = (len(mine), pytest.approx(ref_estimate("C_P", *sums(mine))[0], abs=1e-12))
+    assert got == expected
+    assert {k[:3] for k in got} == {("m1", "tpl", "t2"), ("m2", "tpl", "t1"), ("m2", "other", "t1")}
+    # With filters too (their parameters bind after the key set's), and an empty key set.
+    r = db.aggregate(among=among, filters={"template": "other"}, group_by=(), mode="E_I").rows()[0]
+    assert r["points"] == len(select(model="m2", template="other"))
+    assert db.aggregate(among=KeySet(("model",), []), group_by=("model",)).rows() == []
+
+
+def test_a_key_set_binds_hostile_values(db):
+    r = db.aggregate(among=KeySet(("model",), [("m1' OR '1'='1",), ("m2",)]), group_by=(), mode="E_I").rows()[0]
+    assert r["points"] == len(select(model="m2"))
+    with pytest.raises(ValueError, match="select points by"):
+        db.aggregate(among=KeySet(("tiers",), [("easy",)]))
+    with pytest.raises(ValueError, match="select points by"):
+        db.aggregate(among=KeySet(("model; DROP TABLE points",), [("m1",)]))
+    with pytest.raises(ValueError, match="columns"):
+        db.aggregate(among=KeySet(("model", "base_task"), [("m1",)]))
+    assert db.con.execute("SELECT count(*) FROM points").fetchone()[0] == len(POINTS)
 
 
 def test_bad_arguments_are_rejected(db):

@@ -184,5 +184,9 @@ class CurvePoint(NamedTuple):
     n: int
 
 
-#: Difficulty curves: task -> coordinate -> points, by evaluation id then level.
+#: Difficulty curves: task -> coordinate -> points, by evaluation id then level. Only for the
+#: evaluations the task's page lists (`TaskRanking.listed`, the first `page_size` of its
+#: ranking): nothing else reads them, and every evaluation's would grow with the board
+#: (870,000 points at 10,000 evaluations). A coordinate is present when a listed evaluation
+#: has a point at one of its levels; a task without such a point maps to an empty dict.
 Curves = Mapping[str, Mapping[str, tuple[CurvePoint, ...]]]

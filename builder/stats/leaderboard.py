@@ -2,7 +2,7 @@
 
 Three aggregate queries feed everything: per (evaluation, task) with all six estimators,
 per (evaluation, tier, task) with the v1 task score, and per (evaluation, task, difficulty
-level) for the difficulty curves. The rest is numpy on (models × tasks) arrays. The
+level) for the difficulty curves, of the evaluations the task pages list. The rest is numpy on (models × tasks) arrays. The
 result is typed (`board.py`), rounded as `leaderboard.json` and `pairwise.json` publish it
 (PRODUCT.md "Outputs"); `outputs` writes those documents from it.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..config import SiteConfig
 from ..errors import InputError
-from ..store.pointsdb import Aggregate, PointsDB
+from ..store.pointsdb import Aggregate, KeySet, PointsDB
 from ..vocabulary import MODES
 from .bands import Bands
 from .board import (
@@ -193,9 +193,10 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
         tie_groups=tuple(tie_group(group, [ci_low[order[k]] for k in group]) for group in sig.tie_groups),
     )
     pw = _pairwise(order, config.pairwise_top, ids, col, present, mode)
-    curves = _curves(db, tasks, index, ids)
-    return LeaderboardResult(leaderboard, pw, curves, task_rankings(leaderboard.models, tasks),
-                             {e.id: e for e in evaluations})
+    rankings = task_rankings(leaderboard.models, tasks)
+    listed = {task: [m.evaluation.key for m in rankings[task].listed(config.page_size)] for task in tasks}
+    curves = _curves(db, tasks, index, ids, listed)
+    return LeaderboardResult(leaderboard, pw, curves, rankings, {e.id: e for e in evaluations})
 
 
 def tie_group(positions: list[int], lows: list[float | None]) -> TieGroup:
@@ -261,8 +262,14 @@ def _pairwise(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.n
     )
 
 
-def _curves(db: PointsDB, tasks: list[str], index: Mapping[tuple[str, ...], int], ids: list[str]) -> Curves:
-    """C_P per level of each difficulty coordinate: the task pages' difficulty curves.
+def _curves(db: PointsDB, tasks: list[str], index: Mapping[tuple[str, ...], int], ids: list[str],
+            listed: Mapping[str, Sequence[tuple[str, ...]]]) -> Curves:
+    """C_P per level of each difficulty coordinate: the task pages' difficulty curves, of the
+    evaluations each task page lists (`listed`: task -> evaluation keys) and no other.
+
+    DuckDB aggregates only the points of those (evaluation, task) pairs (a semi-join, see
+    `PointsDB.aggregate`): the pages list at most `page_size` models per task, so the work
+    stays bounded as the board grows, where every evaluation's curves grew with it.
 
     The aggregate has a row per (evaluation, task, coordinate, level), sorted by those keys.
     Each row gets integer codes (its evaluation's id rank, its task, its coordinate in
@@ -273,7 +280,8 @@ def _curves(db: PointsDB, tasks: list[str], index: Mapping[tuple[str, ...], int]
     """
     if not tasks:
         return {}
-    agg = db.aggregate(filters={"base_task": tasks}, group_by=(*EVAL_KEYS, "base_task", "param_level"), mode="C_P")
+    wanted = KeySet((*EVAL_KEYS, "base_task"), [(*key, task) for task in tasks for key in listed.get(task, ())])
+    agg = db.aggregate(among=wanted, group_by=(*EVAL_KEYS, "base_task", "param_level"), mode="C_P")
     curves: dict[str, dict[str, tuple[CurvePoint, ...]]] = {t: {} for t in tasks}
     size = len(agg)
     if size == 0:

@@ -29,6 +29,12 @@ class TaskRanking:
     #: The evaluations without an interval on the task, in leaderboard order.
     missing: tuple[EvaluationRow, ...]
 
+    def listed(self, page_size: int) -> tuple[EvaluationRow, ...]:
+        """The rows the task's page lists: its first `page_size`. The one definition the
+        page and the difficulty curves share, since the statistics make curves for these
+        models only."""
+        return self.rows[:page_size]
+
 
 def task_rankings(models: Sequence[EvaluationRow], tasks: Sequence[str]) -> dict[str, TaskRanking]:
     return {task: task_ranking(models, task) for task in tasks}

@@ -35,6 +35,8 @@ GROUPABLE = {
     "param_level": "param_name, param_value",
 }
 FILTERABLE = ("model", "template", "sampler", "base_task", "params", "tiers", "groups")
+#: Columns a `KeySet` may name (plain text columns, not the label lists).
+KEY_COLUMNS = ("model", "template", "sampler", "base_task", "params")
 COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points")
 
 
@@ -86,6 +88,16 @@ class Aggregate:
     def rows(self) -> list[dict[str, Any]]:
         names = list(self.columns)
         return [dict(zip(names, values)) for values in zip(*(self.columns[n].tolist() for n in names))]
+
+
+@dataclass(frozen=True)
+class KeySet:
+    """The combinations of key values a point must match to be aggregated: `columns` (from
+    `KEY_COLUMNS`) and one tuple of their values per combination. A filter on each column
+    alone would match the cross product; this matches only the rows given (a semi-join)."""
+
+    columns: tuple[str, ...]
+    rows: Sequence[tuple[str, ...]]
 
 
 class TaskParams(NamedTuple):
@@ -163,6 +175,7 @@ class PointsDB:
         filters: Mapping[str, Any] | None = None,
         group_by: Sequence[str] = ("model", "template", "sampler", "base_task"),
         mode: str | Iterable[str] = "C_P",
+        among: KeySet | None = None,
     ) -> Aggregate:
         """Sum the counters of the matching points per group and apply estimators.
 
@@ -171,6 +184,8 @@ class PointsDB:
         columns of `GROUPABLE` and `param:<name>`. `mode` is one mode or several; the
         result has `n, n_t, n_e, g, tok, points` and, per mode, `<mode>_est`, `<mode>_low`,
         `<mode>_high` (plus unprefixed `est, low, high` when one mode is asked for).
+        `among` keeps only the points whose key columns match one of its rows, before any
+        unnesting, so the points outside it cost only the join.
         Groups come back sorted by the group keys, so results are deterministic.
         """
         modes = [mode] if isinstance(mode, str) else list(mode)
@@ -200,7 +215,7 @@ class PointsDB:
                 raise ValueError(f"cannot group by {key!r}")
         # Parameters for json paths appear in the SELECT list, before the WHERE clause.
         path_params = [f"$.{k.split(':', 1)[1]}" for k in group_by if k.startswith("param:")]
-        source = "points"
+        source, among_params = self._among(among)
         # One unnest per subquery: unnests in one SELECT would pair list elements up
         # (zip) instead of crossing them, so `("tier", "group")` would lose combinations.
         for expr in unnest:
@@ -232,7 +247,7 @@ class PointsDB:
             FROM (SELECT *, {', '.join(estimates)} FROM ({inner}))
             {'ORDER BY ' + order if order else ''}
         """
-        cur = self.con.execute(sql, [*path_params, *params])
+        cur = self.con.execute(sql, [*path_params, *among_params, *params])
         names = [d[0] for d in cur.description]
         data = cur.fetchnumpy()
         columns = {name: np.asarray(data[name]) for name in names}
@@ -241,6 +256,22 @@ class PointsDB:
             for part in ("est", "low", "high"):
                 columns[part] = columns[f"{m}_{part}"]
         return Aggregate(columns)
+
+    @staticmethod
+    def _among(among: KeySet | None) -> tuple[str, list[Any]]:
+        """The points a `KeySet` selects, as a FROM source and its parameters: a semi-join
+        with the combinations, bound as one list per column (unnests in one SELECT pair
+        their elements up, making a row per combination)."""
+        if among is None:
+            return "points", []
+        columns = among.columns
+        if not columns or len(set(columns)) != len(columns) or any(c not in KEY_COLUMNS for c in columns):
+            raise ValueError(f"cannot select points by {columns!r}")
+        if any(len(row) != len(columns) for row in among.rows):
+            raise ValueError(f"a row of the key set does not have the {len(columns)} columns {columns!r}")
+        keys = ", ".join(f"unnest(?::VARCHAR[]) AS {c}" for c in columns)
+        source = f"(SELECT points.* FROM points SEMI JOIN (SELECT {keys}) wanted USING ({', '.join(columns)}))"
+        return source, [[str(row[k]) for row in among.rows] for k in range(len(columns))]
 
     @staticmethod
     def _where(filters: Mapping[str, Any]) -> tuple[str, list[Any]]:

@@ -79,8 +79,9 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
     """The task's ranking (`stats.taskranks`), its first `page_size` rows formatted.
     Intervals are made only for the rows the page shows."""
     task = ranking.task
+    listed = ranking.listed(page_size)
     rows = []
-    for n, m in enumerate(ranking.rows[:page_size]):
+    for n, m in enumerate(listed):
         t = m.tasks[task]
         interval = ctx.task_interval(m.id, task, t)
         assert interval is not None  # rows without an interval are listed as missing
@@ -98,7 +99,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
                       rows=tuple({"label": f"{r.position}. {r.model.label}", "order": r.position,
                                   "low": r.interval.low, "high": r.interval.high, "center": r.interval.center,
                                   "text": r.interval.text, "hollow": False} for r in rows))
-    curves = _curves(ctx, task, [m.id for m in ranking.rows[:page_size]])
+    curves = _curves(ctx, task, [m.id for m in listed])
     return TaskPage(
         path=ctx.task_paths[task], title=f"Task: {task}", template="task.html",
         simulated=any(ctx.simulated[m.id] for m in ranking.rows),
