@@ -5,6 +5,11 @@ The documents are written from the statistics' typed results (`stats/board.py`);
 an output format, not what the stages hand each other. Serialised deterministically (sorted
 keys, rows in the results' own stable order, numbers already rounded by the statistics) so
 `git diff` of two builds shows real changes.
+
+Every text is, byte for byte, what `json.dumps(..., sort_keys=True, ensure_ascii=False,
+separators=(",", ":"))` writes (`compact`), but the signals' triples do not go through it
+one by one: their lines are assembled from encoded parts that most triples share (issue 16;
+`tests/test_data_files.py` holds the two readings equal, `benchmarks/data_files.py` times them).
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .signals.comparability import Comparability
 from .signals.model import Signals, TripleSignals
+from .signals.provenance import Provenance
+from .signals.reproducibility import Reproducibility
 from .signals.rounding import r6
 from .stats.board import EvaluationRow, Leaderboard, Pairwise, TaskResult
 from .vocabulary import MODES
@@ -159,8 +166,8 @@ def data_files(leaderboard: Leaderboard, pairwise: Pairwise, signals: Signals | 
 
 
 def signals_json(signals: Signals) -> bytes:
-    """`dump_json(signals.to_json())`, in a fifth of the time: the triples' lines (59,000 at
-    2,500 evaluations, nine tenths of the file) are assembled by `triple_lines`."""
+    """`dump_json(signals.to_json())` in about a third of the time: the triples' lines (59,000
+    at 2,500 evaluations, nine tenths of the file) are assembled by `triple_lines`."""
     return layout(signals.summary_json(), {"triples": triple_lines(signals.sorted_triples())})
 
 
@@ -171,8 +178,9 @@ def signals_json(signals: Signals) -> bytes:
 # that frame, made once (`_object` checks the keys are listed sorted), and the values are
 # filled in the same order. Most triples share their Reproducibility, Provenance and N/A
 # Divergence objects (`signals.compute._triples`), so those texts are encoded once per object
-# (by identity, within one call, while the triples keep the objects alive); only the triple's
-# own strings, parties and party scores are encoded per line.
+# (by identity, within one call; the memo holds the object, so its id cannot be reused);
+# only the triple's own strings, parties and party scores are encoded per line. Strings go
+# through `_string` and numbers through `_scalar`, the functions the C encoder itself calls.
 
 
 def _object(*keys: str) -> str:
@@ -237,23 +245,24 @@ def triple_lines(triples: Iterable[TripleSignals]) -> list[str]:
     """`[compact(t.to_json()) for t in triples]`, sharing the texts of shared objects."""
     strings = _Texts(_string)  # model, benchmark and metric keys repeat from line to line
     party_lists = _Texts(compact)
-    # By identity (the records are not hashable by value), while `triples` keeps them alive:
-    checks: dict[tuple[int, int], tuple[str, str]] = {}
-    records: dict[int, str] = {}  # Reproducibility and Provenance texts
+    # By identity (the records are not hashable by value); each entry holds its object(s).
+    checks: dict[tuple[int, int], tuple[Comparability, str, str]] = {}
+    records: dict[int, tuple[Reproducibility | Provenance, str]] = {}
     lines = []
     for t in triples:
         c = t.comparability
         pair = (id(c.variant), id(c.cross_party))
         around = checks.get(pair)
         if around is None:
-            around = checks[pair] = _around_scores(c)
+            around = checks[pair] = (c, *_around_scores(c))
         provenance = records.get(id(t.provenance))
         if provenance is None:
-            provenance = records[id(t.provenance)] = compact(t.provenance.to_json())
+            provenance = records[id(t.provenance)] = (t.provenance, compact(t.provenance.to_json()))
         reproducibility = records.get(id(t.reproducibility))
         if reproducibility is None:
-            reproducibility = records[id(t.reproducibility)] = compact(t.reproducibility.to_json())
+            reproducibility = records[id(t.reproducibility)] = (t.reproducibility,
+                                                                compact(t.reproducibility.to_json()))
         lines.append(_TRIPLE % (
-            strings[t.benchmark], around[0] + _scores(c) + around[1], strings[t.metric], strings[t.model],
-            party_lists[t.parties], provenance, _scalar(t.reports), reproducibility))
+            strings[t.benchmark], around[1] + _scores(c) + around[2], strings[t.metric], strings[t.model],
+            party_lists[t.parties], provenance[1], _scalar(t.reports), reproducibility[1]))
     return lines

@@ -130,3 +130,16 @@ def test_signals_json_with_hand_made_triples_is_the_plain_encoding(default_build
     empty = dataclasses.replace(signals, triples=(), benchmarks=())
     assert signals_json(empty) == plain_file(empty.to_json())
     assert b'\n"triples":[]' in signals_json(empty)
+
+
+def test_records_made_on_the_fly_are_not_taken_for_earlier_ones_at_the_same_address():
+    """The shared texts are found by identity: an object freed after its line must not lend
+    its text to a new one that Python places at the same address."""
+    def made():
+        for i in range(200):
+            repro = Reproducibility(i % 2 == 0, ("temperature",) * (i % 2), i % 3 == 0)
+            provenance = Provenance(i % 2 == 1, False, {"first_party": i}, ("acme",))
+            variant = dataclasses.replace(NA_VARIANT, basis=f"basis {i}")
+            yield triple(f"m{i}", repro=repro, provenance=provenance, variant=variant, reports=i)
+
+    assert triple_lines(made()) == [plain(t.to_json()) for t in made()]
