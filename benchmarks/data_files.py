@@ -14,7 +14,7 @@ each, alternating so that a drift in the shared machine's speed hits both alike:
 * after: `reasonboard.outputs.data_files`, which the build runs.
 
 Printed: the medians of CPU time (what the work costs when other jobs share the cores) and
-wall time, their ratio, and the time of each file in the last round; the two sides' bytes
+wall time, their ratio, and each file's median CPU time on each side; the two sides' bytes
 are compared and the run fails if any file differs.
 """
 
@@ -136,13 +136,19 @@ def main() -> int:
           f"wall {statistics.median(wall['after']) / statistics.median(wall['before']):.2f} (target: CPU <= 0.5)")
 
     parts = {
-        "leaderboard.json": lambda: dump_json(leaderboard_document(board.leaderboard)),
-        "leaderboard.csv": lambda: leaderboard_csv(board.leaderboard),
-        "pairwise.json": lambda: dump_json(pairwise_document(board.pairwise)),
-        "signals.json": (lambda: signals_json(signals)) if signals else (lambda: b""),
+        "leaderboard.json": (lambda: plain_dump_json(leaderboard_document(board.leaderboard)),
+                             lambda: dump_json(leaderboard_document(board.leaderboard))),
+        "pairwise.json": (lambda: plain_dump_json(pairwise_document(board.pairwise)),
+                          lambda: dump_json(pairwise_document(board.pairwise))),
+        "leaderboard.csv": (lambda: leaderboard_csv(board.leaderboard),) * 2,
     }
-    print("after, per file (CPU, one run): "
-          + ", ".join(f"{name} {timed(run)[0]:.3f} s" for name, run in parts.items()))
+    if signals is not None:
+        parts["signals.json"] = (lambda: plain_dump_json(signals.to_json()), lambda: signals_json(signals))
+    def cpu_median(run: Callable[[], Any]) -> float:
+        return statistics.median(timed(run)[0] for _ in range(args.rounds))
+
+    print(f"per file, CPU before -> after (medians of {args.rounds}): " + ", ".join(
+        f"{name} {cpu_median(before):.3f} -> {cpu_median(after):.3f} s" for name, (before, after) in parts.items()))
     if differing:
         print("DIFFERENT bytes: " + ", ".join(differing))
         return 1
