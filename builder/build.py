@@ -172,7 +172,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     def data() -> Iterator[tuple[str, bytes]]:
         """The data files (leaderboard.json, signals.json, ...): made while the pages render."""
         with no_cyclic_gc():  # iter_site pauses it for itself
-            files = data_files(board.leaderboard, board.pairwise, signals.to_json() if signals else None)
+            files = data_files(board.leaderboard, board.pairwise, signals)
         for path in sorted(files):
             yield path, files.pop(path)
 

@@ -104,6 +104,10 @@ class Divergence:
     def differing_text(self) -> tuple[str, ...]:
         return tuple(d.text for d in self.differing)
 
+    def to_json(self) -> dict:
+        """What both checks publish; `Comparability.to_json` adds each one's own detail."""
+        return {"flag": self.flag, "spread": r6(self.spread), "threshold": self.threshold, "basis": self.basis}
+
 
 @dataclass(frozen=True)
 class Comparability:
@@ -129,14 +133,14 @@ class Comparability:
         return self.flag is not None
 
     def to_json(self) -> dict:
-        v, c = self.variant, self.cross_party
         return {
-            "variant": {"flag": v.flag, "spread": r6(v.spread), "threshold": v.threshold, "basis": v.basis,
-                        "differing_fields": [d.text for d in v.differing]},
-            "cross_party": {"flag": c.flag, "spread": r6(c.spread), "threshold": c.threshold, "basis": c.basis,
-                            "scores": {p.party: r6(p.score) for p in self.scores}},
+            "variant": {**self.variant.to_json(), "differing_fields": list(self.variant.differing_text)},
+            "cross_party": {**self.cross_party.to_json(), "scores": self.scores_json()},
             "flag": self.flag,
         }
+
+    def scores_json(self) -> dict[str, float | None]:
+        return {p.party: r6(p.score) for p in self.scores}
 
 
 @dataclass(frozen=True)

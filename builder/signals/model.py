@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from typing import Any, Callable, Mapping, TypeVar
 
 from ..store.keys import Aliases
@@ -318,14 +319,21 @@ class Signals:
         """`site/data/signals.json` (EVALCARDS.md section 8): floats rounded to 6 decimals
         (each `to_json` rounds its own), triples by (model, benchmark, metric), benchmarks
         by key; the writer sorts keys."""
+        return {**self.summary_json(), "triples": [t.to_json() for t in self.sorted_triples()]}
+
+    def summary_json(self) -> dict:
+        """`to_json()` without its triples: the data file encodes those on its own (outputs.py)."""
         return {
             "schema": SCHEMA,
             "populated_rule": self.populated_rule,
             "dropped_rows": self.dropped_rows,
-            "triples": [t.to_json() for t in sorted(self.triples, key=lambda t: t.key)],
             "benchmarks": [b.to_json() for b in sorted(self.benchmarks, key=lambda b: b.key)],
             "corpus": self.corpus.to_json(),
         }
+
+    def sorted_triples(self) -> list[TripleSignals]:
+        """The triples in `signals.json` order: by (model, benchmark, metric), each unique."""
+        return sorted(self.triples, key=attrgetter("model", "benchmark", "metric"))
 
 
 def _group(items, key_of) -> dict:
