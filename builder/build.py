@@ -22,6 +22,7 @@ from .project import Project, resolve_project
 from .results import BuildResults
 from .signals import Signals, compute_signals
 from .site import iter_site
+from .site.render import chart_warmup
 from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
@@ -151,64 +152,67 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
 
-    with no_cyclic_gc():
-        gathered = gather(options, project, config, bands, sources, phase)
-        # The results live to the end of the build: frozen, no later collection walks them
-        # (and the one that resuming collection would start now does not happen; gcpause).
-        freeze()
-    board, signals, store, config, project = (
-        gathered.board, gathered.signals, gathered.store, gathered.config, gathered.project)
-    reported = store.reported
+    # From an empty cache, the chart assets are made by a forked process while this one
+    # reads the inputs and computes (forked before the PointsDB is opened).
+    with chart_warmup(cache_dir) as charts:
+        with no_cyclic_gc():
+            gathered = gather(options, project, config, bands, sources, phase)
+            # The results live to the end of the build: frozen, no later collection walks them
+            # (and the one that resuming collection would start now does not happen; gcpause).
+            freeze()
+        board, signals, store, config, project = (
+            gathered.board, gathered.signals, gathered.store, gathered.config, gathered.project)
+        reported = store.reported
 
-    results = BuildResults(
-        config=config,
-        leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
-        signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-        timings=timings,
-    )
-    # Pages whose inputs are unchanged since the last build of this directory keep their file.
-    reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
+        results = BuildResults(
+            config=config,
+            leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
+            signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
+            timings=timings,
+        )
+        # Pages whose inputs are unchanged since the last build of this directory keep their file.
+        reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
 
-    def data() -> Iterator[tuple[str, bytes]]:
-        """The data files (leaderboard.json, signals.json, ...): made while the pages render."""
-        with no_cyclic_gc():  # iter_site pauses it for itself
-            files = data_files(board.leaderboard, board.pairwise, signals)
-        for path in sorted(files):
-            yield path, files.pop(path)
+        def data() -> Iterator[tuple[str, bytes]]:
+            """The data files (leaderboard.json, signals.json, ...): made while the pages render."""
+            with no_cyclic_gc():  # iter_site pauses it for itself
+                files = data_files(board.leaderboard, board.pairwise, signals)
+            for path in sorted(files):
+                yield path, files.pop(path)
 
-    def outputs(stage: Stage) -> Iterator[tuple[str, Output]]:
-        """Every output file, one at a time: the data files, the pages, the static files."""
-        seen = OutputPaths()
-        for path, body in iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
-                                    reuse=reuse, stage=stage, alongside=data):
-            if path in seen:
-                raise RuntimeError(f"two artifacts claim the same output path: {path}")
-            seen.claim(path, body)
-            yield path, body
-        yield from static_files(project, seen)
+        def outputs(stage: Stage) -> Iterator[tuple[str, Output]]:
+            """Every output file, one at a time: the data files, the pages, the static files."""
+            seen = OutputPaths()
+            for path, body in iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
+                                        reuse=reuse, stage=stage, alongside=data, charts=charts):
+                if path in seen:
+                    raise RuntimeError(f"two artifacts claim the same output path: {path}")
+                seen.claim(path, body)
+                yield path, body
+            yield from static_files(project, seen)
 
-    # Byte-identical files keep their modification time; the state is cleared first so an
-    # interrupted write can never leave a state that vouches for a half-replaced site.
-    clear_state(cache_dir, out_dir)
-    with staging(out_dir, incremental=True) as stage:
-        written = stage.write(outputs(stage))
-    phase("render and write")
+        # Byte-identical files keep their modification time; the state is cleared first so an
+        # interrupted write can never leave a state that vouches for a half-replaced site.
+        clear_state(cache_dir, out_dir)
+        with staging(out_dir, incremental=True) as stage:
+            written = stage.write(outputs(stage))
+        phase("render and write")
 
-    models = board.leaderboard.models
-    pages = sum(1 for p in written.paths if p.endswith(".html"))
-    summary = BuildSummary(
-        models=len(models), ranked=sum(1 for m in models if m.rank is not None),
-        tasks=len(board.leaderboard.settings.tasks),
-        benchmarks=len(signals.benchmarks) if signals else 0,
-        results=sum(1 for r in signals.rows if not r.own) if signals else 0,
-        pages=pages, files=written.files,
-        seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-        timings=timings, warnings=list(store.warnings),
-        skipped=[tuple(p) for p in reported.get("problems", [])],
-        changed=written.files - written.unchanged, rendered=pages - reuse.kept,
-    )
-    save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.digests)
-    return summary
+        models = board.leaderboard.models
+        pages = sum(1 for p in written.paths if p.endswith(".html"))
+        summary = BuildSummary(
+            models=len(models), ranked=sum(1 for m in models if m.rank is not None),
+            tasks=len(board.leaderboard.settings.tasks),
+            benchmarks=len(signals.benchmarks) if signals else 0,
+            results=sum(1 for r in signals.rows if not r.own) if signals else 0,
+            pages=pages, files=written.files,
+            seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
+            timings=timings, warnings=list(store.warnings),
+            skipped=[tuple(p) for p in reported.get("problems", [])],
+            changed=written.files - written.unchanged, rendered=pages - reuse.kept,
+        )
+        save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.digests)
+        return summary
 
 
 @dataclass(frozen=True)

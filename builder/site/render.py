@@ -18,6 +18,7 @@ bytes (incremental deployments skip it).
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence, TypeVar
@@ -157,7 +158,7 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
               cache_dir: Path | None = None, timings: dict[str, float] | None = None,
               reuse: PageReuse | None = None, stage: Stage | None = None,
               alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
-              workers: int | None = None) -> Iterator[tuple[str, Output]]:
+              workers: int | None = None, charts: Alongside | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site (issue 16).
 
@@ -167,61 +168,73 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     writer's `stage`) stage their pages themselves, so a page comes as a `Staged` record;
     the files written are the same whatever the number of workers. `alongside` makes more
     files (the build's data files) in this process, while the workers render; with one
-    worker they come first. `timings` count only the time spent in here."""
-    with no_cyclic_gc():
+    worker they come first. `charts` is a `chart_warmup` the caller started earlier; without
+    one, the chart cache is warmed beside the page model. `timings` count only the time
+    spent in here."""
+    workers = render_workers() if workers is None else workers
+    with no_cyclic_gc(), (nullcontext(charts) if charts is not None else chart_warmup(cache_dir, workers)) as warmup:
         yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings),
-                                reuse, stage, alongside, render_workers() if workers is None else workers)
+                                reuse, stage, alongside, workers, warmup)
+
+
+@contextmanager
+def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator[Alongside | None]:
+    """Altair's chart specifications and the Vega bundle (seconds from an empty cache) made
+    into `cache_dir` by a forked process, while this one goes on; `_assets` then reads them
+    from the cache. None when they are cached already, or when this machine renders in one
+    process. A build starts it before it reads its inputs (build.py), so it runs beside the
+    store and the statistics; the process ends with the block."""
+    workers = render_workers() if workers is None else workers
+    if cache_dir is None or not can_fork(workers) or charts_cached(cache_dir):
+        yield None
+        return
+    warmup = Alongside(lambda: _warm_chart_cache(cache_dir), None)
+    try:
+        yield warmup
+    finally:
+        warmup.close()
 
 
 def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
                  cache_dir: Path | None, clock: "_Clock", reuse: PageReuse | None, stage: Stage | None,
                  alongside: Callable[[], Iterable[tuple[str, bytes]]] | None,
-                 workers: int) -> Iterator[tuple[str, Output]]:
-    charts = None
-    if cache_dir is not None and can_fork(workers) and not charts_cached(cache_dir):
-        # Altair's specs and the Vega bundle (seconds from an empty cache) go to the cache
-        # from a forked process while this one builds the page model; `_assets` reads them.
-        charts = Alongside(lambda: _warm_chart_cache(cache_dir), None)
+                 workers: int, charts: Alongside | None) -> Iterator[tuple[str, Output]]:
     if alongside is not None and not can_fork(workers):
         yield from clock.paused(alongside())
         alongside = None
-    try:
-        content = load_content(content_dirs)
-        model = plan_page_model(results, content)
-        settle()  # the page model is acyclic and freed at the end of rendering: no collection need walk it
-        clock.lap("page model")
-        if charts is not None:
-            try:
-                charts.files()
-            except Exception:  # noqa: BLE001 - `_assets` makes them here if the pages need them (and fails there)
-                pass
+    content = load_content(content_dirs)
+    model = plan_page_model(results, content)
+    settle()  # the page model is acyclic and freed at the end of rendering: no collection need walk it
+    clock.lap("page model")
+    if charts is not None:
+        try:
+            charts.files()
+        except Exception:  # noqa: BLE001 - `_assets` makes them here if the pages need them (and fails there)
+            pass
 
-        files = SiteFiles()
-        assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
-        index = search_script(model.pages)
-        if index is not None:
-            assets = replace(assets, search=_hashed(files, "search", "js", index))
-        clock.lap("assets")
-        yield from clock.paused(files.items())
+    files = SiteFiles()
+    assets = _assets(files, templates_dir, cache_dir, needs_charts=any(p.charts for p in model.pages))
+    index = search_script(model.pages)
+    if index is not None:
+        assets = replace(assets, search=_hashed(files, "search", "js", index))
+    clock.lap("assets")
+    yield from clock.paused(files.items())
 
-        env = environment(templates_dir, cache_dir)
-        site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
-        shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
-        decide = None
+    env = environment(templates_dir, cache_dir)
+    site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
+    shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
+    decide = None
+    if reuse is not None:
+        def decide(page: Page) -> tuple[str | None, bool]:
+            return reuse.decide(page, shared.get(page.template, shared[""]))
+    job = PageJob(model.pages, lambda page: render_page(env, site, page, assets), decide, stage, alongside)
+    for path, digest, kept, out in job.run(workers):
         if reuse is not None:
-            def decide(page: Page) -> tuple[str | None, bool]:
-                return reuse.decide(page, shared.get(page.template, shared[""]))
-        job = PageJob(model.pages, lambda page: render_page(env, site, page, assets), decide, stage, alongside)
-        for path, digest, kept, out in job.run(workers):
-            if reuse is not None:
-                reuse.note(path, digest, kept)
-            clock.lap("templates")
-            yield path, out
-            clock.skip()
-        yield ".nojekyll", b""
-    finally:
-        if charts is not None:
-            charts.close()
+            reuse.note(path, digest, kept)
+        clock.lap("templates")
+        yield path, out
+        clock.skip()
+    yield ".nojekyll", b""
 
 
 def _warm_chart_cache(cache_dir: Path) -> Iterator[tuple[str, bytes]]:
