@@ -72,7 +72,9 @@ if profile == "1":
 else:
     summary = run_build(options)
 import resource
-print(json.dumps({"peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "seconds": summary.seconds, "fresh": summary.fresh, "pages": summary.pages,
+print(json.dumps({"peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  # the largest forked render worker (or chart warm-up) of this build
+                  "worker_rss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "seconds": summary.seconds, "fresh": summary.fresh, "pages": summary.pages,
                   "files": summary.files, "changed": summary.changed, "timings": summary.timings,
                   "site_timings": site_timings}))
 """
@@ -162,7 +164,8 @@ PLAIN_TEMPLATE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 
 def measured_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tuple[dict, float, int]:
     """One build in a child process: (its summary, wall seconds, this child's own peak RSS in
-    MB); with `profile`, the child's profile is printed."""
+    MB; the summary's `worker_rss_kb` is its largest forked worker's); with `profile`, the
+    child's profile is printed."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", BUILD_SNIPPET, str(data), str(out), str(cache),
                              "1" if profile else "0"],
@@ -246,10 +249,12 @@ def scale(args: argparse.Namespace, work: Path) -> None:
         summary, wall, peak = measured_build(data, site, cache)
         total, largest, largest_path, count = site_size(site)
         n = evaluation_count(site)
+        worker = int(summary.get("worker_rss_kb", 0)) // 1024
         rows.append({"models": models, "evaluations": n, "wall": wall, "bytes": total, "largest": largest,
                      "largest_path": largest_path, "files": count, "peak_mb": peak, "pages": summary["pages"]})
         print(f"{n:6d} evaluations (demo --models {models}): build {wall:6.1f} s, site {total / 1e6:7.1f} MB "
-              f"in {count} files, largest {largest_path} {largest / 1e6:.1f} MB, peak RSS {peak} MB", flush=True)
+              f"in {count} files, largest {largest_path} {largest / 1e6:.1f} MB, peak RSS {peak} MB "
+              f"(largest render worker {worker} MB, sharing the build's memory until either writes)", flush=True)
     import math
     small, big = rows[0], rows[-1]
     if len(rows) > 1:
