@@ -76,18 +76,23 @@ def plain_curves(rows, ids):
             for task, names in sorted(order.items())}
 
 
+def assert_curves_equal(curves, expected) -> dict:
+    """The curves as plain tuples equal `expected`, in insertion order too (the coordinates
+    as first named, not merely the same set); returns the plain tuples."""
+    got = {task: {name: [(p.id, p.value, p.estimate, p.low, p.high, p.n) for p in points]
+                  for name, points in per_name.items()}
+           for task, per_name in curves.items()}
+    assert got == expected
+    assert {t: list(c) for t, c in got.items()} == {t: list(c) for t, c in expected.items()}
+    return got
+
+
 def test_curves_equal_a_plain_reading(tmp_path):
     rows = make_points()
     with ingest_rows(tmp_path, rows) as db:
         result = compute_leaderboard(db, SiteConfig(bootstrap=200), BANDS)
     ids = {e.key: e.id for e in result.evaluations.values()}
-    expected = plain_curves(rows, ids)
-    got = {task: {name: [(p.id, p.value, p.estimate, p.low, p.high, p.n) for p in points]
-                  for name, points in per_name.items()}
-           for task, per_name in result.curves.items()}
-    assert got == expected
-    # Insertion order too: the coordinates as first named, not merely the same set.
-    assert {t: list(c) for t, c in got.items()} == {t: list(c) for t, c in expected.items()}
+    got = assert_curves_equal(result.curves, plain_curves(rows, ids))
     # Levels sort as numbers, text levels last: 2 < 2.5 < 9 < 10 < "deep".
     first = [v for (i, v, *_) in got["t1"]["depth"] if i == got["t1"]["depth"][0][0]]
     assert [float(v) for v in first if v != "deep"] == sorted(float(v) for v in first if v != "deep")
@@ -115,12 +120,7 @@ def test_curves_hold_the_listed_models_only(tmp_path):
     assert listed == {t: [m.id for m in r.listed(2)] for t, r in result.task_rankings.items()}
     # The plain reading of the listed evaluations' own points, coordinates in first-named order.
     mine = [r for r in rows if ids[(r["model"], r["template"], r["sampler"])] in listed[r["base_task"]]]
-    expected = plain_curves(mine, ids)
-    got = {task: {name: [(p.id, p.value, p.estimate, p.low, p.high, p.n) for p in points]
-                  for name, points in per_name.items()}
-           for task, per_name in result.curves.items()}
-    assert got == expected
-    assert {t: list(c) for t, c in got.items()} == {t: list(c) for t, c in expected.items()}
+    got = assert_curves_equal(result.curves, plain_curves(mine, ids))
     assert {t: sorted({p[0] for c in per.values() for p in c}) for t, per in got.items()} == \
         {t: sorted(v) for t, v in listed.items()}
 
