@@ -377,3 +377,38 @@ def test_rendering_a_page_leaves_no_reference_cycle(default_build):
             gc.enable()
     assert {t: n for t, n in cyclic.items() if n} == {}
     assert len(cyclic) >= 9  # every page kind of the default build was rendered
+
+
+def test_files_made_alongside_arrive_or_their_failure_does():
+    """The forked process making files beside the build (the chart cache from an empty
+    cache): its files, the error that stopped it, or, when it dies without a word, an error
+    naming its exit code, never a wait."""
+    from reasonboard.site.workers import Alongside
+
+    made = Alongside(lambda: iter([("a.txt", b"a"), ("b.txt", b"b")]), None)
+    try:
+        assert made.files() == [("a.txt", b"a"), ("b.txt", b"b")]
+    finally:
+        made.close()
+
+    def fails():
+        raise ValueError("no bundle")
+        yield  # a generator, as the real maker is
+
+    failed = Alongside(fails, None)
+    try:
+        with pytest.raises(ValueError, match="no bundle"):
+            failed.files()
+    finally:
+        failed.close()
+
+    def dies():
+        os._exit(3)
+        yield
+
+    died = Alongside(dies, None)
+    try:
+        with pytest.raises(RuntimeError, match="exit code 3"):
+            died.files()
+    finally:
+        died.close()

@@ -1,6 +1,6 @@
 """The site stage: page model, charts, rendering and the one writer.
 
-    results --build_page_model--> SiteModel --templates--> path -> bytes --write_site--> site/
+    results --plan_page_model--> SiteModel --templates--> path -> bytes --write_site--> site/
 
 `iter_site` gives the output files one at a time and `write_site` takes them as they come
 (staged beside the site, renamed into place only when all are staged), so the site is never

@@ -129,7 +129,7 @@ def _bundle_in_process(version: str) -> bytes:
 
 def cached(cache_dir: Path) -> bool:
     """Whether `cache_dir` holds both the chart specs and the Vega bundle of this version
-    (else the render phase makes them in a forked process while it builds the page model:
+    (else a build makes them in a process forked when it starts, `render.chart_warmup`:
     about three seconds from an empty cache)."""
     import vl_convert
 

@@ -80,5 +80,3 @@ def signals_page(s: Signals | None, summaries: Mapping[str, BenchmarkSummary], b
         compared=comp.compared, comparability=counts, flagged=flagged, flagged_total=len(flagged_triples),
         benchmarks=benchmarks,
     )
-
-

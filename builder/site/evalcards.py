@@ -95,6 +95,7 @@ class Cards:
         self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
         self._bench_refs: dict[tuple[str, str], Ref] = {}
         self._benchmark_rows: dict[str, list[ResultRow]] = {}
+        self._simulated_benchmarks: dict[str, bool] = {}
 
     @property
     def _signals(self) -> Signals:
@@ -219,7 +220,6 @@ class Cards:
         """The HTML id of the triple's comparison on its benchmark page, when it is shown there."""
         return self._anchors.get(t.key)
 
-
     def _results(self, rows: Sequence[Any], first: int = 1, more: Ref | None = None) -> ReportedResults:
         """One page of result rows: `rows[first - 1 : first - 1 + page_size]`."""
         shown = rows[first - 1: first - 1 + self.page_size]
@@ -310,9 +310,14 @@ class Cards:
             card=Ref(b.name, paths[0]), results=results, pager=Pager(k + 1, links))
 
     def _benchmark_simulated(self, b: BenchmarkSignals) -> bool:
-        """A benchmark's pages show simulated data when any of its own rows is simulated."""
-        return any(self.simulated.get(r.evaluation_id or "", False) for r in self._signals.rows_for_benchmark(b.key)
-                   if r.own)
+        """A benchmark's pages show simulated data when any of its own rows is simulated
+        (found once per benchmark and process: every page of the benchmark asks)."""
+        found = self._simulated_benchmarks.get(b.key)
+        if found is None:
+            found = self._simulated_benchmarks[b.key] = any(
+                self.simulated.get(r.evaluation_id or "", False) for r in self._signals.rows_for_benchmark(b.key)
+                if r.own)
+        return found
 
     def _benchmark_page(self, b: BenchmarkSignals, results: ReportedResults, pager: Pager | None) -> BenchmarkPage:
         summary = self._summaries[b.key]

@@ -1,8 +1,10 @@
 """The page model: every page of the site, assembled from the page kinds' views.
 
-`build_page_model(results)` turns the build's statistics and signals into one `SiteModel`:
+`plan_page_model(results)` turns the build's statistics and signals into one `SiteModel`:
 a list of pages, each knowing its output path, its title, whether it shows simulated data,
-and every figure it prints, already paired with its band and interval. Each page kind is
+and every figure it prints, already paired with its band and interval; the model and
+benchmark pages are `Deferred`, made by the process that renders them (`build_page_model`
+makes them all at once, for tests and tools that look at every page). Each page kind is
 built by its own module in `views/` (the benchmark and signals pages by `evalcards`);
 this module only puts them in order. Templates only display these objects; nothing here
 does I/O or produces HTML.
@@ -54,12 +56,10 @@ class SiteModel:
     favicon: str = ""
     extra_css: str = ""
 
-    def by_path(self) -> dict[str, Page]:
-        return {p.path: made(p) for p in self.pages}
-
 
 def build_page_model(results: BuildResults, content_pages: Sequence[ContentPage] = ()) -> SiteModel:
-    """Every page of the site from a `BuildResults` (results.py), all made.
+    """Every page of the site from a `BuildResults` (results.py), all made (the build plans
+    them instead; this is for tests and tools that look at every page).
 
     `content_pages` are the parsed `content/*.md` pages, in navigation order.
     """

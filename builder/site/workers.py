@@ -127,14 +127,7 @@ class PageJob:
             while self.parent_works and (number := _take(counter)) < self.jobs():
                 yield from self.job(number)
             for process, receive in children:
-                try:
-                    status, payload = receive.recv()
-                except EOFError:
-                    raise RuntimeError(f"render worker {process.pid} ended without its pages "
-                                       f"(exit code {process.exitcode})") from None
-                if status == "error":
-                    raise payload
-                yield from payload
+                yield from _receive_outcome(receive, process, "render worker")
                 process.join()
         finally:
             _FORKED = None
@@ -157,18 +150,42 @@ def _work(send: Any, first: int | None) -> None:
     every record in one message (or the error that stopped it, which the parent raises)."""
     assert _FORKED is not None
     job, counter = _FORKED
-    try:
-        records: list[Record] = job.job(first, forked=True) if first is not None else []
+
+    def records() -> list[Record]:
+        done: list[Record] = job.job(first, forked=True) if first is not None else []
         while (number := _take(counter)) < job.jobs():
-            records.extend(job.job(number, forked=True))
-        send.send(("ok", records))
+            done.extend(job.job(number, forked=True))
+        return done
+
+    _send_outcome(send, records, "a render worker")
+
+
+def _send_outcome(send: Any, work: Callable[[], list[Any]], who: str) -> None:
+    """In a forked process: ("ok", what `work` returns) through `send`, or ("error", the
+    exception that stopped it) for the parent to raise."""
+    try:
+        send.send(("ok", work()))
     except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
         try:
             send.send(("error", exc))
         except Exception:  # an exception that cannot be pickled
-            send.send(("error", RuntimeError(f"in a render worker: {exc!r}")))
+            send.send(("error", RuntimeError(f"in {who}: {exc!r}")))
     finally:
         send.close()
+
+
+def _receive_outcome(receive: Any, process: Any, who: str) -> list[Any]:
+    """What `_send_outcome` sent from `process`; its error raised here; a process that
+    ended without sending anything (killed, say) is an error too, never a wait."""
+    try:
+        status, payload = receive.recv()
+    except EOFError:
+        process.join()
+        raise RuntimeError(f"{who} {process.pid} ended without its files (exit code {process.exitcode})") from None
+    if status == "error":
+        raise payload
+    result: list[Any] = payload
+    return result
 
 
 #: What the forked process of `Alongside` makes, set before the fork.
@@ -176,28 +193,43 @@ _SIDE: "tuple[Callable[[], Iterable[tuple[str, bytes]]], Stage | None] | None" =
 
 
 class Alongside:
-    """Files made in one forked process while this one builds the page model (the chart
-    specs and the Vega bundle, from an empty cache). With the writer's stage, the process
-    stages them itself and only their `Staged` records come back."""
+    """Files made in one forked process while this one goes on (the chart specs and the Vega
+    bundle from an empty cache, made while the build reads its inputs and computes). With
+    the writer's stage, the process stages them itself and only their `Staged` records come
+    back. A plain process and a pipe: no pool, whose helper threads would live through the
+    build and could fork a replacement worker at any moment."""
 
     def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]], stage: Stage | None) -> None:
         global _SIDE
+        context = multiprocessing.get_context("fork")
+        self.receive, send = context.Pipe(duplex=False)
         _SIDE = (make, stage)
         try:
-            self.pool = multiprocessing.get_context("fork").Pool(1)
+            self.process = context.Process(target=_make_alongside, args=(send,), daemon=True)
+            self.process.start()
+        except BaseException:
+            self.receive.close()
+            raise
         finally:
             _SIDE = None
-        self.result = self.pool.apply_async(_make_alongside)
+            send.close()
+        self._files: list[tuple[str, Output]] | None = None
 
     def files(self) -> list[tuple[str, Output]]:
-        return self.result.get()
+        """The files, once the process has made them (it is waited for on the first call)."""
+        if self._files is None:
+            self._files = _receive_outcome(self.receive, self.process, "the process making files alongside")
+        return self._files
 
     def close(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+        self.receive.close()
 
 
-def _make_alongside() -> list[tuple[str, Output]]:
+def _make_alongside(send: Any) -> None:
     assert _SIDE is not None
     make, stage = _SIDE
-    return [(path, stage.put(path, data) if stage is not None else data) for path, data in make()]
+    _send_outcome(send, lambda: [(path, stage.put(path, data) if stage is not None else data)
+                                 for path, data in make()], "the process making files alongside")

@@ -2,7 +2,8 @@
 
 Three aggregate queries feed everything: per (evaluation, task) with all six estimators,
 per (evaluation, tier, task) with the v1 task score, and per (evaluation, task, difficulty
-level) for the difficulty curves, of the evaluations the task pages list. The rest is numpy on (models × tasks) arrays. The
+level) for the difficulty curves, of the evaluations the task pages list. The rest is numpy
+on (models × tasks) arrays. The
 result is typed (`board.py`), rounded as `leaderboard.json` and `pairwise.json` publish it
 (PRODUCT.md "Outputs"); `outputs` writes those documents from it.
 """

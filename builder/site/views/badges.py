@@ -6,12 +6,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-# The caches below are unbounded (their keys are a corpus's few thousand distinct values):
-# an evicted entry would be made again as a new, equal object, and whether two rows of one
-# page share an object changes that page's pickled view model, so its reuse digest
-# (site/reuse.py). Unbounded, the sharing is the same whichever process makes the page
-# and in whatever order.
 from typing import Iterable
 
 from ...signals import TripleSignals
@@ -21,6 +15,12 @@ from .. import format as fmt
 from ..markdown import render_markdown
 from .base import Badge
 from .cards import DivergenceView
+
+# The caches below are unbounded (their keys are a corpus's few thousand distinct values):
+# an evicted entry would be made again as a new, equal object, and whether two rows of one
+# page share an object changes that page's pickled view model, so its reuse digest
+# (site/reuse.py). Unbounded, the sharing is the same whichever process makes the page
+# and in whatever order.
 
 
 def median_of(values: Iterable[float]) -> float | None:
