@@ -390,3 +390,34 @@ def test_input_listing_matches_pathlibs_glob(tmp_path, pattern):
     (root / "x" / "linked_dir").symlink_to(root / "outside", target_is_directory=True)
     (root / "dangling.json").symlink_to(root / "missing.json")
     assert sorted(_matching(root, pattern)) == sorted(root.glob(pattern))
+
+
+def test_reported_files_read_beside_the_points_store_what_one_after_the_other_stores(data, tmp_path):
+    """The reported part is read in a thread while the points are ingested: the stored rows
+    are those of reading them after the points, and with both parts bad the error is the
+    points file's, as when the parts are ingested one after the other."""
+    from reasonboard.store.reported import load_reported
+
+    eee = data / "eee" / "lab" / "m1"
+    eee.mkdir(parents=True)
+    (eee / "r.json").write_text(json.dumps({
+        "schema_version": "0.2.0", "evaluation_id": "lab/m1/1", "retrieved_timestamp": "1",
+        "source_metadata": {"source_type": "documentation", "source_organization_name": "Lab",
+                            "evaluator_relationship": "first_party"},
+        "model_info": {"name": "m1", "id": "lab/m1"},
+        "evaluation_results": [{"evaluation_name": "bench", "metric_config": {"lower_is_better": False},
+                                "score_details": {"score": 0.5}}],
+    }), encoding="utf-8")
+    db, report = open_store(data, tmp_path / "cache", None, SiteConfig(), strict=False)
+    threaded = db.con.execute("SELECT * FROM reported_rows ORDER BY ALL").fetchall()
+    db.close()
+    with PointsDB() as plain:
+        load_reported(plain, data, SiteConfig(), strict=False)
+        assert plain.con.execute("SELECT * FROM reported_rows ORDER BY ALL").fetchall() == threaded
+    assert threaded and report.reported["results"] == len(threaded)
+
+    (data / "points" / "a.csv").write_text("model,template\nm1\n", encoding="utf-8")  # bad points
+    (eee / "bad.json").write_text("{not json", encoding="utf-8")  # and a bad record
+    with pytest.raises(InputError) as caught:
+        open_store(data, tmp_path / "cache2", None, SiteConfig(), strict=True)
+    assert "a.csv" in str(caught.value)

@@ -179,13 +179,29 @@ def score_problem(score: Any) -> str | None:
 
 
 def load_reported(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool) -> ReportedLoad:
-    """Read `data_dir/eee/**/*.json` and `data_dir/cards/*.json` into the PointsDB.
+    """Read `data_dir/eee/**/*.json` and `data_dir/cards/*.json` into the PointsDB
+    (`read_reported`, then `store_reported`)."""
+    return store_reported(db, read_reported(data_dir, config, strict))
 
-    Rows keep their source path relative to `data_dir` (stable across machines); problems
-    name `data_dir/...`. Missing directories are simply empty. Unusable files are skipped and listed in
-    `problems`; with `strict` the first one raises `InputError` instead, before anything
-    is stored.
-    """
+
+@dataclass(frozen=True)
+class ReportedRead:
+    """The reported results and cards as read from their files, not yet stored. Reading is
+    Python and needs no database, so a build reads them while DuckDB ingests the points
+    (store/cache.py)."""
+
+    rows: RowColumns
+    #: (source path, index, model id, benchmark, reason) of each result left out
+    dropped: list[tuple]
+    card_rows: dict[str, dict[str, Any]]
+    load: ReportedLoad
+
+
+def read_reported(data_dir: Path, config: SiteConfig, strict: bool) -> ReportedRead:
+    """Rows keep their source path relative to `data_dir` (stable across machines); problems
+    name `data_dir/...`. Missing directories are simply empty. Unusable files are skipped
+    and listed in `problems`; with `strict` the first one raises `InputError` instead,
+    before anything is stored."""
     data_dir = Path(data_dir)
     eee = read_eee(data_dir / "eee", base=data_dir)
     cards = read_cards(data_dir / "cards", base=data_dir)
@@ -197,22 +213,25 @@ def load_reported(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool
     if strict and problems:
         path, reason = problems[0]
         raise InputError(path, reason)
-
     rows = RowColumns()
     dropped: list[tuple] = []
     for record in eee.records:
         add_record(rows, dropped, record, aliases)
+    return ReportedRead(rows, dropped, card_rows, ReportedLoad(
+        records=len(eee.records), results=len(rows), cards=len(card_rows["cards"]["card_id"]),
+        dropped=len(dropped), problems=problems))
+
+
+def store_reported(db: PointsDB, read: ReportedRead) -> ReportedLoad:
+    """Replace the PointsDB's reported rows and cards with `read`."""
     names = ("source_path", "result_index", "model_id", "benchmark", "reason")
     store = ResultsStore(db)
     store.reset()
-    store.insert("reported_rows", rows.arrays())
-    store.insert("reported_dropped", dict(zip(names, zip(*dropped))) if dropped else {})
-    for table, columns in card_rows.items():
+    store.insert("reported_rows", read.rows.arrays())
+    store.insert("reported_dropped", dict(zip(names, zip(*read.dropped))) if read.dropped else {})
+    for table, columns in read.card_rows.items():
         store.insert(table, columns)
-    return ReportedLoad(
-        records=len(eee.records), results=len(rows), cards=len(card_rows["cards"]["card_id"]),
-        dropped=len(dropped), problems=problems,
-    )
+    return read.load
 
 
 def add_record(rows: RowColumns, dropped: list[tuple], record: EEERecord, aliases: Aliases) -> None:
