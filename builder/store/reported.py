@@ -8,9 +8,9 @@ EVALCARDS.md sections 1-3: one row per `evaluation_results[]` entry (rows whose 
 null or not a finite number are counted as dropped and left out), with its keys, its
 population levels (so either populated rule can be applied later without a reload) and
 its canonical setup. Cards are stored with the keys they answer to, their 28 card items
-and their risks. The leaderboard's own per-task results become rows of the same shape at
-every build (`own_row_columns`), so the publisher's numbers carry the same signals as
-everyone else's.
+and their risks (`cardrows.py`). The leaderboard's own per-task results become rows of the
+same shape at every build (`own_row_columns`), so the publisher's numbers carry the same
+signals as everyone else's.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import numpy as np
 
 from ..config import SiteConfig
 from ..errors import InputError
-from ..sources.cards import CardRecord, read_cards
+from ..sources.cards import read_cards
 from ..sources.eee import EEERecord, read_eee
-from .cardfields import card_is_agentic, card_items, card_risks
+from .cardrows import card_tables
 from .keys import DEFAULT_METRIC, Aliases, benchmark_path, key, org_key, rho
 from .pointsdb import PointsDB
 from .populated import level
@@ -206,7 +206,7 @@ def read_reported(data_dir: Path, config: SiteConfig, strict: bool) -> ReportedR
     eee = read_eee(data_dir / "eee", base=data_dir)
     cards = read_cards(data_dir / "cards", base=data_dir)
     aliases = Aliases.from_tables(config.model_aliases, config.benchmark_aliases)
-    card_rows, card_problems = _card_tables(cards.cards, aliases)
+    card_rows, card_problems = card_tables(cards.cards, aliases)
     # Problems name the file as the user can find it: under the data directory as given.
     problems = tuple(((data_dir / path).as_posix(), reason)
                      for path, reason in (*eee.problems, *cards.problems, *card_problems))
@@ -270,68 +270,6 @@ def add_record(rows: RowColumns, dropped: list[tuple], record: EEERecord, aliase
             score=result.score, args=result.generation_args,
             scaffold=agent_scaffold(record.model_details, result.generation_details),
         ))
-
-
-# -- cards ---------------------------------------------------------------------------------
-
-
-def card_keys(record: CardRecord, aliases: Aliases) -> tuple[list[str], str]:
-    """(every benchmark key the card answers to, its home key).
-
-    Section 2: the key of `benchmark_details.name`, the key of the file stem, and their
-    config aliases. The home key, used when no reported benchmark matches, is the stem's:
-    the Auto-BenchmarkCards pipeline names files after the benchmark's short name
-    ("IFEval"), while `name` may be long ("Instruction-Following Eval (IFEval)").
-    """
-    details = record.card.get("benchmark_details")
-    name = details.get("name") if isinstance(details, dict) else None
-    raw = [key(record.stem), key(name) if isinstance(name, str) else ""]
-    keys = [k for k in dict.fromkeys([*raw, *(aliases.benchmark(k) for k in raw if k)]) if k]
-    home = next((aliases.benchmark(k) for k in raw if k), "")
-    return keys, home
-
-
-CARD_TABLES = {
-    "cards": ("card_id", "source_path", "name", "stem", "home_key", "agentic"),
-    "card_keys": ("card_id", "key"),
-    "card_fields": ("card_id", "position", "field", "sub_item", "level", "text"),
-    "card_risks": ("card_id", "position", "category", "description", "url"),
-}
-_CARD_TYPES = {"card_id": np.int32, "position": np.int32, "level": np.uint8, "agentic": bool}
-
-
-def _card_tables(records: Iterable[CardRecord], aliases: Aliases) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
-    """Columns for the four card tables, and card problems: a card with no usable key, or
-    one describing the same benchmark as an earlier card (the earlier file wins)."""
-    rows: dict[str, list[tuple]] = {table: [] for table in CARD_TABLES}
-    problems: list[tuple[str, str]] = []
-    claimed: dict[str, str] = {}
-    for record in records:
-        keys, home = card_keys(record, aliases)
-        if not keys:
-            problems.append((record.path, "benchmark card names no benchmark (benchmark_details.name or file name)"))
-            continue
-        clash = next((k for k in keys if k in claimed), None)
-        if clash is not None:
-            problems.append((record.path, f"describes benchmark '{clash}' like {claimed[clash]}, which is used instead"))
-            continue
-        claimed.update({k: record.path for k in keys})
-        card_id = len(rows["cards"])
-        details = record.card.get("benchmark_details")
-        name = details.get("name") if isinstance(details, dict) else None
-        name = name.strip() if isinstance(name, str) and name.strip() else None
-        rows["cards"].append((card_id, record.path, name, record.stem, home, card_is_agentic(record)))
-        rows["card_keys"].extend((card_id, k) for k in keys)
-        rows["card_fields"].extend((card_id, i.position, i.field, i.sub_item, i.level, i.text)
-                                   for i in card_items(record))
-        rows["card_risks"].extend((card_id, r.position, r.category, r.description, r.url)
-                                  for r in card_risks(record))
-    tables = {}
-    for table, names in CARD_TABLES.items():
-        columns = list(zip(*rows[table])) if rows[table] else [()] * len(names)
-        tables[table] = {name: np.asarray(values, dtype=_CARD_TYPES[name]) if name in _CARD_TYPES else list(values)
-                         for name, values in zip(names, columns)}
-    return tables, problems
 
 
 # -- the leaderboard's own results ---------------------------------------------------------
