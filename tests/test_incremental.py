@@ -379,10 +379,18 @@ def test_rendering_a_page_leaves_no_reference_cycle(default_build):
     assert len(cyclic) >= 9  # every page kind of the default build was rendered
 
 
-def test_files_made_alongside_arrive_or_their_failure_does():
-    """The forked process making files beside the build (the chart cache from an empty
-    cache): its files, the error that stopped it, or, when it dies without a word, an error
-    naming its exit code, never a wait."""
+def _fails():
+    raise ValueError("no bundle")
+    yield  # a generator, as the real maker is
+
+
+def _dies():
+    os._exit(3)
+    yield
+
+
+def test_files_made_alongside_arrive():
+    """The forked process making files beside the build (the chart cache from an empty cache)."""
     from reasonboard.site.workers import Alongside
 
     made = Alongside(lambda: iter([("a.txt", b"a"), ("b.txt", b"b")]), None)
@@ -391,24 +399,17 @@ def test_files_made_alongside_arrive_or_their_failure_does():
     finally:
         made.close()
 
-    def fails():
-        raise ValueError("no bundle")
-        yield  # a generator, as the real maker is
 
-    failed = Alongside(fails, None)
+@pytest.mark.parametrize("make, error, message", [(_fails, ValueError, "no bundle"),
+                                                  (_dies, RuntimeError, "exit code 3")])
+def test_a_failure_beside_the_build_arrives_too(make, error, message):
+    """The error that stopped the process, or, when it dies without a word, an error naming
+    its exit code: never a wait."""
+    from reasonboard.site.workers import Alongside
+
+    failed = Alongside(make, None)
     try:
-        with pytest.raises(ValueError, match="no bundle"):
+        with pytest.raises(error, match=message):
             failed.files()
     finally:
         failed.close()
-
-    def dies():
-        os._exit(3)
-        yield
-
-    died = Alongside(dies, None)
-    try:
-        with pytest.raises(RuntimeError, match="exit code 3"):
-            died.files()
-    finally:
-        died.close()
