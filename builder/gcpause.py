@@ -59,9 +59,9 @@ def settle() -> None:
     For a large structure made with collection paused that is dropped before the block
     ends, but without cycles, so reference counting frees it (the page model): left young,
     the first collection after the pause would walk all of it (0.6 s at 2,500 models when
-    every page was made before rendering). Everything alive is frozen, cyclic garbage made since collection was paused
-    included: it stays until the `long_lived` block ends, so settle after steps that make
-    little of it. Outside a build (a test rendering pages) nothing is frozen, so nothing is
-    kept from the collector."""
+    every page was made before rendering). Everything alive is frozen, cyclic garbage made
+    since collection was paused included: it stays until the `long_lived` block ends, so
+    settle after steps that make little of it. Outside a build (a test rendering pages)
+    nothing is frozen, so nothing is kept from the collector."""
     if _open:
         gc.freeze()

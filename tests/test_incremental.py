@@ -393,7 +393,7 @@ def test_files_made_alongside_arrive():
     """The forked process making files beside the build (the chart cache from an empty cache)."""
     from reasonboard.site.workers import Alongside
 
-    made = Alongside(lambda: iter([("a.txt", b"a"), ("b.txt", b"b")]), None)
+    made = Alongside(lambda: iter([("a.txt", b"a"), ("b.txt", b"b")]))
     try:
         assert made.files() == [("a.txt", b"a"), ("b.txt", b"b")]
     finally:
@@ -407,7 +407,7 @@ def test_a_failure_beside_the_build_arrives_too(make, error, message):
     its exit code: never a wait."""
     from reasonboard.site.workers import Alongside
 
-    failed = Alongside(make, None)
+    failed = Alongside(make)
     try:
         with pytest.raises(error, match=message):
             failed.files()

@@ -18,7 +18,7 @@ bytes (incremental deployments skip it).
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence, TypeVar
@@ -168,13 +168,12 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     writer's `stage`) stage their pages themselves, so a page comes as a `Staged` record;
     the files written are the same whatever the number of workers. `alongside` makes more
     files (the build's data files) in this process, while the workers render; with one
-    worker they come first. `charts` is a `chart_warmup` the caller started earlier; without
-    one, the chart cache is warmed beside the page model. `timings` count only the time
-    spent in here."""
-    workers = render_workers() if workers is None else workers
-    with no_cyclic_gc(), (nullcontext(charts) if charts is not None else chart_warmup(cache_dir, workers)) as warmup:
+    worker they come first. `charts` is a `chart_warmup` the caller started earlier: waited
+    for before the assets are written (without one, `_assets` makes the chart assets itself).
+    `timings` count only the time spent in here."""
+    with no_cyclic_gc():
         yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings),
-                                reuse, stage, alongside, workers, warmup)
+                                reuse, stage, alongside, render_workers() if workers is None else workers, charts)
 
 
 @contextmanager
@@ -188,7 +187,7 @@ def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator
     if cache_dir is None or not can_fork(workers) or charts_cached(cache_dir):
         yield None
         return
-    warmup = Alongside(lambda: _warm_chart_cache(cache_dir), None)
+    warmup = Alongside(lambda: _warm_chart_cache(cache_dir))
     try:
         yield warmup
     finally:
@@ -237,10 +236,11 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
     yield ".nojekyll", b""
 
 
-def _warm_chart_cache(cache_dir: Path) -> Iterator[tuple[str, bytes]]:
+def _warm_chart_cache(cache_dir: Path) -> tuple[()]:
+    """Makes the chart specs and the Vega bundle into the cache; no file for the site."""
     specs_script(cache_dir)
     vega_bundle(cache_dir)
-    yield from ()
+    return ()
 
 
 def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets,

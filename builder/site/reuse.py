@@ -54,12 +54,6 @@ class PageReuse:
     digests: dict[str, str] = field(default_factory=dict)
     kept: int = 0
 
-    def keep(self, page: Page, shared: str) -> bool:
-        """True when the file of `page` on disk is what rendering it now would write."""
-        digest, keep = self.decide(page, shared)
-        self.note(page.path, digest, keep)
-        return keep
-
     def decide(self, page: Page, shared: str) -> tuple[str | None, bool]:
         """(this build's digest of `page`, whether its file may be kept), without recording
         anything: a forked render worker decides, the parent `note`s what it decided."""

@@ -1,6 +1,6 @@
 """The render phase's processes: pages rendered by forked workers on every core (issue 16).
 
-After the page model is built the build forks: this process and the workers take jobs from a
+After the page model is planned the build forks: this process and the workers take jobs from a
 shared counter (job 0 the data files, the others `CHUNK` pages each), so no process idles
 while work is left and a worker that gets no core costs little. A worker decides reuse,
 renders and, given the writer's stage, stages its pages itself, sending back only small
@@ -189,21 +189,20 @@ def _receive_outcome(receive: Any, process: Any, who: str) -> list[Any]:
 
 
 #: What the forked process of `Alongside` makes, set before the fork.
-_SIDE: "tuple[Callable[[], Iterable[tuple[str, bytes]]], Stage | None] | None" = None
+_SIDE: "Callable[[], Iterable[tuple[str, bytes]]] | None" = None
 
 
 class Alongside:
-    """Files made in one forked process while this one goes on (the chart specs and the Vega
-    bundle from an empty cache, made while the build reads its inputs and computes). With
-    the writer's stage, the process stages them itself and only their `Staged` records come
-    back. A plain process and a pipe: no pool, whose helper threads would live through the
-    build and could fork a replacement worker at any moment."""
+    """Files made in one forked process while this one goes on (the build warms the chart
+    cache this way while it reads its inputs and computes). A plain process and a pipe: no
+    pool, whose helper threads would live through the build and could fork a replacement
+    worker at any moment."""
 
-    def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]], stage: Stage | None) -> None:
+    def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]]) -> None:
         global _SIDE
         context = multiprocessing.get_context("fork")
         self.receive, send = context.Pipe(duplex=False)
-        _SIDE = (make, stage)
+        _SIDE = make
         try:
             self.process = context.Process(target=_make_alongside, args=(send,), daemon=True)
             self.process.start()
@@ -213,9 +212,9 @@ class Alongside:
         finally:
             _SIDE = None
             send.close()
-        self._files: list[tuple[str, Output]] | None = None
+        self._files: list[tuple[str, bytes]] | None = None
 
-    def files(self) -> list[tuple[str, Output]]:
+    def files(self) -> list[tuple[str, bytes]]:
         """The files, once the process has made them (it is waited for on the first call)."""
         if self._files is None:
             self._files = _receive_outcome(self.receive, self.process, "the process making files alongside")
@@ -230,6 +229,5 @@ class Alongside:
 
 def _make_alongside(send: Any) -> None:
     assert _SIDE is not None
-    make, stage = _SIDE
-    _send_outcome(send, lambda: [(path, stage.put(path, data) if stage is not None else data)
-                                 for path, data in make()], "the process making files alongside")
+    make = _SIDE
+    _send_outcome(send, lambda: list(make()), "the process making files alongside")

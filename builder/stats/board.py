@@ -51,6 +51,12 @@ class TaskResult:
     #: Every estimator, in `vocabulary.MODES` order.
     modes: tuple[ModeEstimate, ...]
 
+    @property
+    def has_interval(self) -> bool:
+        """Whether the site's estimator gave an interval: the rows a task page ranks and a
+        model page lists (without one, the task page lists the model as missing)."""
+        return self.low is not None and self.high is not None
+
 
 @dataclass(frozen=True, slots=True)
 class TierResult:

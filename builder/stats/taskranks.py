@@ -45,7 +45,7 @@ def task_ranking(models: Sequence[EvaluationRow], task: str) -> TaskRanking:
     missing = []
     for m in models:
         t = m.tasks.get(task)
-        if t is None or t.low is None or t.high is None:
+        if t is None or not t.has_interval:
             missing.append(m)
         else:
             entries.append((m, t))

@@ -34,10 +34,8 @@ from ..errors import InputError
 from ..sources.evals import read_evals
 from ..sources.points import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files
 from .consistency import Mismatch, check_evals
-from .ingest import (
-    ingest_evals,
-    ingest_points,
-)
+from .evaluations import ingest_evals
+from .ingest import ingest_points
 from .pointsdb import SQL_DIR, PointsDB
 from .reported import ReportedRead, read_reported, store_reported
 

@@ -177,10 +177,10 @@ class Deferred:
     (1.4 s of 1.5 s at 2,500 evaluations): made by the render workers (site/workers.py),
     they are made on every core, and each page is dropped once written, so no process
     holds them all (the parts several pages share, such as a result row's view, stay
-    cached in the process that made them). What must be known before any page is made is known without making it: the
-    output path and template (the writer's path checks, reuse.py's shared inputs) and
-    whether the page draws a chart (the chart assets are written first). `page()` checks
-    that the page made agrees with them.
+    cached in the process that made them). What must be known before any page is made is
+    known without making it: the output path and template (the writer's path checks,
+    reuse.py's shared inputs) and whether the page draws a chart (the chart assets are
+    written first). `page()` checks that the page made agrees with them.
     """
 
     path: str

@@ -148,8 +148,8 @@ def model_groups(ctx: Context) -> list[ModelGroupPage]:
 
 def draws_chart(m: EvaluationRow) -> bool:
     """Whether the model page of `m` draws its chart: when it lists a task result, i.e. a
-    task with an interval (`task_interval`). Known before the page is made (`Deferred`)."""
-    return any(t.low is not None and t.high is not None for t in m.tasks.values())
+    task with an interval. Known before the page is made (`Deferred`)."""
+    return any(t.has_interval for t in m.tasks.values())
 
 
 def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> ModelPage:
