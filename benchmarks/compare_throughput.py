@@ -6,7 +6,7 @@ The figure `benchmarks/run.py` prints as "page throughput ours" (page model plus
 every HTML page, from the same `BuildResults`), measured for both sides in alternating fresh
 processes, so the machine's drift (it changes by a tenth within minutes here) falls on both
 alike. Each side's code is laid out as `scripts/compare_builds.py` does it, and each side
-renders the results its own build made, in one process (`REASONBOARD_RENDER_WORKERS=1`,
+renders the results its own build made, in one process (`REASONBOARD_WORKERS=1`,
 unless the environment sets it). Prints each run and the medians.
 """
 
@@ -32,7 +32,7 @@ def child(pkg: Path, snippet: str, *args: object) -> str:
     # One render process unless told otherwise: this compares the code's speed per core (the
     # default uses every core, and the base revision may not).
     env = {**os.environ, "PYTHONPATH": str(pkg),
-           "REASONBOARD_RENDER_WORKERS": os.environ.get("REASONBOARD_RENDER_WORKERS", "1")}
+           "REASONBOARD_WORKERS": os.environ.get("REASONBOARD_WORKERS", "1")}
     proc = subprocess.run([sys.executable, "-c", snippet, *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True)
     if proc.returncode != 0:

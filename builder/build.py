@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .config import SiteConfig, load_config
 from .errors import InputError
+from .forking import Beside
 from .gcpause import long_lived, no_cyclic_gc
 from .outputs import data_files
 from .project import Project, resolve_project
@@ -27,8 +29,7 @@ from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
-from .stats.board import Leaderboard
-from .stats.leaderboard import LeaderboardResult, compute_leaderboard
+from .stats.leaderboard import BoardInputs, LeaderboardResult, rank_board, read_board, with_curves
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 from .store.reported import OwnResult
 
@@ -259,17 +260,21 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         # The statistics and signals allocate large object graphs beside a large live heap:
         # automatic collections would walk it again and again (see gcpause).
         with no_cyclic_gc():
-            board = compute_leaderboard(db, config, bands)
+            inputs = read_board(db, config)
             # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
-            # page; a lab's own data never does.
-            if any(e.simulated for e in board.evaluations.values()):
-                config, project = config.with_demo_defaults(), project.with_demo_content()
-            phase("statistics")
-            signals = compute_signals(db, config, own_results(board.leaderboard, config))
-            phase("signals")
+            # page, and its organisation names the board's own results; a lab's data never does.
+            site_config, site_project = config, project
+            if any(e.simulated for e in inputs.evaluations):
+                site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
+            # From here the statistics need no store: a forked process ranks the board while
+            # this one computes the signals from the store, on the other core (forking.py).
+            with Beside(partial(rank_board, inputs, config, bands), "the leaderboard statistics") as ranked:
+                signals = compute_signals(db, site_config, own_results(inputs, site_config))
+                board = with_curves(db, ranked.result(), config)
+            phase("statistics and signals")
     finally:
         db.close()
-    return Gathered(config.with_tasks(board.leaderboard.settings.tasks), project, board, signals, store)
+    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store)
 
 
 def cache_salt(config: SiteConfig) -> str:
@@ -330,14 +335,15 @@ def empty_error(options: BuildOptions, data_dir: Path, store: StoreReport) -> In
                               f"here with the columns {','.join(REQUIRED)}{advice}")
 
 
-def own_results(leaderboard: Leaderboard, config: SiteConfig) -> list[OwnResult]:
-    """The leaderboard's own per-task results as result rows (EVALCARDS.md §1)."""
+def own_results(inputs: BoardInputs, config: SiteConfig) -> list[OwnResult]:
+    """The leaderboard's own per-task results as result rows (EVALCARDS.md §1), in the
+    store's order of the evaluations (not their ranks: a row keeps its id, and so its
+    anchor, when other models move)."""
     rows = []
-    for m in leaderboard.models:
-        e = m.evaluation
-        for task, t in m.tasks.items():
+    for e, estimates in inputs.task_estimates(config.mode):
+        for task, score in estimates.items():
             rows.append(OwnResult(
-                model=e.hf_id or m.model, evaluation_id=m.id, task=task, score=t.estimate,
+                model=e.hf_id or e.model, evaluation_id=e.id, task=task, score=score,
                 organization=e.organization or config.organization or None,
                 relationship=e.relationship or config.relationship,
                 generation_args=e.generation_args or {}, harness=e.harness,

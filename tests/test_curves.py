@@ -1,6 +1,6 @@
 """The difficulty curves (`LeaderboardResult.curves`) against a plain reading of the points.
 
-`_curves` assembles the curves from sorted arrays (integer codes and one lexsort); here the
+`difficulty_curves` (stats/curves.py) assembles the curves from sorted arrays (integer codes and one lexsort); here the
 same curves are built the plain way, one point at a time in Python from the points
 themselves, and must agree exactly: the same coordinates in the same order, the same
 points in the same order (by evaluation id, then level numerically, text levels last),

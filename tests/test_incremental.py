@@ -230,9 +230,9 @@ def test_two_render_workers_write_the_bytes_of_one(demo, tmp_path, monkeypatch, 
     from reasonboard.site import workers
 
     monkeypatch.setattr(workers, "CHUNK", 2)  # the small demo has too few pages to fork otherwise
-    monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "1")
+    monkeypatch.setenv("REASONBOARD_WORKERS", "1")
     build(demo, tmp_path / "one", tmp_path / "cache-one")
-    monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "2")
+    monkeypatch.setenv("REASONBOARD_WORKERS", "2")
     monkeypatch.setattr(workers.PageJob, "parent_works", parent_works)
     forked = []
     real = multiprocessing.context.ForkProcess.start
@@ -258,7 +258,7 @@ def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, t
     build(demo, out, cache)
     before = snapshot(out)
     monkeypatch.setattr(workers, "CHUNK", 2)
-    monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "2")
+    monkeypatch.setenv("REASONBOARD_WORKERS", "2")
     monkeypatch.setattr(workers.PageJob, "parent_works", False)  # every job in the worker
     parent = os.getpid()
     if where == "page":
@@ -377,39 +377,3 @@ def test_rendering_a_page_leaves_no_reference_cycle(default_build):
             gc.enable()
     assert {t: n for t, n in cyclic.items() if n} == {}
     assert len(cyclic) >= 9  # every page kind of the default build was rendered
-
-
-def _fails():
-    raise ValueError("no bundle")
-    yield  # a generator, as the real maker is
-
-
-def _dies():
-    os._exit(3)
-    yield
-
-
-def test_files_made_alongside_arrive():
-    """The forked process making files beside the build (the chart cache from an empty cache)."""
-    from reasonboard.site.workers import Alongside
-
-    made = Alongside(lambda: iter([("a.txt", b"a"), ("b.txt", b"b")]))
-    try:
-        assert made.files() == [("a.txt", b"a"), ("b.txt", b"b")]
-    finally:
-        made.close()
-
-
-@pytest.mark.parametrize("make, error, message", [(_fails, ValueError, "no bundle"),
-                                                  (_dies, RuntimeError, "exit code 3")])
-def test_a_failure_beside_the_build_arrives_too(make, error, message):
-    """The error that stopped the process, or, when it dies without a word, an error naming
-    its exit code: never a wait."""
-    from reasonboard.site.workers import Alongside
-
-    failed = Alongside(make)
-    try:
-        with pytest.raises(error, match=message):
-            failed.files()
-    finally:
-        failed.close()

@@ -26,6 +26,7 @@ from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 import jinja2
 from markupsafe import Markup
 
+from ..forking import Forked, can_fork, processes
 from ..gcpause import no_cyclic_gc, settle
 from ..results import BuildResults
 from ..slugs import is_safe_slug
@@ -40,7 +41,7 @@ from .search import search_script
 from .urls import Linker, check_output_path
 from .views.base import Deferred, Page
 from .views.content import ContentView
-from .workers import Alongside, PageJob, can_fork, render_workers
+from .workers import PageJob
 from .writer import Output, SiteFiles, Stage
 
 #: Which navigation entry a page belongs to (for `aria-current`).
@@ -158,12 +159,12 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
               cache_dir: Path | None = None, timings: dict[str, float] | None = None,
               reuse: PageReuse | None = None, stage: Stage | None = None,
               alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
-              workers: int | None = None, charts: Alongside | None = None) -> Iterator[tuple[str, Output]]:
+              workers: int | None = None, charts: Forked[None] | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site (issue 16).
 
     With `reuse`, a page whose inputs are those of the file on disk comes as `UNCHANGED`
-    instead of being rendered (reuse.py). With more than one worker (`render_workers()`),
+    instead of being rendered (reuse.py). With more than one worker (`processes()`),
     forked processes take slices of the page list, decide reuse, render, and (given the
     writer's `stage`) stage their pages themselves, so a page comes as a `Staged` record;
     the files written are the same whatever the number of workers. `alongside` makes more
@@ -173,21 +174,21 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     `timings` count only the time spent in here."""
     with no_cyclic_gc():
         yield from _render_site(results, content_dirs, search_path(templates_dirs), cache_dir, _Clock(timings),
-                                reuse, stage, alongside, render_workers() if workers is None else workers, charts)
+                                reuse, stage, alongside, processes() if workers is None else workers, charts)
 
 
 @contextmanager
-def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator[Alongside | None]:
+def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator[Forked[None] | None]:
     """Altair's chart specifications and the Vega bundle (seconds from an empty cache) made
     into `cache_dir` by a forked process, while this one goes on; `_assets` then reads them
     from the cache. None when they are cached already, or when this machine renders in one
     process. A build starts it before it reads its inputs (build.py), so it runs beside the
     store and the statistics; the process ends with the block."""
-    workers = render_workers() if workers is None else workers
+    workers = processes() if workers is None else workers
     if cache_dir is None or not can_fork(workers) or charts_cached(cache_dir):
         yield None
         return
-    warmup = Alongside(lambda: _warm_chart_cache(cache_dir))
+    warmup = Forked(lambda: _warm_chart_cache(cache_dir), "the chart warm-up")
     try:
         yield warmup
     finally:
@@ -197,7 +198,7 @@ def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator
 def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
                  cache_dir: Path | None, clock: "_Clock", reuse: PageReuse | None, stage: Stage | None,
                  alongside: Callable[[], Iterable[tuple[str, bytes]]] | None,
-                 workers: int, charts: Alongside | None) -> Iterator[tuple[str, Output]]:
+                 workers: int, charts: Forked[None] | None) -> Iterator[tuple[str, Output]]:
     if alongside is not None and not can_fork(workers):
         yield from clock.paused(alongside())
         alongside = None
@@ -207,7 +208,7 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
     clock.lap("page model")
     if charts is not None:
         try:
-            charts.files()
+            charts.result()
         except Exception:  # noqa: BLE001 - `_assets` makes them here if the pages need them (and fails there)
             pass
 
@@ -236,11 +237,10 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
     yield ".nojekyll", b""
 
 
-def _warm_chart_cache(cache_dir: Path) -> tuple[()]:
-    """Makes the chart specs and the Vega bundle into the cache; no file for the site."""
+def _warm_chart_cache(cache_dir: Path) -> None:
+    """Makes the chart specs and the Vega bundle into the cache (`_assets` reads them there)."""
     specs_script(cache_dir)
     vega_bundle(cache_dir)
-    return ()
 
 
 def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets,

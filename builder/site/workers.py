@@ -16,31 +16,12 @@ This module knows nothing of templates: a job is given the function that renders
 from __future__ import annotations
 
 import multiprocessing
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
+from ..forking import can_fork, receive_outcome, send_outcome
 from .views.base import Deferred, Page, made
 from .writer import UNCHANGED, Output, Stage
-
-
-def render_workers() -> int:
-    """How many processes render pages: `REASONBOARD_RENDER_WORKERS`, else one per core this
-    process may run on (measured on the 2-core build machine at 2,500 evaluations: see the
-    README, "Incremental builds")."""
-    try:
-        return max(1, int(os.environ["REASONBOARD_RENDER_WORKERS"]))
-    except (KeyError, ValueError):
-        pass
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def can_fork(workers: int) -> bool:
-    return workers > 1 and "fork" in multiprocessing.get_all_start_methods()
-
 
 #: Pages per job: small enough that the processes finish together.
 CHUNK = 16
@@ -127,7 +108,7 @@ class PageJob:
             while self.parent_works and (number := _take(counter)) < self.jobs():
                 yield from self.job(number)
             for process, receive in children:
-                yield from _receive_outcome(receive, process, "render worker")
+                yield from receive_outcome(receive, process, "render worker")
                 process.join()
         finally:
             _FORKED = None
@@ -157,77 +138,4 @@ def _work(send: Any, first: int | None) -> None:
             done.extend(job.job(number, forked=True))
         return done
 
-    _send_outcome(send, records, "a render worker")
-
-
-def _send_outcome(send: Any, work: Callable[[], list[Any]], who: str) -> None:
-    """In a forked process: ("ok", what `work` returns) through `send`, or ("error", the
-    exception that stopped it) for the parent to raise."""
-    try:
-        send.send(("ok", work()))
-    except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
-        try:
-            send.send(("error", exc))
-        except Exception:  # an exception that cannot be pickled
-            send.send(("error", RuntimeError(f"in {who}: {exc!r}")))
-    finally:
-        send.close()
-
-
-def _receive_outcome(receive: Any, process: Any, who: str) -> list[Any]:
-    """What `_send_outcome` sent from `process`; its error raised here; a process that
-    ended without sending anything (killed, say) is an error too, never a wait."""
-    try:
-        status, payload = receive.recv()
-    except EOFError:
-        process.join()
-        raise RuntimeError(f"{who} {process.pid} ended without its files (exit code {process.exitcode})") from None
-    if status == "error":
-        raise payload
-    result: list[Any] = payload
-    return result
-
-
-#: What the forked process of `Alongside` makes, set before the fork.
-_SIDE: "Callable[[], Iterable[tuple[str, bytes]]] | None" = None
-
-
-class Alongside:
-    """Files made in one forked process while this one goes on (the build warms the chart
-    cache this way while it reads its inputs and computes). A plain process and a pipe: no
-    pool, whose helper threads would live through the build and could fork a replacement
-    worker at any moment."""
-
-    def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]]) -> None:
-        global _SIDE
-        context = multiprocessing.get_context("fork")
-        self.receive, send = context.Pipe(duplex=False)
-        _SIDE = make
-        try:
-            self.process = context.Process(target=_make_alongside, args=(send,), daemon=True)
-            self.process.start()
-        except BaseException:
-            self.receive.close()
-            raise
-        finally:
-            _SIDE = None
-            send.close()
-        self._files: list[tuple[str, bytes]] | None = None
-
-    def files(self) -> list[tuple[str, bytes]]:
-        """The files, once the process has made them (it is waited for on the first call)."""
-        if self._files is None:
-            self._files = _receive_outcome(self.receive, self.process, "the process making files alongside")
-        return self._files
-
-    def close(self) -> None:
-        if self.process.is_alive():
-            self.process.terminate()
-        self.process.join()
-        self.receive.close()
-
-
-def _make_alongside(send: Any) -> None:
-    assert _SIDE is not None
-    make = _SIDE
-    _send_outcome(send, lambda: list(make()), "the process making files alongside")
+    send_outcome(send, records, "a render worker")

@@ -1,0 +1,60 @@
+"""forking.py: work done by a forked process while the build goes on (the chart warm-up,
+the statistics beside the signals, the render workers)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from reasonboard.forking import Beside, Forked, processes
+
+
+def _fails():
+    raise ValueError("no bundle")
+
+
+def _dies():
+    os._exit(3)
+
+
+def test_a_forked_result_arrives():
+    with Forked(lambda: [("a.txt", b"a"), {"pid": os.getpid()}], "a test") as made:
+        files, child = made.result()
+        assert made.result()[0] == ("a.txt", b"a")  # asked twice, received once
+    assert files == ("a.txt", b"a")
+    assert child["pid"] != os.getpid()  # made in another process
+
+
+@pytest.mark.parametrize("make, error, message", [(_fails, ValueError, "no bundle"),
+                                                  (_dies, RuntimeError, "exit code 3")])
+def test_a_failure_in_the_forked_process_arrives_too(make, error, message):
+    """The error that stopped the process, or, when it dies without a word, an error naming
+    its exit code: never a wait."""
+    with Forked(make, "a test") as failed:
+        with pytest.raises(error, match=message):
+            failed.result()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_beside_gives_the_same_value_with_one_process_or_two(workers):
+    calls = []
+
+    def make():
+        calls.append(1)
+        return {"pid": os.getpid(), "value": sum(range(10))}
+
+    with Beside(make, "a test", workers=workers) as beside:
+        assert beside.result()["value"] == 45
+        assert beside.result()["value"] == 45
+    # One process: computed here, once; two: computed by the forked one.
+    assert (calls == [1]) == (workers == 1)
+    assert (beside.result()["pid"] == os.getpid()) == (workers == 1)
+
+
+def test_the_number_of_processes_is_the_users_to_choose(monkeypatch):
+    monkeypatch.setenv("REASONBOARD_WORKERS", "1")
+    assert processes() == 1
+    monkeypatch.setenv("REASONBOARD_WORKERS", "3")
+    assert processes() == 3
+    monkeypatch.setenv("REASONBOARD_WORKERS", "many")  # not a number: one per core
+    assert processes() >= 1
