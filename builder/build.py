@@ -142,7 +142,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     project, config, bands = load_settings(options)
     data_dir, out_dir, cache_dir = project.data_dir, project.out_dir, project.cache_dir
     check_output_dir(out_dir)  # before the slow steps, not after them
-    sources = fingerprints(data_dir, cache_salt(config)) if data_dir.is_dir() else None
+    sources = fingerprints(data_dir, cache_salt(config), cache_dir) if data_dir.is_dir() else None
     # Everything but the data: what every page is rendered with besides its view model.
     render_salt = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
                                templates_dirs=project.templates_dirs, static_dir=project.static_dir,

@@ -34,6 +34,7 @@ from ..errors import InputError
 from ..sources.evals import read_evals
 from ..sources.points import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files
 from .consistency import Mismatch, check_evals
+from .digests import FileDigests
 from .evaluations import ingest_evals
 from .ingest import ingest_points
 from .pointsdb import SQL_DIR, PointsDB
@@ -145,9 +146,11 @@ class Fingerprints:
         return self.points if part == POINTS else self.reported
 
 
-def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
+def fingerprints(data_dir: Path, salt: str = "", cache_dir: Path | None = None) -> Fingerprints:
     """Hash (relative path, content hash) of every source file of each part and the schema
-    code; `salt` (settings such as aliases) enters the reported part, the only one it shapes."""
+    code; `salt` (settings such as aliases) enters the reported part, the only one it shapes.
+    With `cache_dir`, the content hashes of files unchanged since the last call are
+    remembered there (digests.py) instead of read again."""
     code = hashlib.sha256()
     package = Path(__file__).parent.parent
     for path in [*sorted(SQL_DIR.glob("*.sql")),
@@ -156,13 +159,14 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
         code.update(hashlib.sha256(path.read_bytes()).digest())
     code_digest = code.digest()
     point_files: dict[str, str] = {}
+    memo = FileDigests(cache_dir / f"digests-{data_key(data_dir)}.json" if cache_dir is not None else None)
 
     def part_hash(part: str, extra: str) -> str:
         h = code.copy()
         h.update(part.encode())
         for path in source_files(data_dir, part):
             rel = path.relative_to(data_dir).as_posix()
-            content = hashlib.sha256(path.read_bytes()).digest()
+            content = memo.digest(path, rel)
             h.update(rel.encode())
             h.update(content)
             if part == POINTS:
@@ -170,8 +174,10 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
         h.update(extra.encode())
         return h.hexdigest()
 
-    return Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt), point_files=point_files,
-                        code=code_digest.hex())
+    found = Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt), point_files=point_files,
+                         code=code_digest.hex())
+    memo.save()
+    return found
 
 
 def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None) -> dict:
@@ -224,7 +230,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
         raise InputError(data_dir, "data directory not found")
     cache_dir.mkdir(parents=True, exist_ok=True)
     target = cache_dir / f"pointsdb-{data_key(data_dir)}.duckdb"
-    want = known or fingerprints(data_dir, salt)
+    want = known or fingerprints(data_dir, salt, cache_dir)
     summaries, same_code = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
         return PointsDB(target, read_only=True), _report(_known(summaries), ingested=())

@@ -1,0 +1,77 @@
+"""Content digests of the input files, remembered by what `stat` says of each file (after
+git's index): a weekly build would otherwise read a hundred megabytes of unchanged files
+only to learn that they are unchanged.
+
+A recorded digest is reused while the file's size, modification time, change time and
+inode are the ones recorded beside it. Every write to a file moves its change time, which
+no tool can set back (`touch` and `rsync -t` set the modification time only), so an edit
+is never missed, even one that keeps the size and restores the modification time. The one
+race left, a write in the same tick of the file system's clock as the read that recorded
+the digest, is closed by recording only files whose times were already `SETTLED_NS` old
+when they were read (git calls the others "racily clean" and hashes them again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+from ..atomic import write_atomically
+
+#: How old a file's times must be before its digest is remembered: more than the coarsest
+#: clock tick of a common file system (FAT's two seconds).
+SETTLED_NS = 3_000_000_000
+#: The memo's format; another version is ignored (every file is read again).
+VERSION = 1
+
+Stat = tuple[int, int, int, int]
+
+
+def _stat_of(path: Path) -> Stat:
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+class FileDigests:
+    """sha256 digests of files by name (a path relative to the data directory), read from
+    and saved to `memo` (None: nothing remembered, every file read)."""
+
+    def __init__(self, memo: Path | None) -> None:
+        self.memo = memo
+        self.recorded: dict[str, list] = {}
+        if memo is not None:
+            try:
+                loaded = json.loads(memo.read_text(encoding="utf-8"))
+                if loaded.get("version") == VERSION and isinstance(loaded.get("files"), dict):
+                    self.recorded = loaded["files"]
+            except (OSError, ValueError, AttributeError):
+                pass  # no memo yet, or an unreadable one: every file is read
+        self.seen: dict[str, list] = {}
+        self.read = 0
+
+    def digest(self, path: Path, name: str) -> bytes:
+        """The sha256 of `path`'s content (`name` keys it in the memo)."""
+        stat = _stat_of(path)
+        entry = self.recorded.get(name)
+        if entry is not None and tuple(entry[:4]) == stat:
+            self.seen[name] = entry
+            return bytes.fromhex(entry[4])
+        content = hashlib.sha256(path.read_bytes()).digest()
+        self.read += 1
+        if max(stat[1], stat[2]) < time.time_ns() - SETTLED_NS and _stat_of(path) == stat:
+            self.seen[name] = [*stat, content.hex()]
+        return content
+
+    def save(self) -> None:
+        """Keep what this run saw (only the files that still exist), when it differs."""
+        if self.memo is None or self.seen == self.recorded:
+            return
+        data = json.dumps({"version": VERSION, "files": self.seen}, sort_keys=True, separators=(",", ":"))
+        try:
+            self.memo.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(self.memo, data.encode("utf-8"))
+        except OSError:
+            pass  # a read-only cache still builds; the next run reads the files again
