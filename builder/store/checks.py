@@ -39,6 +39,8 @@ ROW_CHECKS = [
     ("guess::DOUBLE < 0 OR guess::DOUBLE > total::BIGINT - truncated::BIGINT + 1e-9",
      "guess must be between 0 and total - truncated (0 <= g <= n_u)", None),
     ("tokens::DOUBLE < 0", "tokens must not be negative (tok >= 0)", "tokens"),
+    # Sums are exact decimals (PointsDB.aggregate); no evaluation point comes near this.
+    ("tokens::DOUBLE >= 1e18", "tokens must be below 10^18 (tok < 1e18)", "tokens"),
 ]
 
 

@@ -50,6 +50,10 @@ class Overridden(NamedTuple):
     params: str
 
 
+#: What makes a point the same point (PRODUCT.md "Inputs"): a later one replaces it.
+IDENTITY = "model, template, sampler, base_task, params"
+
+
 @dataclass
 class IngestReport:
     files: int = 0
@@ -80,8 +84,14 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         kept = {rel for rel in rels if rel in digests and recorded.get(rel) == digests[rel]}
     fresh = [i for i, rel in enumerate(rels) if rel not in kept]
     _stage(con, files, rels, fresh)
-    # Rows of changed and removed files go; the staged rows of changed and new files come.
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
+    # Which row an identity keeps can change only where rows go (changed and removed files)
+    # or come (the staged ones): with files kept, only those identities are chosen again.
+    if kept:
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE touched AS
+                        SELECT {IDENTITY} FROM point_rows WHERE source NOT IN (SELECT source FROM kept_files)
+                        UNION SELECT {IDENTITY} FROM staged""")
+    # Rows of changed and removed files go; the staged rows of changed and new files come.
     con.execute("DELETE FROM point_rows WHERE source NOT IN (SELECT source FROM kept_files)")
     con.execute(
         """
@@ -99,7 +109,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         known = [rel for rel in rels if rel in digests]
         con.execute("INSERT INTO point_files SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                     [known, [digests[rel] for rel in known]])
-    _choose_points(con, files, rels, report)
+    _choose_points(con, files, rels, report, only_touched=bool(kept))
     return report
 
 
@@ -145,45 +155,54 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
     _canonicalise_params(con)
 
 
-def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport) -> None:
+def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport,
+                   only_touched: bool = False) -> None:
     """Fill `points` with one row per identity from `point_rows`: the later file (in the
     order of `files`) and then the later row wins; the overridden rows are counted and the
-    first of them named."""
+    first of them named. With `only_touched`, only the identities of the temp table
+    `touched` are chosen again; the others keep their row (their rows did not change, and
+    the files keep their order among themselves). The rows then lie in another order than
+    a fresh ingest's, which no reader sees: every query orders what it returns, and the
+    aggregates' sums are exact (`PointsDB.aggregate`)."""
     con.execute("CREATE OR REPLACE TEMP TABLE file_order AS "
                 "SELECT unnest(?::VARCHAR[]) AS source, unnest(?::INTEGER[]) AS file_idx",
                 [rels, list(range(len(rels)))])
-    # Only identities given more than once need ranking (usually none): the other rows go
-    # straight to the one sorted insert, which is most of the cost.
-    identity = "model, template, sampler, base_task, params"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {identity} FROM point_rows "
-                "GROUP BY ALL HAVING count(*) > 1")
-    ranked = f"""
-        SELECT r.*, o.file_idx, row_number() OVER (PARTITION BY {identity}
-                                                   ORDER BY o.file_idx DESC, r.source_row DESC) AS rn
-        FROM (SELECT * FROM point_rows SEMI JOIN repeated USING ({identity})) r JOIN file_order o USING (source)
-    """
-    columns = f"{identity}, total, correct, truncated, guess, tokens, tiers, groups, source, source_row"
-    con.execute("DELETE FROM points")
-    con.execute(
-        f"""
-        INSERT INTO points
-        SELECT * FROM (
-            SELECT {columns} FROM point_rows ANTI JOIN repeated USING ({identity})
-            UNION ALL
-            SELECT {columns} FROM ({ranked}) WHERE rn = 1
-        ) ORDER BY {identity}
-        """
-    )
+    columns = f"{IDENTITY}, total, correct, truncated, guess, tokens, tiers, groups, source, source_row"
+    if only_touched:
+        con.execute(f"DELETE FROM points USING touched t WHERE {_same_identity('points', 't')}")
+        con.execute(f"INSERT INTO points SELECT {columns} FROM ({_ranked('touched')}) WHERE rn = 1 "
+                    f"ORDER BY {IDENTITY}")
+        con.execute("DROP TABLE touched")
+    else:
+        # Only identities given more than once need ranking (usually none): the other rows
+        # go straight to the one sorted insert, which is most of the cost.
+        con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {IDENTITY} FROM point_rows "
+                    "GROUP BY ALL HAVING count(*) > 1")
+        con.execute("DELETE FROM points")
+        con.execute(
+            f"""
+            INSERT INTO points
+            SELECT * FROM (
+                SELECT {columns} FROM point_rows ANTI JOIN repeated USING ({IDENTITY})
+                UNION ALL
+                SELECT {columns} FROM ({_ranked('repeated')}) WHERE rn = 1
+            ) ORDER BY {IDENTITY}
+            """
+        )
+        con.execute("DROP TABLE repeated")
     staged = con.execute("SELECT count(*) FROM point_rows").fetchall()[0][0]
     report.points = con.execute("SELECT count(*) FROM points").fetchall()[0][0]
     report.duplicates = staged - report.points
     if report.duplicates:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {IDENTITY} FROM point_rows "
+                    "GROUP BY ALL HAVING count(*) > 1")
         (first,) = fetch_as(con.execute(
             f"""
-            SELECT source, file_idx, source_row, model, base_task, params FROM ({ranked})
+            SELECT source, file_idx, source_row, model, base_task, params FROM ({_ranked('repeated')})
             WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
             """
         ), Overridden)  # duplicates > 0: an overridden row exists
+        con.execute("DROP TABLE repeated")
         report.duplicate_example = (f"{first.source}, {where(files[first.file_idx], first.source_row)} "
                                     f"({first.model}, {first.base_task}, {first.params})")
         report.warnings.append(
@@ -191,7 +210,20 @@ def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list
             f"(first overridden: {report.duplicate_example})"
         )
     con.execute("DROP TABLE file_order")
-    con.execute("DROP TABLE repeated")
+
+
+def _same_identity(a: str, b: str) -> str:
+    return " AND ".join(f"{a}.{c} = {b}.{c}" for c in IDENTITY.split(", "))
+
+
+def _ranked(among: str) -> str:
+    """The rows of `point_rows` whose identity is in the temp table `among`, each with its
+    file's position and its rank among its identity's rows (1: the one kept)."""
+    return f"""
+        SELECT r.*, o.file_idx, row_number() OVER (PARTITION BY {IDENTITY}
+                                                   ORDER BY o.file_idx DESC, r.source_row DESC) AS rn
+        FROM (SELECT * FROM point_rows SEMI JOIN {among} USING ({IDENTITY})) r JOIN file_order o USING (source)
+    """
 
 
 def _stage_file(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:

@@ -38,6 +38,12 @@ FILTERABLE = ("model", "template", "sampler", "base_task", "params", "tiers", "g
 #: Columns a `KeySet` may name (plain text columns, not the label lists).
 KEY_COLUMNS = ("model", "template", "sampler", "base_task", "params")
 COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points")
+#: The type the fractional counters (guess, tokens) are summed in: fixed-point decimals add
+#: exactly, so a group's sum does not depend on the order its points are stored or read in
+#: (an incremental ingest keeps another order than a fresh one, and DuckDB's threads split
+#: a table where they like). Twelve decimals put a guess of 1/3 within 5e-13 of its double;
+#: 26 integer digits hold any group's sum (store/checks.py bounds tokens per point).
+EXACT = "DECIMAL(38,12)"
 
 
 def load_sql(name: str) -> str:
@@ -234,8 +240,8 @@ class PointsDB:
         inner = f"""
             SELECT {keys_sql}{',' if keys_sql else ''}
                    sum(total)::DOUBLE AS n, sum(truncated)::DOUBLE AS n_t,
-                   sum(correct)::DOUBLE AS n_e, sum(guess)::DOUBLE AS g,
-                   sum(tokens)::DOUBLE AS tok, count(*)::BIGINT AS points
+                   sum(correct)::DOUBLE AS n_e, sum(guess::{EXACT})::DOUBLE AS g,
+                   sum(tokens::{EXACT})::DOUBLE AS tok, count(*)::BIGINT AS points
             FROM {source} {where}
             {'GROUP BY ALL' if keys_sql else ''}
         """
