@@ -8,7 +8,7 @@ memory, so nothing is pickled on the way in; only the result comes back, through
 A forked child never touches what it inherited of the PointsDB (DuckDB's threads do not
 survive a fork, and the child exits without running any destructor), never forks again,
 and ends with its result or with the error that stopped it, which this process raises as
-its own. Where fork does not exist, or `REASONBOARD_WORKERS=1` asks for one process, the
+its own. Off Linux (`can_fork`), or when `REASONBOARD_WORKERS=1` asks for one process, the
 same work runs here, in the same order, and the outputs are the same bytes.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from typing import Any, Callable, Generic, TypeVar
 
 T = TypeVar("T")
@@ -36,7 +37,11 @@ def processes() -> int:
 
 
 def can_fork(workers: int) -> bool:
-    return workers > 1 and "fork" in multiprocessing.get_all_start_methods()
+    """Whether to fork for `workers` processes: only on Linux, where fork is the platform's
+    own way of starting a process. macOS offers it too, but a child of a process that has
+    used the system's frameworks (Accelerate, which numpy's linear algebra may call there)
+    can crash or hang, so there the build runs in one process, with the same output."""
+    return workers > 1 and sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 def send_outcome(send: Any, work: Callable[[], Any], who: str) -> None:
