@@ -243,37 +243,38 @@ def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
 def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: Bands,
            sources: Fingerprints | None = None, phase: Callable[[str], None] = lambda name: None) -> Gathered:
     """Config -> PointsDB -> statistics -> signals: everything a build computes before it
-    renders. `sources` are the data directory's fingerprints when the caller has them."""
+    renders. `sources` are the data directory's fingerprints when the caller has them.
+
+    Once the statistics have read their aggregates from the store, they need it no more:
+    a process forked before the store is opened (while this one holds little, forking.py)
+    ranks the board while this one computes the signals from the store, on the other core.
+    """
     data_dir = project.data_dir
-    with no_cyclic_gc():  # reading the records allocates hundreds of thousands of objects
-        db, store = open_store(
-            data_dir, project.cache_dir, options.db_path, config, options.strict,
-            salt=cache_salt(config), known=sources,
-        )
-    try:
-        check_inputs(options, data_dir, store)
-    except InputError:
-        db.close()
-        raise
-    phase("store")
-    try:
-        # The statistics and signals allocate large object graphs beside a large live heap:
-        # automatic collections would walk it again and again (see gcpause).
-        with no_cyclic_gc():
-            inputs = read_board(db, config)
-            # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
-            # page, and its organisation names the board's own results; a lab's data never does.
-            site_config, site_project = config, project
-            if any(e.simulated for e in inputs.evaluations):
-                site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
-            # From here the statistics need no store: a forked process ranks the board while
-            # this one computes the signals from the store, on the other core (forking.py).
-            with Beside(partial(rank_board, inputs, config, bands), "the leaderboard statistics") as ranked:
+    with Beside(partial(rank_board, config=config, bands=bands), "the leaderboard statistics") as ranked:
+        with no_cyclic_gc():  # reading the records allocates hundreds of thousands of objects
+            db, store = open_store(
+                data_dir, project.cache_dir, options.db_path, config, options.strict,
+                salt=cache_salt(config), known=sources,
+            )
+        try:
+            check_inputs(options, data_dir, store)
+            phase("store")
+            # The statistics and signals allocate large object graphs beside a large live
+            # heap: automatic collections would walk it again and again (see gcpause).
+            with no_cyclic_gc():
+                inputs = read_board(db, config)
+                ranked.give(inputs)
+                # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and
+                # about page, and its organisation names the board's own results; a lab's
+                # data never does.
+                site_config, site_project = config, project
+                if any(e.simulated for e in inputs.evaluations):
+                    site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
                 signals = compute_signals(db, site_config, own_results(inputs, site_config))
                 board = with_curves(db, ranked.result(), config)
-            phase("statistics and signals")
-    finally:
-        db.close()
+                phase("statistics and signals")
+        finally:
+            db.close()
     return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store)
 
 

@@ -1,9 +1,9 @@
 """Work done by a forked process while this one goes on: how a build uses both cores.
 
-A build forks three times (issue 16): the chart warm-up at its start, the leaderboard
-statistics while this process computes the signals (build.py), and the render workers
-(site/workers.py). Forking hands the child everything this process holds as copy-on-write
-memory, so nothing is pickled on the way in; only the result comes back, through a pipe.
+A build forks three times (issue 16): the chart warm-up, and the process that ranks the
+board while this one computes the signals (build.py), both at the start, while this process
+holds little (`Forked` says why that matters); and the render workers (site/workers.py),
+which inherit the page model as copy-on-write memory. What crosses a pipe is pickled.
 
 A forked child never touches what it inherited of the PointsDB (DuckDB's threads do not
 survive a fork, and the child exits without running any destructor), never forks again,
@@ -14,11 +14,13 @@ same work runs here, in the same order, and the outputs are the same bytes.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
 from typing import Any, Callable, Generic, TypeVar
 
+A = TypeVar("A")
 T = TypeVar("T")
 
 
@@ -73,38 +75,50 @@ def receive_outcome(receive: Any, process: Any, who: str) -> Any:
 
 #: What the next `Forked` process computes, set just before the fork (so the function and
 #: everything it reaches are inherited, never pickled).
-_MAKE: "tuple[Callable[[], Any], str] | None" = None
+_WORK: "tuple[Callable[[Any], Any], str] | None" = None
 
 
-class Forked(Generic[T]):
-    """`make()` computed by a forked process while this one goes on; `result()` waits for it.
+class Forked(Generic[A, T]):
+    """`work(value)` computed by a process forked now and given `value` later (`give`);
+    `result()` waits for it.
+
+    Forking early, while this process holds little, is the point: every page a forked
+    child shares with its parent is copied on the first write by either, and a parent that
+    goes on working with a large heap beside a child pays for that copy page by page (a
+    third of a second of the signals at 2,500 evaluations when the child was forked after
+    the store was read). The value crosses a pipe, pickled; so does the result.
 
     A plain process and a pipe: no pool, whose helper threads would live through the build
     and could fork a replacement worker at any moment. Use it as a context manager, so the
-    process is ended even when this one fails first."""
+    process is ended even when this one fails first (a child still waiting for its value
+    simply ends)."""
 
-    def __init__(self, make: Callable[[], T], who: str) -> None:
-        global _MAKE
+    def __init__(self, work: Callable[[A], T], who: str) -> None:
+        global _WORK
         context = multiprocessing.get_context("fork")
         self.who = who
-        self.receive, send = context.Pipe(duplex=False)
-        _MAKE = (make, who)
+        self.pipe, theirs = context.Pipe()
+        _WORK = (work, who)
         try:
-            self.process = context.Process(target=_run_forked, args=(send,), daemon=True)
+            self.process = context.Process(target=_run_forked, args=(theirs,), daemon=True)
             self.process.start()
         except BaseException:
-            self.receive.close()
+            self.pipe.close()
             raise
         finally:
-            _MAKE = None
-            send.close()
+            _WORK = None
+            theirs.close()
         self._done = False
         self._result: Any = None
 
+    def give(self, value: A) -> None:
+        """The value the process works on."""
+        self.pipe.send(value)
+
     def result(self) -> T:
-        """The value, once the process has made it (waited for on the first call)."""
+        """The result, once the process has made it (waited for on the first call)."""
         if not self._done:
-            self._result = receive_outcome(self.receive, self.process, self.who)
+            self._result = receive_outcome(self.pipe, self.process, self.who)
             self._done = True
         result: T = self._result
         return result
@@ -113,37 +127,54 @@ class Forked(Generic[T]):
         if self.process.is_alive():
             self.process.terminate()
         self.process.join()
-        self.receive.close()
+        self.pipe.close()
 
-    def __enter__(self) -> "Forked[T]":
+    def __enter__(self) -> "Forked[A, T]":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def _run_forked(send: Any) -> None:
-    assert _MAKE is not None
-    make, who = _MAKE
-    send_outcome(send, make, who)
+def _run_forked(pipe: Any) -> None:
+    assert _WORK is not None
+    work, who = _WORK
+    # A short life with one piece of work: reference counting frees what it drops, and a
+    # cyclic collection would only walk the heap it inherited (see gcpause).
+    gc.disable()
+    try:
+        value = pipe.recv()
+    except EOFError:  # the parent ended (or failed) before it had a value to give
+        return
+    send_outcome(pipe, lambda: work(value), who)
 
 
-class Beside(Generic[T]):
-    """`make()` computed beside this process when it may fork (`processes()`), else here,
-    when `result()` is first asked for: the caller reads the same either way."""
+class Beside(Generic[A, T]):
+    """`work(value)` computed beside this process when it may fork (`processes()`), by a
+    process forked when this object is made; else here, when `result()` is first asked
+    for. The caller reads the same either way."""
 
-    def __init__(self, make: Callable[[], T], who: str, workers: int | None = None) -> None:
-        self._make = make
-        self._forked = Forked(make, who) if can_fork(processes() if workers is None else workers) else None
+    def __init__(self, work: Callable[[A], T], who: str, workers: int | None = None) -> None:
+        self._work = work
+        self._forked = Forked(work, who) if can_fork(processes() if workers is None else workers) else None
+        self._value: tuple[A] | None = None
+        self._result: tuple[T] | None = None
+
+    def give(self, value: A) -> None:
+        if self._forked is not None:
+            self._forked.give(value)
+        else:
+            self._value = (value,)
 
     def result(self) -> T:
         if self._forked is not None:
             return self._forked.result()
-        if not hasattr(self, "_value"):
-            self._value = self._make()
-        return self._value
+        if self._result is None:
+            assert self._value is not None, "give() the value first"
+            self._result = (self._work(self._value[0]),)
+        return self._result[0]
 
-    def __enter__(self) -> "Beside[T]":
+    def __enter__(self) -> "Beside[A, T]":
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -9,16 +9,17 @@ import pytest
 from reasonboard.forking import Beside, Forked, processes
 
 
-def _fails():
+def _fails(value):
     raise ValueError("no bundle")
 
 
-def _dies():
+def _dies(value):
     os._exit(3)
 
 
 def test_a_forked_result_arrives():
-    with Forked(lambda: [("a.txt", b"a"), {"pid": os.getpid()}], "a test") as made:
+    with Forked(lambda value: [value, {"pid": os.getpid()}], "a test") as made:
+        made.give(("a.txt", b"a"))  # given after the fork: crosses the pipe
         files, child = made.result()
         assert made.result()[0] == ("a.txt", b"a")  # asked twice, received once
     assert files == ("a.txt", b"a")
@@ -31,6 +32,7 @@ def test_a_failure_in_the_forked_process_arrives_too(make, error, message):
     """The error that stopped the process, or, when it dies without a word, an error naming
     its exit code: never a wait."""
     with Forked(make, "a test") as failed:
+        failed.give(None)
         with pytest.raises(error, match=message):
             failed.result()
 
@@ -39,16 +41,24 @@ def test_a_failure_in_the_forked_process_arrives_too(make, error, message):
 def test_beside_gives_the_same_value_with_one_process_or_two(workers):
     calls = []
 
-    def make():
+    def make(n):
         calls.append(1)
-        return {"pid": os.getpid(), "value": sum(range(10))}
+        return {"pid": os.getpid(), "value": sum(range(n))}
 
     with Beside(make, "a test", workers=workers) as beside:
+        beside.give(10)
         assert beside.result()["value"] == 45
         assert beside.result()["value"] == 45
     # One process: computed here, once; two: computed by the forked one.
     assert (calls == [1]) == (workers == 1)
     assert (beside.result()["pid"] == os.getpid()) == (workers == 1)
+
+
+def test_a_process_never_given_its_value_ends_with_the_block():
+    with Forked(_fails, "a test") as waiting:
+        process = waiting.process
+        assert process.is_alive()
+    assert not process.is_alive()
 
 
 def test_the_number_of_processes_is_the_users_to_choose(monkeypatch):

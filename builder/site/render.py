@@ -159,7 +159,7 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
               cache_dir: Path | None = None, timings: dict[str, float] | None = None,
               reuse: PageReuse | None = None, stage: Stage | None = None,
               alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
-              workers: int | None = None, charts: Forked[None] | None = None) -> Iterator[tuple[str, Output]]:
+              workers: int | None = None, charts: Forked[None, None] | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site (issue 16).
 
@@ -178,7 +178,7 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
 
 
 @contextmanager
-def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator[Forked[None] | None]:
+def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator[Forked[None, None] | None]:
     """Altair's chart specifications and the Vega bundle (seconds from an empty cache) made
     into `cache_dir` by a forked process, while this one goes on; `_assets` then reads them
     from the cache. None when they are cached already, or when this machine renders in one
@@ -188,7 +188,8 @@ def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator
     if cache_dir is None or not can_fork(workers) or charts_cached(cache_dir):
         yield None
         return
-    warmup = Forked(lambda: _warm_chart_cache(cache_dir), "the chart warm-up")
+    warmup: Forked[None, None] = Forked(lambda _: _warm_chart_cache(cache_dir), "the chart warm-up")
+    warmup.give(None)
     try:
         yield warmup
     finally:
@@ -198,7 +199,7 @@ def chart_warmup(cache_dir: Path | None, workers: int | None = None) -> Iterator
 def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir: tuple[Path, ...],
                  cache_dir: Path | None, clock: "_Clock", reuse: PageReuse | None, stage: Stage | None,
                  alongside: Callable[[], Iterable[tuple[str, bytes]]] | None,
-                 workers: int, charts: Forked[None] | None) -> Iterator[tuple[str, Output]]:
+                 workers: int, charts: Forked[None, None] | None) -> Iterator[tuple[str, Output]]:
     if alongside is not None and not can_fork(workers):
         yield from clock.paused(alongside())
         alongside = None
