@@ -71,12 +71,9 @@ class BoardInputs:
     evaluations: tuple[Evaluation, ...]
     #: Per (evaluation, task): the counts, tokens and every estimator's estimate and bounds.
     grid: Tables
-    #: Per (evaluation, tier, task): the v1 task scores of tiered points.
-    tiers: Aggregate
-
-    @property
-    def index(self) -> dict[tuple[str, ...], int]:
-        return {e.key: i for i, e in enumerate(self.evaluations)}
+    #: The tiers of tiered points, and their v1 task scores per (evaluation, tier) and task.
+    tier_names: tuple[str, ...]
+    tiers: Tables
 
     def task_estimates(self, mode: str) -> Iterator[tuple[Evaluation, dict[str, float | None]]]:
         """Each evaluation with its estimate (`mode`, rounded as published) on each task it
@@ -106,9 +103,11 @@ def read_board(db: PointsDB, config: SiteConfig) -> BoardInputs:
     only = {"base_task": tasks} if tasks else None
     agg = db.aggregate(filters=only, group_by=(*EVAL_KEYS, "base_task"), mode=MODES)
     value_names = ["n", "n_t", "n_e", "g", "tok"] + [f"{mode}_{p}" for mode in MODES for p in ("est", "low", "high")]
-    tiers = db.aggregate(filters=only, group_by=(*EVAL_KEYS, "tier", "base_task"), mode="V1")
+    tier_agg = db.aggregate(filters=only, group_by=(*EVAL_KEYS, "tier", "base_task"), mode="V1")
+    # Scattered here, so what a process forked for `rank_board` is given is a few arrays.
+    tier_names, tiers = _tier_grid(tier_agg, tasks, index, len(evaluations))
     return BoardInputs(tuple(tasks), evaluations, grid(agg, index, EVAL_KEYS, tasks, value_names, len(evaluations)),
-                       tiers)
+                       tier_names, tiers)
 
 
 def with_curves(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> LeaderboardResult:
@@ -127,7 +126,6 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands) -> Leaderb
     tasks = list(inputs.tasks)
     evaluations = inputs.evaluations
     ids = [e.id for e in evaluations]
-    m = len(evaluations)
     present = inputs.grid.present
     col = inputs.grid.columns
     mode = config.mode
@@ -153,7 +151,7 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands) -> Leaderb
     row_order = [*order.tolist(), *incomplete.tolist()]
     position = {i: p for p, i in enumerate(order.tolist())}
 
-    tiers = _tiers(inputs.tiers, tasks, inputs.index, m)
+    tiers = _tiers(inputs.tier_names, inputs.tiers)
     rs_bands = bands.keys("reasonscore", np.nan_to_num(scores.center, nan=0.0))
 
     # Round whole arrays once; per-model rows then only index Python lists.
@@ -213,19 +211,21 @@ def tie_group(positions: list[int], lows: list[float | None]) -> TieGroup:
     return TieGroup((positions[0] + 1, positions[-1] + 1), len(positions), max(known) if known else None)
 
 
-def _tiers(agg: Aggregate, tasks: list[str], index: Mapping[tuple[str, ...], int],
-           m: int) -> dict[int, dict[str, tuple[float, float]]]:
-    """(v1 tier ReasonScore, average tokens) of each tier per evaluation (only for tiered
-    points), unrounded.
-
-    One grid with a row per (evaluation, tier): the same scatter and the same vectorised
-    geometric mean as the task grid, with no loop over tiers.
-    """
-    names = sorted({t for t in agg["tier"].tolist() if t is not None})
+def _tier_grid(agg: Aggregate, tasks: list[str], index: Mapping[tuple[str, ...], int],
+               m: int) -> tuple[tuple[str, ...], Tables]:
+    """The tier names and one grid with a row per (evaluation, tier), evaluation-major: the
+    same scatter as the task grid, with no loop over tiers."""
+    names = tuple(sorted({t for t in agg["tier"].tolist() if t is not None}))
     k = len(names)
     rows: dict[tuple[str, ...], int] = {(*key, tier): i * k + j for key, i in index.items()
                                         for j, tier in enumerate(names)}
-    tier_grid = grid(agg, rows, (*EVAL_KEYS, "tier"), tasks, ["est", "n", "tok"], m * k)
+    return names, grid(agg, rows, (*EVAL_KEYS, "tier"), tasks, ["est", "n", "tok"], m * k)
+
+
+def _tiers(names: tuple[str, ...], tier_grid: Tables) -> dict[int, dict[str, tuple[float, float]]]:
+    """(v1 tier ReasonScore, average tokens) of each tier per evaluation (only for tiered
+    points), unrounded, by the vectorised geometric mean of each row of `_tier_grid`."""
+    k = len(names)
     rs = tier_reasonscore(tier_grid.columns["est"], tier_grid.present)
     toks = tokens_per_trial(np.nan_to_num(tier_grid.columns["tok"]), np.nan_to_num(tier_grid.columns["n"], nan=1.0),
                             tier_grid.present)
