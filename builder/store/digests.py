@@ -30,8 +30,9 @@ VERSION = 1
 Stat = tuple[int, int, int, int]
 
 
-def _stat_of(path: Path) -> Stat:
-    st = os.stat(path)
+def _stat_of(path: "Path | os.DirEntry[str]") -> Stat:
+    """What the memo compares; a directory entry's (cached) stat saves a system call."""
+    st = path.stat() if isinstance(path, os.DirEntry) else os.stat(path)
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
@@ -52,16 +53,17 @@ class FileDigests:
         self.seen: dict[str, list] = {}
         self.read = 0
 
-    def digest(self, path: Path, name: str) -> bytes:
+    def digest(self, path: "Path | os.DirEntry[str]", name: str) -> bytes:
         """The sha256 of `path`'s content (`name` keys it in the memo)."""
         stat = _stat_of(path)
         entry = self.recorded.get(name)
         if entry is not None and tuple(entry[:4]) == stat:
             self.seen[name] = entry
             return bytes.fromhex(entry[4])
-        content = hashlib.sha256(path.read_bytes()).digest()
+        with open(path, "rb") as handle:
+            content = hashlib.file_digest(handle, "sha256").digest()
         self.read += 1
-        if max(stat[1], stat[2]) < time.time_ns() - SETTLED_NS and _stat_of(path) == stat:
+        if max(stat[1], stat[2]) < time.time_ns() - SETTLED_NS and _stat_of(Path(path)) == stat:
             self.seen[name] = [*stat, content.hex()]
         return content
 
