@@ -1,9 +1,9 @@
 """`reasonboard build`: sources → PointsDB → statistics and signals → page model → pages → writer.
 
 After MkDocs' build: one readable function that first gathers everything, then writes.
-Nothing is written to the output until every page and data file exists in memory; the
-writer then swaps the finished site into place, so a failed build leaves the previous
-site untouched (PRODUCT.md "Bad input, safety, nothing lost").
+Pages and data files are staged beside the site as they are made, and replace the previous
+files only once every one is staged, so a failed build leaves the previous site untouched
+(PRODUCT.md "Bad input, safety, nothing lost").
 """
 
 from __future__ import annotations
