@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from ..results import BuildResults
 from ..signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
+from ..signals.model import record_builder
 from ..slugs import unique_slugs
 from . import format as fmt
 from .dashboard import signals_page
@@ -53,6 +54,10 @@ from .views.cards import (
     SubItemView,
     TripleView,
 )
+
+#: `ResultView(...)` with every field given positionally, without the frozen dataclass's
+#: per-field `object.__setattr__` (a corpus has ~10^5 result rows; the same instances).
+_result_view = record_builder(ResultView)
 
 #: Result rows and comparisons on one page at most, unless the site config sets `page_size`
 #: (a benchmark of the full EEE corpus has ~4,500 rows: they continue on numbered pages).
@@ -93,6 +98,8 @@ class Cards:
         # triple's parts are shared by all its rows: each is made once (issue 6).
         self._views: dict[Any, ResultView] = {}
         self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
+        self._provenance_badges: dict[int, tuple[Any, Badge]] = {}
+        self._na_badges: dict[tuple[int, int], tuple[Any, Badge]] = {}
         self._bench_refs: dict[tuple[str, str], Ref] = {}
         self._benchmark_rows: dict[str, list[ResultRow]] = {}
         self._simulated_benchmarks: dict[str, bool] = {}
@@ -238,31 +245,50 @@ class Cards:
             ref = self._bench_refs[(name, key)] = Ref(name, self.bench_paths.get(key, ""))
         return ref
 
-    def _parts_of(self, triple: TripleSignals) -> tuple[str | None, Badge, Badge]:
+    def _parts_of(self, key: tuple[str, str, str]) -> tuple[str | None, Badge, Badge]:
         """A triple's anchor (when its comparison is shown) and its P and X badges."""
-        parts = self._triple_parts.get(triple.key)
+        parts = self._triple_parts.get(key)
         if parts is None:
-            parts = (self.anchor(triple), provenance_badge(triple), comparability_badge(triple.comparability))
-            self._triple_parts[triple.key] = parts
+            triple = self._signals.triple(*key)
+            assert triple is not None, f"a result row of no triple: {key}"
+            parts = self._triple_parts[key] = (self._anchors.get(key), *self._badges_of(triple))
         return parts
 
+    def _badges_of(self, triple: TripleSignals) -> tuple[Badge, Badge]:
+        """A triple's P and X badges. Most triples have one report and share their
+        provenance and N/A checks with many others (signals/compute.py), so those badges are
+        made once per shared object (by identity: the records are slow to hash; the memos
+        hold them, so no id is reused). Made again they would be the same objects: the P
+        badge and the N/A X badge come from caches by value (badges.py), so the pickled
+        page, hence its digest, does not depend on how the signals share objects."""
+        provenance = self._provenance_badges.get(id(triple.provenance))
+        if provenance is None:
+            provenance = self._provenance_badges[id(triple.provenance)] = (triple.provenance,
+                                                                           provenance_badge(triple))
+        c = triple.comparability
+        checks = (id(c.variant), id(c.cross_party))
+        comparability = self._na_badges.get(checks)
+        if comparability is None:
+            badge = comparability_badge(c)
+            if badge.state != "na":  # a check that ran: the triple's own badge
+                return provenance[1], badge
+            comparability = self._na_badges[checks] = (c, badge)
+        return provenance[1], comparability[1]
+
     def _new_result_view(self, row: ResultRow) -> ResultView:
-        triple = self._signals.triple_of(row)
-        anchor, provenance, comparability = self._parts_of(triple)
+        anchor, provenance, comparability = self._parts_of((row.model_key, row.benchmark_path, row.metric_key))
+        own = row.own
         own_id = row.evaluation_id or ""
-        own_path = self.model_paths.get(own_id) if row.own else None
-        label = self.model_labels.get(own_id, row.model_id) if row.own else row.model_id
-        return ResultView(
-            anchor=f"r-{row.row_id}",
-            model=Ref(label, own_path) if own_path else None, model_id=row.model_id,
-            benchmark=self._benchmark_ref(row.benchmark_path, row.benchmark_key),
-            triple_anchor=anchor, metric=row.metric_name or row.metric_key,
-            score=score_text(row.score, row.metric_unit),
-            organization=row.organization or "not named", relationship=row.relationship,
-            source="this leaderboard" if row.own else (row.source_path or fmt.MISSING),
-            source_label="this leaderboard" if row.own else collection(row.source_path), own=row.own,
-            agentic=row.agentic, required=tuple(row.required), missing=tuple(row.missing),
-            badges=(row_repro_badge(tuple(row.missing), tuple(row.required)), provenance, comparability),
+        own_path = self.model_paths.get(own_id) if own else None
+        label = self.model_labels.get(own_id, row.model_id) if own else row.model_id
+        required, missing = row.required, row.missing
+        return _result_view(
+            f"r-{row.row_id}", Ref(label, own_path) if own_path else None, row.model_id,
+            self._benchmark_ref(row.benchmark_path, row.benchmark_key), anchor, row.metric_name or row.metric_key,
+            score_text(row.score, row.metric_unit), row.organization or "not named", row.relationship,
+            "this leaderboard" if own else (row.source_path or fmt.MISSING),
+            "this leaderboard" if own else collection(row.source_path), own, row.agentic, required, missing,
+            (row_repro_badge(missing, required), provenance, comparability),
         )
 
     def _triple_view(self, t: TripleSignals) -> TripleView:
