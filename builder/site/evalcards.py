@@ -100,6 +100,11 @@ class Cards:
         self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
         self._provenance_badges: dict[int, tuple[Any, Badge]] = {}
         self._na_badges: dict[tuple[int, int], tuple[Any, Badge]] = {}
+        # A row's badges and an own row's link are shared by the rows with the same ones
+        # (badges by identity, which the memo's tuples hold): fewer objects to make and to
+        # digest, shared alike whichever process makes a page (site/reuse.py).
+        self._badge_rows: dict[tuple[int, int, int], tuple[Badge, Badge, Badge]] = {}
+        self._own_refs: dict[tuple[str, str], Ref | None] = {}
         self._bench_refs: dict[tuple[str, str], Ref] = {}
         self._benchmark_rows: dict[str, list[ResultRow]] = {}
         self._simulated_benchmarks: dict[str, bool] = {}
@@ -279,17 +284,29 @@ class Cards:
         anchor, provenance, comparability = self._parts_of((row.model_key, row.benchmark_path, row.metric_key))
         own = row.own
         own_id = row.evaluation_id or ""
-        own_path = self.model_paths.get(own_id) if own else None
-        label = self.model_labels.get(own_id, row.model_id) if own else row.model_id
+        own_ref = self._own_ref(own_id, row.model_id) if own else None
         required, missing = row.required, row.missing
+        r = row_repro_badge(missing, required)
+        badges = self._badge_rows.get((id(r), id(provenance), id(comparability)))
+        if badges is None:
+            badges = self._badge_rows[(id(r), id(provenance), id(comparability))] = (r, provenance, comparability)
         return _result_view(
-            f"r-{row.row_id}", Ref(label, own_path) if own_path else None, row.model_id,
+            f"r-{row.row_id}", own_ref, row.model_id,
             self._benchmark_ref(row.benchmark_path, row.benchmark_key), anchor, row.metric_name or row.metric_key,
             score_text(row.score, row.metric_unit), row.organization or "not named", row.relationship,
             "this leaderboard" if own else (row.source_path or fmt.MISSING),
             "this leaderboard" if own else collection(row.source_path), own, row.agentic, required, missing,
-            (row_repro_badge(missing, required), provenance, comparability),
+            badges,
         )
+
+    def _own_ref(self, evaluation_id: str, model_id: str) -> Ref | None:
+        """The link of an own row to its evaluation's page, one per evaluation (its dozen
+        rows share it), None when the evaluation has no page."""
+        key = (evaluation_id, model_id)
+        if key not in self._own_refs:
+            path = self.model_paths.get(evaluation_id)
+            self._own_refs[key] = Ref(self.model_labels.get(evaluation_id, model_id), path) if path else None
+        return self._own_refs[key]
 
     def _triple_view(self, t: TripleSignals) -> TripleView:
         c = t.comparability
