@@ -30,6 +30,7 @@ import io
 import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 from .views.base import Page
 
@@ -48,17 +49,33 @@ def page_digest(salt: str, page: Page) -> str | None:
     return h.hexdigest()[:32]
 
 
-class _Digest(pickle.Pickler):
-    """A pickler for digests only (what it writes is never loaded): a dataclass instance as
-    `(its class, its field values in order)`. Pickle calls `reducer_override` for every
-    object but the built-in containers, strings and numbers, so only for the views."""
+class _Reducers(dict[type, Callable[[Any], Any]]):
+    """The digest's reduction of each dataclass, made on first sight of the class: the
+    instance as `(its class, its field values in order)`. An instance holding anything
+    else, or without an instance dictionary, is reduced the default way."""
 
-    def reducer_override(self, obj: object) -> object:
-        fields = getattr(type(obj), "__dataclass_fields__", None)
-        state = getattr(obj, "__dict__", None)
-        if fields is None or state is None or len(state) != len(fields):
-            return NotImplemented
-        return type(obj), tuple(state.values())
+    def __missing__(self, cls: type) -> Callable[[Any], Any]:
+        fields = getattr(cls, "__dataclass_fields__", None)
+        if fields is None:
+            raise KeyError(cls)  # pickle's own handling
+        count = len(fields)
+
+        def reduce(obj: Any) -> Any:
+            state = getattr(obj, "__dict__", None)
+            if state is None or len(state) != count:
+                return obj.__reduce_ex__(5)
+            return cls, tuple(state.values())
+
+        self[cls] = reduce
+        return reduce
+
+
+class _Digest(pickle.Pickler):
+    """A pickler for digests only (what it writes is never loaded). Pickle looks an
+    object's class up in `dispatch_table` (a dictionary lookup in C) for every object but
+    the built-in containers, strings and numbers, so only for the views."""
+
+    dispatch_table = _Reducers()
 
 
 @dataclass
