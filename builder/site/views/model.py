@@ -204,12 +204,8 @@ def _tier_order(tier: str) -> tuple[int, str]:
 
 
 def _mode_values(modes: tuple[ModeEstimate, ...]) -> tuple[tuple[float, float, float] | None, ...]:
-    """The six estimators of one task in `MODES` order (fragments.estimator_rows prints them).
-    Estimators that agree (most do, on most tasks) share one tuple: a smaller page to digest
-    (site/reuse.py), shared by value, so the same whichever process makes the page."""
-    seen: dict[tuple[float, float, float], tuple[float, float, float]] = {}
-    return tuple([None if a is None or b is None or c is None else seen.setdefault((a, b, c), (a, b, c))
-                  for a, b, c in modes])
+    """The six estimators of one task in `MODES` order (fragments.estimator_rows prints them)."""
+    return tuple([None if a is None or b is None or c is None else (a, b, c) for a, b, c in modes])
 
 
 def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
