@@ -23,19 +23,16 @@ from typing import Any, Sequence
 
 from ..results import BuildResults
 from ..signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
-from ..signals.model import record_builder
 from ..slugs import unique_slugs
 from . import format as fmt
 from .dashboard import signals_page
 from .markdown import is_web_url
+from .resultviews import ResultViews
 from .urls import page_path
 from .views.badges import (
-    collection,
     comparability_badge,
     divergence,
     median_of,
-    provenance_badge,
-    row_repro_badge,
     score_text,
     text_html,
     triple_anchor,
@@ -49,15 +46,10 @@ from .views.cards import (
     FieldView,
     PartyView,
     ReportedResults,
-    ResultView,
     RiskView,
     SubItemView,
     TripleView,
 )
-
-#: `ResultView(...)` with every field given positionally, without the frozen dataclass's
-#: per-field `object.__setattr__` (a corpus has ~10^5 result rows; the same instances).
-_result_view = record_builder(ResultView)
 
 #: Result rows and comparisons on one page at most, unless the site config sets `page_size`
 #: (a benchmark of the full EEE corpus has ~4,500 rows: they continue on numbered pages).
@@ -94,18 +86,9 @@ class Cards:
         self._compared = {b.key: self._compared_triples(b.key) for b in signals.benchmarks}
         # Anchors that exist: a link to a comparison the page does not show would be broken.
         self._anchors = {t.key: triple_anchor(*t.key) for ts in self._compared.values() for t in ts}
-        # A result row appears on its model's page and on its benchmark's row pages, and a
-        # triple's parts are shared by all its rows: each is made once (issue 6).
-        self._views: dict[Any, ResultView] = {}
-        self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
-        self._provenance_badges: dict[int, tuple[Any, Badge]] = {}
-        self._na_badges: dict[tuple[int, int], tuple[Any, Badge]] = {}
-        # A row's badges and an own row's link are shared by the rows with the same ones
-        # (badges by identity, which the memo's tuples hold): fewer objects to make and to
-        # digest, shared alike whichever process makes a page (site/reuse.py).
-        self._badge_rows: dict[tuple[int, int, int], tuple[Badge, Badge, Badge]] = {}
-        self._own_refs: dict[tuple[str, str], Ref | None] = {}
-        self._bench_refs: dict[tuple[str, str], Ref] = {}
+        # A result row appears on its model's page and on its benchmark's row pages: its
+        # view is made once (resultviews.py).
+        self._rows = ResultViews(signals, model_paths, model_labels, self.bench_paths, self._anchors)
         self._benchmark_rows: dict[str, list[ResultRow]] = {}
         self._simulated_benchmarks: dict[str, bool] = {}
 
@@ -235,78 +218,7 @@ class Cards:
     def _results(self, rows: Sequence[Any], first: int = 1, more: Ref | None = None) -> ReportedResults:
         """One page of result rows: `rows[first - 1 : first - 1 + page_size]`."""
         shown = rows[first - 1: first - 1 + self.page_size]
-        return ReportedResults(tuple(self._result_view(r) for r in shown), len(rows), first, more)
-
-    def _result_view(self, row: ResultRow) -> ResultView:
-        view = self._views.get(row.row_id)
-        if view is None:
-            view = self._views[row.row_id] = self._new_result_view(row)
-        return view
-
-    def _benchmark_ref(self, name: str, key: str) -> Ref:
-        """One shared `Ref` per benchmark name and key (a corpus has ~10^5 rows, ~10^2 of these)."""
-        ref = self._bench_refs.get((name, key))
-        if ref is None:
-            ref = self._bench_refs[(name, key)] = Ref(name, self.bench_paths.get(key, ""))
-        return ref
-
-    def _parts_of(self, key: tuple[str, str, str]) -> tuple[str | None, Badge, Badge]:
-        """A triple's anchor (when its comparison is shown) and its P and X badges."""
-        parts = self._triple_parts.get(key)
-        if parts is None:
-            triple = self._signals.triple(*key)
-            assert triple is not None, f"a result row of no triple: {key}"
-            parts = self._triple_parts[key] = (self._anchors.get(key), *self._badges_of(triple))
-        return parts
-
-    def _badges_of(self, triple: TripleSignals) -> tuple[Badge, Badge]:
-        """A triple's P and X badges. Most triples have one report and share their
-        provenance and N/A checks with many others (signals/compute.py), so those badges are
-        made once per shared object (by identity: the records are slow to hash; the memos
-        hold them, so no id is reused). Made again they would be the same objects: the P
-        badge and the N/A X badge come from caches by value (badges.py), so the pickled
-        page, hence its digest, does not depend on how the signals share objects."""
-        provenance = self._provenance_badges.get(id(triple.provenance))
-        if provenance is None:
-            provenance = self._provenance_badges[id(triple.provenance)] = (triple.provenance,
-                                                                           provenance_badge(triple))
-        c = triple.comparability
-        checks = (id(c.variant), id(c.cross_party))
-        comparability = self._na_badges.get(checks)
-        if comparability is None:
-            badge = comparability_badge(c)
-            if badge.state != "na":  # a check that ran: the triple's own badge
-                return provenance[1], badge
-            comparability = self._na_badges[checks] = (c, badge)
-        return provenance[1], comparability[1]
-
-    def _new_result_view(self, row: ResultRow) -> ResultView:
-        anchor, provenance, comparability = self._parts_of((row.model_key, row.benchmark_path, row.metric_key))
-        own = row.own
-        own_id = row.evaluation_id or ""
-        own_ref = self._own_ref(own_id, row.model_id) if own else None
-        required, missing = row.required, row.missing
-        r = row_repro_badge(missing, required)
-        badges = self._badge_rows.get((id(r), id(provenance), id(comparability)))
-        if badges is None:
-            badges = self._badge_rows[(id(r), id(provenance), id(comparability))] = (r, provenance, comparability)
-        return _result_view(
-            f"r-{row.row_id}", own_ref, row.model_id,
-            self._benchmark_ref(row.benchmark_path, row.benchmark_key), anchor, row.metric_name or row.metric_key,
-            score_text(row.score, row.metric_unit), row.organization or "not named", row.relationship,
-            "this leaderboard" if own else (row.source_path or fmt.MISSING),
-            "this leaderboard" if own else collection(row.source_path), own, row.agentic, required, missing,
-            badges,
-        )
-
-    def _own_ref(self, evaluation_id: str, model_id: str) -> Ref | None:
-        """The link of an own row to its evaluation's page, one per evaluation (its dozen
-        rows share it), None when the evaluation has no page."""
-        key = (evaluation_id, model_id)
-        if key not in self._own_refs:
-            path = self.model_paths.get(evaluation_id)
-            self._own_refs[key] = Ref(self.model_labels.get(evaluation_id, model_id), path) if path else None
-        return self._own_refs[key]
+        return ReportedResults(tuple(map(self._rows.view, shown)), len(rows), first, more)
 
     def _triple_view(self, t: TripleSignals) -> TripleView:
         c = t.comparability
