@@ -29,16 +29,15 @@ class BandView:
     @classmethod
     def of(cls, scale: str, band: Band | None) -> "BandView | None":
         """The one view of `band` on `scale` (a page shows a band for each of its ~40
-        intervals, and a build has a dozen bands): made once, then shared. Keyed by the
-        band's identity, which the memo holds (a band is slower to hash by value); equal
-        bands would give equal views, so a page's pickled view model, hence its digest
-        (site/reuse.py), is the same whichever process makes it first."""
+        intervals, and a build has a dozen bands): made once, then shared, by value, so a
+        page's pickled view model, hence its digest (site/reuse.py), is the same whichever
+        process makes it first, and a long-lived process (`serve`) keeps one per band."""
         if band is None:
             return None
-        found = _BAND_VIEWS.get((scale, id(band)))
-        if found is None:
-            found = _BAND_VIEWS[(scale, id(band))] = (band, cls.of_band(scale, band))
-        return found[1]
+        view = _BAND_VIEWS.get((scale, band))
+        if view is None:
+            view = _BAND_VIEWS[(scale, band)] = cls.of_band(scale, band)
+        return view
 
     @classmethod
     def of_band(cls, scale: str, band: Band) -> "BandView":
@@ -51,8 +50,8 @@ class BandView:
         return f"{low} and above" if self.high is None else f"{low} to below {self.high:g}"
 
 
-#: BandView.of's memo: (scale, id(band)) -> (band, its view).
-_BAND_VIEWS: dict[tuple[str, int], tuple[Band, BandView]] = {}
+#: BandView.of's memo: (scale, band) -> its view.
+_BAND_VIEWS: dict[tuple[str, Band], BandView] = {}
 
 
 @dataclass(frozen=True)
