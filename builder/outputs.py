@@ -43,9 +43,11 @@ CSV_COLUMNS = (
 
 #: The one encoder every text in the data files is (or must equal) the output of:
 #: `compact(v) == json.dumps(v, sort_keys=True, ensure_ascii=False, allow_nan=False,
-#: separators=(",", ":"))`, without building a new encoder per call.
+#: separators=(",", ":"))`, without building a new encoder per call, and without the
+#: check for circular references (documents are trees; the check costs about 6 % of
+#: encoding `leaderboard.json`, and changes no byte).
 compact: Callable[[Any], str] = json.JSONEncoder(
-    sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+    sort_keys=True, ensure_ascii=False, allow_nan=False, check_circular=False, separators=(",", ":")).encode
 
 
 def dump_json(document: Any) -> bytes:

@@ -27,14 +27,12 @@ from ..slugs import unique_slugs
 from . import format as fmt
 from .dashboard import signals_page
 from .markdown import is_web_url
+from .resultviews import ResultViews
 from .urls import page_path
 from .views.badges import (
-    collection,
     comparability_badge,
     divergence,
     median_of,
-    provenance_badge,
-    row_repro_badge,
     score_text,
     text_html,
     triple_anchor,
@@ -48,7 +46,6 @@ from .views.cards import (
     FieldView,
     PartyView,
     ReportedResults,
-    ResultView,
     RiskView,
     SubItemView,
     TripleView,
@@ -89,11 +86,9 @@ class Cards:
         self._compared = {b.key: self._compared_triples(b.key) for b in signals.benchmarks}
         # Anchors that exist: a link to a comparison the page does not show would be broken.
         self._anchors = {t.key: triple_anchor(*t.key) for ts in self._compared.values() for t in ts}
-        # A result row appears on its model's page and on its benchmark's row pages, and a
-        # triple's parts are shared by all its rows: each is made once (issue 6).
-        self._views: dict[Any, ResultView] = {}
-        self._triple_parts: dict[Any, tuple[str | None, Badge, Badge]] = {}
-        self._bench_refs: dict[tuple[str, str], Ref] = {}
+        # A result row appears on its model's page and on its benchmark's row pages: its
+        # view is made once (resultviews.py).
+        self._rows = ResultViews(signals, model_paths, model_labels, self.bench_paths, self._anchors)
         self._benchmark_rows: dict[str, list[ResultRow]] = {}
         self._simulated_benchmarks: dict[str, bool] = {}
 
@@ -223,47 +218,7 @@ class Cards:
     def _results(self, rows: Sequence[Any], first: int = 1, more: Ref | None = None) -> ReportedResults:
         """One page of result rows: `rows[first - 1 : first - 1 + page_size]`."""
         shown = rows[first - 1: first - 1 + self.page_size]
-        return ReportedResults(tuple(self._result_view(r) for r in shown), len(rows), first, more)
-
-    def _result_view(self, row: ResultRow) -> ResultView:
-        view = self._views.get(row.row_id)
-        if view is None:
-            view = self._views[row.row_id] = self._new_result_view(row)
-        return view
-
-    def _benchmark_ref(self, name: str, key: str) -> Ref:
-        """One shared `Ref` per benchmark name and key (a corpus has ~10^5 rows, ~10^2 of these)."""
-        ref = self._bench_refs.get((name, key))
-        if ref is None:
-            ref = self._bench_refs[(name, key)] = Ref(name, self.bench_paths.get(key, ""))
-        return ref
-
-    def _parts_of(self, triple: TripleSignals) -> tuple[str | None, Badge, Badge]:
-        """A triple's anchor (when its comparison is shown) and its P and X badges."""
-        parts = self._triple_parts.get(triple.key)
-        if parts is None:
-            parts = (self.anchor(triple), provenance_badge(triple), comparability_badge(triple.comparability))
-            self._triple_parts[triple.key] = parts
-        return parts
-
-    def _new_result_view(self, row: ResultRow) -> ResultView:
-        triple = self._signals.triple_of(row)
-        anchor, provenance, comparability = self._parts_of(triple)
-        own_id = row.evaluation_id or ""
-        own_path = self.model_paths.get(own_id) if row.own else None
-        label = self.model_labels.get(own_id, row.model_id) if row.own else row.model_id
-        return ResultView(
-            anchor=f"r-{row.row_id}",
-            model=Ref(label, own_path) if own_path else None, model_id=row.model_id,
-            benchmark=self._benchmark_ref(row.benchmark_path, row.benchmark_key),
-            triple_anchor=anchor, metric=row.metric_name or row.metric_key,
-            score=score_text(row.score, row.metric_unit),
-            organization=row.organization or "not named", relationship=row.relationship,
-            source="this leaderboard" if row.own else (row.source_path or fmt.MISSING),
-            source_label="this leaderboard" if row.own else collection(row.source_path), own=row.own,
-            agentic=row.agentic, required=tuple(row.required), missing=tuple(row.missing),
-            badges=(row_repro_badge(tuple(row.missing), tuple(row.required)), provenance, comparability),
-        )
+        return ReportedResults(tuple(map(self._rows.view, shown)), len(rows), first, more)
 
     def _triple_view(self, t: TripleSignals) -> TripleView:
         c = t.comparability

@@ -14,14 +14,23 @@ for 3,719 pages). Pickle is invertible, so two different view models never give 
 bytes; the same view model may (if objects are shared differently) give other bytes, which
 only costs a render. A page that cannot be pickled (a function made at run time, say) is
 always rendered.
+
+The pickler writes a view (a dataclass) as its class and the tuple of its field values,
+where pickle's default writes a dictionary of field names and values (`_Digest`): a fifth
+fewer bytes, and about a sixth less time on a rebuild's ~3,700 pages. It stays
+invertible: a class's fields are fixed (the code is in the salt) and a dataclass's
+instance dictionary holds them in field order (`__init__` sets them so; a view holding
+anything else, or without a dictionary, is written the default way).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 from .views.base import Page
 
@@ -29,14 +38,44 @@ from .views.base import Page
 def page_digest(salt: str, page: Page) -> str | None:
     """A hash of the page's view model and `salt` (what all pages share); None when the
     view model cannot be hashed by value."""
+    buffer = io.BytesIO()
     try:
-        data = pickle.dumps(page, protocol=5)
+        _Digest(buffer, protocol=5).dump(page)
     except (pickle.PicklingError, TypeError, AttributeError):
         return None
     h = hashlib.sha256(salt.encode("utf-8"))
     h.update(b"\0")
-    h.update(data)
+    h.update(buffer.getbuffer())
     return h.hexdigest()[:32]
+
+
+class _Reducers(dict[type, Callable[[Any], Any]]):
+    """The digest's reduction of each dataclass, made on first sight of the class: the
+    instance as `(its class, its field values in order)`. An instance holding anything
+    else, or without an instance dictionary, is reduced the default way."""
+
+    def __missing__(self, cls: type) -> Callable[[Any], Any]:
+        fields = getattr(cls, "__dataclass_fields__", None)
+        if fields is None:
+            raise KeyError(cls)  # pickle's own handling
+        count = len(fields)
+
+        def reduce(obj: Any) -> Any:
+            state = getattr(obj, "__dict__", None)
+            if state is None or len(state) != count:
+                return obj.__reduce_ex__(5)
+            return cls, tuple(state.values())
+
+        self[cls] = reduce
+        return reduce
+
+
+class _Digest(pickle.Pickler):
+    """A pickler for digests only (what it writes is never loaded). Pickle looks an
+    object's class up in `dispatch_table` (a dictionary lookup in C) for every object but
+    the built-in containers, strings and numbers, so only for the views."""
+
+    dispatch_table = _Reducers()
 
 
 @dataclass

@@ -28,7 +28,16 @@ class BandView:
 
     @classmethod
     def of(cls, scale: str, band: Band | None) -> "BandView | None":
-        return None if band is None else cls.of_band(scale, band)
+        """The one view of `band` on `scale` (a page shows a band for each of its ~40
+        intervals, and a build has a dozen bands): made once, then shared, by value, so a
+        page's pickled view model, hence its digest (site/reuse.py), is the same whichever
+        process makes it first, and a long-lived process (`serve`) keeps one per band."""
+        if band is None:
+            return None
+        view = _BAND_VIEWS.get((scale, band))
+        if view is None:
+            view = _BAND_VIEWS[(scale, band)] = cls.of_band(scale, band)
+        return view
 
     @classmethod
     def of_band(cls, scale: str, band: Band) -> "BandView":
@@ -39,6 +48,10 @@ class BandView:
         """"700 to below 900", or "900 and above" for the open top band."""
         low = f"{self.low:g}" if self.low is not None else fmt.MISSING
         return f"{low} and above" if self.high is None else f"{low} to below {self.high:g}"
+
+
+#: BandView.of's memo: (scale, band) -> its view.
+_BAND_VIEWS: dict[tuple[str, Band], BandView] = {}
 
 
 @dataclass(frozen=True)

@@ -162,7 +162,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
             continue
         total = t.total
         task_results.append(TaskResult(
-            task=Ref(task, ctx.task_paths.get(task, "")), interval=interval, total=total,
+            task=ctx.task_ref(task), interval=interval, total=total,
             truncated=t.truncated, correct=t.correct,
             tokens_per_trial=(t.tokens / total) if total and t.tokens is not None else None,
             truncation_rate=(t.truncated / total) if total else None,
@@ -205,8 +205,7 @@ def _tier_order(tier: str) -> tuple[int, str]:
 
 def _mode_values(modes: tuple[ModeEstimate, ...]) -> tuple[tuple[float, float, float] | None, ...]:
     """The six estimators of one task in `MODES` order (fragments.estimator_rows prints them)."""
-    return tuple((v[0], v[1], v[2]) if v[0] is not None and v[1] is not None and v[2] is not None else None
-                 for v in modes)
+    return tuple([None if a is None or b is None or c is None else (a, b, c) for a, b, c in modes])
 
 
 def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:

@@ -119,6 +119,7 @@ class Context:
     rows: dict[str, ModelRow] = field(default_factory=dict)
     #: One `Ref` per model, shared by every list that links it (tie lists hold ~10^5 links).
     refs: dict[str, Ref] = field(default_factory=dict)
+    task_refs: dict[str, Ref] = field(default_factory=dict)
 
     #: Task intervals by (model id, task): the model page and the task page show the same one.
     intervals: dict[tuple[str, str], Interval | None] = field(default_factory=dict)
@@ -139,6 +140,13 @@ class Context:
         if key not in self.intervals:
             self.intervals[key] = task_interval(self.bands, t.estimate, t.low, t.high)
         return self.intervals[key]
+
+    def task_ref(self, task: str) -> Ref:
+        """One `Ref` per task, shared by the model pages listing it."""
+        ref = self.task_refs.get(task)
+        if ref is None:
+            ref = self.task_refs[task] = Ref(task, self.task_paths.get(task, ""))
+        return ref
 
     def ref(self, model_id: str) -> Ref:
         ref = self.refs.get(model_id)
