@@ -264,6 +264,8 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
             with no_cyclic_gc():
                 inputs = read_board(db, config)
                 ranked.give(inputs)
+                if ranked.forked:
+                    db.one_thread()
                 # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and
                 # about page, and its organisation names the board's own results; a lab's
                 # data never does.

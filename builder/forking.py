@@ -160,6 +160,11 @@ class Beside(Generic[A, T]):
         self._value: tuple[A] | None = None
         self._result: tuple[T] | None = None
 
+    @property
+    def forked(self) -> bool:
+        """Whether another process does the work (and so takes a core)."""
+        return self._forked is not None
+
     def give(self, value: A) -> None:
         if self._forked is not None:
             self._forked.give(value)

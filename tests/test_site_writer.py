@@ -100,3 +100,17 @@ def test_incremental_mode_keeps_unchanged_files_and_their_times(tmp_path: Path):
     assert report.unchanged == 2  # a.html and .nojekyll
     assert (out / "a.html").stat().st_mtime == 1_000_000
     assert (out / "b.html").read_bytes() == b"new"
+
+
+def test_a_rebuild_removes_exactly_what_the_new_site_no_longer_has(tmp_path: Path):
+    """Stale files at every depth go, folders left empty go (deepest first), a folder that
+    still holds a claimed file stays, and only the top-level README is the checkout's."""
+    out = tmp_path / "site"
+    first = {"index.html": b"i", ".nojekyll": b"", "models/a.html": b"a", "models/b.html": b"b",
+             "models/x/y/z.html": b"z", "tasks/t.html": b"t", "data/README.md": b"generated"}
+    write_site(first, out)
+    (out / "README.md").write_text("the checkout's")
+    (out / "models" / "stray-link.html").symlink_to(out / "models" / "a.html")
+    write_site({"index.html": b"i", ".nojekyll": b"", "models/a.html": b"a", "tasks/t.html": b"t2"}, out)
+    left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
+    assert left == [".nojekyll", "README.md", "index.html", "models", "models/a.html", "tasks", "tasks/t.html"]

@@ -224,14 +224,29 @@ def _commit(staging: Path, out_dir: Path, staged: list[str], claimed: OutputPath
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target)
         os.replace(staging / path, target)
-    for root, _dirs, names in os.walk(out_dir, topdown=False):
-        folder = Path(root)
-        for name in names:
-            rel = (folder / name).relative_to(out_dir).as_posix()
-            if rel not in claimed and not (folder == out_dir and name in keep):
-                (folder / name).unlink()
-        if folder != out_dir and not any(folder.iterdir()):
-            folder.rmdir()
+    _remove_stale(str(out_dir), "", claimed, keep)
+
+
+def _remove_stale(folder: str, prefix: str, claimed: OutputPaths, keep: tuple[str, ...]) -> bool:
+    """Remove, under `folder` (`prefix` its site path), every file the new site does not
+    claim and every folder left empty; whether `folder` is empty now. One `os.scandir` walk
+    on strings: a rebuild walks thousands of kept files, and `Path` objects per file cost a
+    tenth of a second at 2,500 evaluations."""
+    empty = True
+    with os.scandir(folder) as listing:
+        entries = list(listing)
+    for entry in entries:
+        rel = prefix + entry.name
+        if entry.is_dir(follow_symlinks=False):
+            if _remove_stale(entry.path, rel + "/", claimed, keep):
+                os.rmdir(entry.path)
+            else:
+                empty = False
+        elif rel in claimed or (not prefix and entry.name in keep):
+            empty = False
+        else:
+            os.unlink(entry.path)
+    return empty
 
 
 def _make_parents(out_dir: Path, path: str) -> None:

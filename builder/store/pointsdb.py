@@ -123,6 +123,12 @@ class PointsDB:
         # Macros are temporary so that a read-only database still gets them.
         self.con.execute(load_sql("macros.sql").replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO"))
 
+    def one_thread(self) -> None:
+        """Run every later query on one thread: for when another process of the build works
+        beside this one (build.py), whose core a second DuckDB thread would only contend
+        for (measured at 2,500 evaluations: the signals take 1.50 s instead of 1.71 s)."""
+        self.con.execute("SET threads = 1")
+
     def close(self) -> None:
         self.con.close()
 
