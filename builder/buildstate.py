@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -83,19 +84,30 @@ class BuildState:
     def matches(self, out_dir: Path) -> bool:
         """Every recorded file is still there, untouched, and nothing else was added."""
         try:
-            present = {p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*") if p.is_file()}
+            present = _files_under(str(out_dir), "")
         except OSError:
             return False
-        if present - set(self.files) - {"README.md", ".gitkeep"}:
+        if set(present) - set(self.files) - {"README.md", ".gitkeep"}:
             return False
         for path, (size, mtime, *_digest) in self.files.items():
-            try:
-                stat = (out_dir / path).stat()
-            except OSError:
-                return False
-            if stat.st_size != size or stat.st_mtime_ns != mtime:
+            stat = present.get(path)
+            if stat is None or stat.st_size != size or stat.st_mtime_ns != mtime:
                 return False
         return True
+
+
+def _files_under(folder: str, prefix: str) -> dict[str, os.stat_result]:
+    """Every file under `folder` by its path below it, with its `stat` (links followed, as
+    `Path.stat` does): one `os.scandir` walk, since a daily build that finds nothing to do
+    spends most of its time here and on the inputs' listing."""
+    found: dict[str, os.stat_result] = {}
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                found.update(_files_under(entry.path, prefix + entry.name + "/"))
+            elif entry.is_file():
+                found[prefix + entry.name] = entry.stat()
+    return found
 
 
 def state_path(cache_dir: Path, out_dir: Path) -> Path:

@@ -102,13 +102,11 @@ def source_entries(data_dir: Path, part: str) -> list[tuple[str, "os.DirEntry[st
             if path.is_file():
                 found.append((name, path))
         elif path.is_dir():
-            found += [(_relative(entry.path, data_dir), entry) for entry in _listing(path, pattern)
+            # An entry's path is the folder's, a separator and its name, down the walk.
+            cut = len(str(data_dir)) + 1
+            found += [(entry.path[cut:].replace(os.sep, "/"), entry) for entry in _listing(path, pattern)
                       if entry.is_file()]
     return sorted(found, key=lambda item: item[0].split("/"))
-
-
-def _relative(path: str, root: Path) -> str:
-    return Path(os.path.relpath(path, root)).as_posix()
 
 
 def _listing(folder: Path, pattern: str) -> list[os.DirEntry[str]]:
