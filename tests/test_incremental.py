@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import multiprocessing
 import os
 import shutil
 import time
@@ -246,11 +247,11 @@ def test_two_render_workers_write_the_bytes_of_one(demo, tmp_path, monkeypatch, 
     assert [p for p in one if one[p] != two[p]] == []
 
 
-@pytest.mark.parametrize("where", ["page", "data files"])
+@pytest.mark.parametrize("where", ["page", "data files", "ranking"])
 def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, tmp_path, monkeypatch, where):
     """Workers stage their files themselves; one failing (a page, or the data files made
-    beside them) must still leave the previous site exactly as it was, and no staging
-    directory behind."""
+    beside them, or the process ranking the board beside the signals) must still leave the
+    previous site exactly as it was, no staging directory behind, and no process running."""
     from reasonboard import build as build_module
     from reasonboard.site import render, workers
 
@@ -270,6 +271,14 @@ def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, t
             return real(env, site, page, assets)
 
         monkeypatch.setattr(render, "render_page", failing)
+    elif where == "ranking":
+        def failing_ranking(*args, **kwargs):
+            if os.getpid() != parent:
+                raise RuntimeError("ranking failed in a worker")
+            return real_ranking(*args, **kwargs)
+
+        real_ranking = build_module.rank_board
+        monkeypatch.setattr(build_module, "rank_board", failing_ranking)
     else:
         def failing_data(*args):
             if os.getpid() != parent:
@@ -289,6 +298,7 @@ def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, t
         points.write_text(text, encoding="utf-8")  # the fixture is the module's
     assert snapshot(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "site"]
+    assert multiprocessing.active_children() == []
 
 
 def test_a_page_digest_does_not_depend_on_what_was_rendered_before(default_build):
