@@ -31,8 +31,10 @@ from run import DUMP_SNIPPET, OURS_SNIPPET, median  # noqa: E402
 def child(pkg: Path, snippet: str, *args: object) -> str:
     # One render process unless told otherwise: this compares the code's speed per core (the
     # default uses every core, and the base revision may not).
-    env = {**os.environ, "PYTHONPATH": str(pkg),
-           "REASONBOARD_WORKERS": os.environ.get("REASONBOARD_WORKERS", "1")}
+    workers = os.environ.get("REASONBOARD_WORKERS", "1")
+    # Both names: a base revision from before the rename reads the earlier one.
+    env = {**os.environ, "PYTHONPATH": str(pkg), "REASONBOARD_WORKERS": workers,
+           "REASONBOARD_RENDER_WORKERS": workers}
     proc = subprocess.run([sys.executable, "-c", snippet, *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True)
     if proc.returncode != 0:

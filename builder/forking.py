@@ -8,16 +8,21 @@ which inherit the page model as copy-on-write memory. What crosses a pipe is pic
 A forked child never touches what it inherited of the PointsDB (DuckDB's threads do not
 survive a fork, and the child exits without running any destructor), never forks again,
 and ends with its result or with the error that stopped it, which this process raises as
-its own. Off Linux (`can_fork`), or when `REASONBOARD_WORKERS=1` asks for one process, the
-same work runs here, in the same order, and the outputs are the same bytes.
+its own; a child ends with its parent (`orphan_guard`). Off Linux (`can_fork`), or when
+`REASONBOARD_WORKERS=1` asks for one process, the same work runs here (the ranking after
+the signals rather than beside them), and the outputs are the same bytes.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
+import pickle
+import signal
 import sys
+import traceback
 from typing import Any, Callable, Generic, TypeVar
 
 A = TypeVar("A")
@@ -28,10 +33,11 @@ def processes() -> int:
     """How many processes a build may keep busy: `REASONBOARD_WORKERS`, else one per core
     this process may run on (measured on the 2-core build machine: see the README,
     "Rebuilds")."""
-    try:
-        return max(1, int(os.environ["REASONBOARD_WORKERS"]))
-    except (KeyError, ValueError):
-        pass
+    for name in ("REASONBOARD_WORKERS", "REASONBOARD_RENDER_WORKERS"):  # the second: its earlier name
+        try:
+            return max(1, int(os.environ[name]))
+        except (KeyError, ValueError):
+            pass
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
@@ -46,15 +52,36 @@ def can_fork(workers: int) -> bool:
     return workers > 1 and sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
+def orphan_guard(parent: int) -> None:
+    """In a forked process, first thing: end with the parent. A parent killed without
+    cleaning up (a CI job cancelled, the machine out of memory) would otherwise leave its
+    children waiting forever on a pipe nobody reads."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # no prctl: the pipe's end of file still ends most waits
+        pass
+    if os.getppid() != parent:  # the parent died before the guard was set
+        os._exit(1)
+
+
+#: prctl(2): the signal a process gets when its parent thread dies.
+PR_SET_PDEATHSIG = 1
+
+
 def send_outcome(send: Any, work: Callable[[], Any], who: str) -> None:
     """In a forked process: ("ok", what `work` returns) through `send`, or ("error", the
-    exception that stopped it) for the parent to raise."""
+    exception that stopped it, with the child's traceback as a note) for the parent to
+    raise. An exception that would not survive the pipe arrives as a RuntimeError naming
+    it."""
     try:
         send.send(("ok", work()))
     except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+        exc.add_note(f"(in {who}, pid {os.getpid()})\n" + "".join(traceback.format_exception(exc)).rstrip())
         try:
+            pickle.loads(pickle.dumps(exc))
             send.send(("error", exc))
-        except Exception:  # an exception that cannot be pickled
+        except Exception:  # an exception that cannot cross the pipe
             send.send(("error", RuntimeError(f"in {who}: {exc!r}")))
     finally:
         send.close()
@@ -100,7 +127,7 @@ class Forked(Generic[A, T]):
         self.pipe, theirs = context.Pipe()
         _WORK = (work, who)
         try:
-            self.process = context.Process(target=_run_forked, args=(theirs,), daemon=True)
+            self.process = context.Process(target=_run_forked, args=(theirs, self.pipe, os.getpid()), daemon=True)
             self.process.start()
         except BaseException:
             self.pipe.close()
@@ -112,8 +139,12 @@ class Forked(Generic[A, T]):
         self._result: Any = None
 
     def give(self, value: A) -> None:
-        """The value the process works on."""
-        self.pipe.send(value)
+        """The value the process works on. A process that has ended already is reported by
+        `result()`, with its exit code."""
+        try:
+            self.pipe.send(value)
+        except OSError:
+            pass
 
     def result(self) -> T:
         """The result, once the process has made it (waited for on the first call)."""
@@ -124,9 +155,7 @@ class Forked(Generic[A, T]):
         return result
 
     def close(self) -> None:
-        if self.process.is_alive():
-            self.process.terminate()
-        self.process.join()
+        end(self.process)
         self.pipe.close()
 
     def __enter__(self) -> "Forked[A, T]":
@@ -136,7 +165,20 @@ class Forked(Generic[A, T]):
         self.close()
 
 
-def _run_forked(pipe: Any) -> None:
+def end(process: Any) -> None:
+    """Stop a forked process that is still running (SIGTERM, then SIGKILL) and reap it."""
+    if process.is_alive():
+        process.terminate()
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+    process.join()
+
+
+def _run_forked(pipe: Any, parents_end: Any, parent: int) -> None:
+    orphan_guard(parent)
+    # Only the parent holds its end, so the parent ending is an end of file here.
+    parents_end.close()
     assert _WORK is not None
     work, who = _WORK
     # A short life with one piece of work: reference counting frees what it drops, and a

@@ -4,6 +4,7 @@ file is not read again, and an edited one always is."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from pathlib import Path
@@ -92,3 +93,34 @@ def test_fingerprints_are_the_same_with_and_without_the_memo(tmp_path, settled):
     assert fingerprints(data, cache_dir=cache).point_files == plain.point_files
     (data / "points" / "a.csv").write_text("model,template\nm,u\n")
     assert fingerprints(data, cache_dir=cache) == fingerprints(data) != plain
+
+
+def test_a_damaged_memo_entry_is_read_again(tmp_path, settled):
+    f = tmp_path / "a.csv"
+    f.write_text("x")
+    memo = tmp_path / "digests.json"
+    st = os.stat(f)
+    stat = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    for entry in ([*stat, "not hex"], stat, "a string", [*stat, None]):
+        memo.write_text(json.dumps({"version": digests.VERSION, "files": {"a.csv": entry}}))
+        d = FileDigests(memo)
+        assert d.digest(f, "a.csv") == sha(f) and d.read == 1
+
+
+def test_inputs_are_named_alike_whichever_way_the_data_directory_is_given(tmp_path, monkeypatch):
+    """`--data .`, `--data data`, an absolute path: the same names relative to the data
+    directory, in pathlib's order (part by part), so the per-file digests match the ingest's."""
+    from reasonboard.store.cache import source_entries
+
+    data = tmp_path / "data"
+    for rel in ("points/b.csv", "points/a-c.csv", "points/a/z.csv", "evals.json", "eee/x/1.json", "cards/c.json"):
+        (data / rel).parent.mkdir(parents=True, exist_ok=True)
+        (data / rel).write_text("{}")
+    expected = {"points": ["evals.json", "points/a/z.csv", "points/a-c.csv", "points/b.csv"],
+                "reported": ["cards/c.json", "eee/x/1.json"]}
+    monkeypatch.chdir(tmp_path)
+    for given in (data, Path("data"), Path("data/")):
+        assert {part: [name for name, _ in source_entries(given, part)] for part in expected} == expected
+    monkeypatch.chdir(data)
+    assert {part: [name for name, _ in source_entries(Path("."), part)] for part in expected} == expected
+    assert fingerprints(Path(".")).point_files == fingerprints(data).point_files

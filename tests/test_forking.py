@@ -61,6 +61,72 @@ def test_a_process_never_given_its_value_ends_with_the_block():
     assert not process.is_alive()
 
 
+def _input_error(value):
+    from reasonboard.errors import InputError
+
+    raise InputError("data/points/a.csv", "total must be at least 1", line=3)
+
+
+def test_an_input_error_in_the_forked_process_arrives_as_itself():
+    """The user's one error type crosses the pipe whole (path, line, problem), with the
+    child's traceback as a note."""
+    from reasonboard.errors import InputError
+
+    with Forked(_input_error, "a test") as failed:
+        failed.give(None)
+        with pytest.raises(InputError) as raised:
+            failed.result()
+    assert str(raised.value) == "data/points/a.csv, line 3: total must be at least 1"
+    assert (raised.value.path, raised.value.line) == ("data/points/a.csv", 3)
+    assert any("in a test" in note and "_input_error" in note for note in raised.value.__notes__)
+
+
+class _Unpicklable(Exception):
+    def __reduce__(self):
+        raise TypeError("no")
+
+
+def _unpicklable(value):
+    raise _Unpicklable("deep inside")
+
+
+def test_an_error_that_cannot_cross_the_pipe_arrives_named():
+    with Forked(_unpicklable, "a test") as failed:
+        failed.give(None)
+        with pytest.raises(RuntimeError, match="in a test: _Unpicklable"):
+            failed.result()
+
+
+def test_a_forked_process_ends_with_its_parent(tmp_path):
+    """A parent killed without cleaning up (SIGKILL: no `with` block ends) must not leave its
+    child waiting for a value forever."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "from reasonboard.forking import Forked\n"
+        "f = Forked(lambda value: value, 'orphan test')\n"
+        "print(f.process.pid, flush=True)\n"
+        "time.sleep(60)\n", encoding="utf-8")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    for _ in range(200):  # the child gets SIGKILL when its parent dies
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the forked process outlived its parent")
+
+
 def test_the_number_of_processes_is_the_users_to_choose(monkeypatch):
     monkeypatch.setenv("REASONBOARD_WORKERS", "1")
     assert processes() == 1
@@ -68,3 +134,6 @@ def test_the_number_of_processes_is_the_users_to_choose(monkeypatch):
     assert processes() == 3
     monkeypatch.setenv("REASONBOARD_WORKERS", "many")  # not a number: one per core
     assert processes() >= 1
+    monkeypatch.delenv("REASONBOARD_WORKERS")
+    monkeypatch.setenv("REASONBOARD_RENDER_WORKERS", "1")  # its earlier name
+    assert processes() == 1

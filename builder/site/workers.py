@@ -16,10 +16,11 @@ This module knows nothing of templates: a job is given the function that renders
 from __future__ import annotations
 
 import multiprocessing
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
-from ..forking import can_fork, receive_outcome, send_outcome
+from ..forking import can_fork, end, orphan_guard, receive_outcome, send_outcome
 from .views.base import Deferred, Page, made
 from .writer import UNCHANGED, Output, Stage
 
@@ -100,7 +101,7 @@ class PageJob:
             for n in range(workers - 1):
                 receive, send = context.Pipe(duplex=False)
                 first = 0 if reserved and n == 0 else None
-                process = context.Process(target=_work, args=(send, first), daemon=True)
+                process = context.Process(target=_work, args=(send, first, os.getpid()), daemon=True)
                 process.start()
                 send.close()
                 children.append((process, receive))
@@ -113,9 +114,7 @@ class PageJob:
         finally:
             _FORKED = None
             for process, _receive in children:
-                if process.is_alive():
-                    process.terminate()
-                process.join()
+                end(process)
 
 
 def _take(counter: Any) -> int:
@@ -126,9 +125,10 @@ def _take(counter: Any) -> int:
     return number
 
 
-def _work(send: Any, first: int | None) -> None:
+def _work(send: Any, first: int | None, parent: int) -> None:
     """A forked worker: its `first` job if it has one, then jobs until none are left, then
     every record in one message (or the error that stopped it, which the parent raises)."""
+    orphan_guard(parent)
     assert _FORKED is not None
     job, counter = _FORKED
 

@@ -233,8 +233,11 @@ def _remove_stale(folder: str, prefix: str, claimed: OutputPaths, keep: tuple[st
     on strings: a rebuild walks thousands of kept files, and `Path` objects per file cost a
     tenth of a second at 2,500 evaluations."""
     empty = True
-    with os.scandir(folder) as listing:
-        entries = list(listing)
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:  # unreadable: left as it is (it cannot be one of ours)
+        return False
     for entry in entries:
         rel = prefix + entry.name
         if entry.is_dir(follow_symlinks=False):

@@ -102,9 +102,9 @@ def source_entries(data_dir: Path, part: str) -> list[tuple[str, "os.DirEntry[st
             if path.is_file():
                 found.append((name, path))
         elif path.is_dir():
-            # An entry's path is the folder's, a separator and its name, down the walk.
-            cut = len(str(data_dir)) + 1
-            found += [(entry.path[cut:].replace(os.sep, "/"), entry) for entry in _listing(path, pattern)
+            # An entry's path is the part folder's as given, a separator, and the rest.
+            cut = len(str(path)) + 1
+            found += [(f"{name}/{entry.path[cut:].replace(os.sep, '/')}", entry) for entry in _listing(path, pattern)
                       if entry.is_file()]
     return sorted(found, key=lambda item: item[0].split("/"))
 

@@ -3,9 +3,11 @@ git's index): a weekly build would otherwise read a hundred megabytes of unchang
 only to learn that they are unchanged.
 
 A recorded digest is reused while the file's size, modification time, change time and
-inode are the ones recorded beside it. Every write to a file moves its change time, which
-no tool can set back (`touch` and `rsync -t` set the modification time only), so an edit
-is never missed, even one that keeps the size and restores the modification time. The one
+inode are the ones recorded beside it. On Linux and other POSIX systems every write to a
+file moves its change time, which no tool can set back (`touch` and `rsync -t` set the
+modification time only), so an edit is never missed, even one that keeps the size and
+restores the modification time. (On Windows the "change time" is the creation time: there
+an edit that keeps both the size and the modification time would be missed.) The one
 race left, a write in the same tick of the file system's clock as the read that recorded
 the digest, is closed by recording only files whose times were already `SETTLED_NS` old
 when they were read (git calls the others "racily clean" and hashes them again).
@@ -31,8 +33,9 @@ Stat = tuple[int, int, int, int]
 
 
 def _stat_of(path: "Path | os.DirEntry[str]") -> Stat:
-    """What the memo compares; a directory entry's (cached) stat saves a system call."""
-    st = path.stat() if isinstance(path, os.DirEntry) else os.stat(path)
+    """What the memo compares, always from `os.stat` (a directory entry's own stat has no
+    inode on Windows, and is cached)."""
+    st = os.stat(path)
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
@@ -55,15 +58,21 @@ class FileDigests:
 
     def digest(self, path: "Path | os.DirEntry[str]", name: str) -> bytes:
         """The sha256 of `path`'s content (`name` keys it in the memo)."""
+        now = time.time_ns()  # before the stat: a slow read must not make a fresh file look settled
         stat = _stat_of(path)
         entry = self.recorded.get(name)
-        if entry is not None and tuple(entry[:4]) == stat:
-            self.seen[name] = entry
-            return bytes.fromhex(entry[4])
+        if isinstance(entry, list) and len(entry) == 5 and tuple(entry[:4]) == stat:
+            try:
+                digest = bytes.fromhex(entry[4])
+            except (TypeError, ValueError):  # a damaged memo: read the file
+                pass
+            else:
+                self.seen[name] = entry
+                return digest
         with open(path, "rb") as handle:
             content = hashlib.file_digest(handle, "sha256").digest()
         self.read += 1
-        if max(stat[1], stat[2]) < time.time_ns() - SETTLED_NS and _stat_of(Path(path)) == stat:
+        if max(stat[1], stat[2]) < now - SETTLED_NS and _stat_of(path) == stat:
             self.seen[name] = [*stat, content.hex()]
         return content
 

@@ -42,7 +42,9 @@ COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points")
 #: exactly, so a group's sum does not depend on the order its points are stored or read in
 #: (an incremental ingest keeps another order than a fresh one, and DuckDB's threads split
 #: a table where they like). Twelve decimals put a guess of 1/3 within 5e-13 of its double;
-#: 26 integer digits hold any group's sum (store/checks.py bounds tokens per point).
+#: 26 integer digits hold a group's sum of tokens (store/checks.py bounds them below 10^18
+#: a point) and of guesses (each at most its point's total, a BIGINT: a group would need
+#: ten million points of 10^19 trials to overflow).
 EXACT = "DECIMAL(38,12)"
 
 
