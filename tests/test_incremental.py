@@ -387,3 +387,20 @@ def test_rendering_a_page_leaves_no_reference_cycle(default_build):
             gc.enable()
     assert {t: n for t, n in cyclic.items() if n} == {}
     assert len(cyclic) >= 9  # every page kind of the default build was rendered
+
+
+def test_bad_input_found_beside_the_forked_ranking_process_ends_it(demo, tmp_path, monkeypatch):
+    """The ranking process is forked before the store is opened; a points file the store
+    refuses must still fail the build with the file, line and problem, and end that process."""
+    from reasonboard.errors import InputError
+
+    monkeypatch.setenv("REASONBOARD_WORKERS", "2")
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    bad = data / "points" / "zz-bad.csv"
+    bad.write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
+                   'm,t,s,task,"{}",0,0,0,0,1\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"zz-bad\.csv, line 2: total must be at least 1"):
+        build(data, tmp_path / "site", tmp_path / "cache")
+    assert multiprocessing.active_children() == []
+    assert not (tmp_path / "site").exists()
