@@ -24,7 +24,8 @@ fresh process so peak memory is the build's own:
 `--models 8000` (about 2,500 and 10,000 evaluations beside the EEE corpus): wall time, site
 bytes, largest file and peak RSS of each (each build's own, from `wait4`), the growth
 exponents `log(y2/y1) / log(n2/n1)` over the two evaluation counts, a rebuild after one
-model's points change at the small size (time, files rewritten, equal to a clean build), and
+model's points change at the small size (time, files rewritten, equal to a clean build;
+`--rounds` changes in a row, each beside its own clean build, and the median ratio), and
 the small build's ratio to its I/O floor: parsing every input file once (JSON, CSV, JSONL)
 and writing the same output bytes to a fresh directory.
 """
@@ -267,32 +268,40 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     floor = io_floor(data, site, work)
     print(f"I/O floor of the {small['evaluations']}-evaluation build: {floor:.2f} s; "
           f"build / floor = {small['wall'] / floor:.1f}")
-    one_model_rebuild(data, site, cache, work)
-
-
-def one_model_rebuild(data: Path, site: Path, cache: Path, work: Path) -> None:
-    """Change one model's points, rebuild, and compare with a clean build of the same inputs:
-    time against that clean build, files rewritten, byte identity (issue 16)."""
     # A build with nothing changed, as a lab's CI runs most days: it finds the site up to
     # date, and remembers the digests of the input files, which are settled by now
     # (store/digests.py; the fixture's files were written moments before the first build).
     _, wall_same, _ = measured_build(data, site, cache)
     print(f"nothing changed: {wall_same:.2f} s wall (the site is up to date)")
-    before = mtimes(site)
-    time.sleep(0.05)
-    changed_file = change_one_model(data / "points")
-    one, wall_one, _ = measured_build(data, site, cache)
-    after = mtimes(site)
-    rewritten = sum(1 for p in after if before.get(p) != after[p])
-    clean = work / "clean"
-    shutil.rmtree(clean, ignore_errors=True)
-    shutil.rmtree(work / "clean-cache", ignore_errors=True)
-    _, wall_full_one, _ = measured_build(data, clean, work / "clean-cache")
-    identical = tree_digest(site) == tree_digest(clean)
-    print(f"one model changed ({changed_file.name}): {wall_one:.1f} s wall "
-          f"(clean build of the same inputs {wall_full_one:.1f} s, ratio {wall_one / wall_full_one:.2f}), "
-          f"rewrote {rewritten} of {len(after)} files (build says {one['changed']}), "
-          f"equals a clean build: {identical}")
+    one_model_rebuild(data, site, cache, work, args.rounds)
+
+
+def one_model_rebuild(data: Path, site: Path, cache: Path, work: Path, rounds: int = 1) -> None:
+    """Change one model's points, rebuild, and compare with a clean build of the same inputs:
+    time against that clean build, files rewritten, byte identity (issue 16). With `rounds`,
+    that many changes in a row, each rebuild timed beside its own clean build (made right
+    after it, so both meet the machine in the same mood); the ratio reported is the median."""
+    ratios = []
+    for _ in range(rounds):
+        before = mtimes(site)
+        time.sleep(0.05)
+        changed_file = change_one_model(data / "points")
+        one, wall_one, _ = measured_build(data, site, cache)
+        after = mtimes(site)
+        rewritten = sum(1 for p in after if before.get(p) != after[p])
+        clean = work / "clean"
+        shutil.rmtree(clean, ignore_errors=True)
+        shutil.rmtree(work / "clean-cache", ignore_errors=True)
+        _, wall_full_one, _ = measured_build(data, clean, work / "clean-cache")
+        identical = tree_digest(site) == tree_digest(clean)
+        ratios.append(wall_one / wall_full_one)
+        print(f"one model changed ({changed_file.name}): {wall_one:.1f} s wall "
+              f"(clean build of the same inputs {wall_full_one:.1f} s, ratio {wall_one / wall_full_one:.2f}), "
+              f"rewrote {rewritten} of {len(after)} files (build says {one['changed']}), "
+              f"equals a clean build: {identical}", flush=True)
+    if rounds > 1:
+        print(f"one-model rebuild / clean build: median {median(ratios):.2f} of {rounds} "
+              f"(each {', '.join(f'{r:.2f}' for r in ratios)})")
 
 
 def plain_jinja_render(site: Path, page_size: int = 100) -> dict:
