@@ -52,6 +52,10 @@ def can_fork(workers: int) -> bool:
     return workers > 1 and sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
+#: prctl(2): the signal a process gets when its parent thread dies.
+PR_SET_PDEATHSIG = 1
+
+
 def orphan_guard(parent: int) -> None:
     """In a forked process, first thing: end with the parent. A parent killed without
     cleaning up (a CI job cancelled, the machine out of memory) would otherwise leave its
@@ -63,10 +67,6 @@ def orphan_guard(parent: int) -> None:
         pass
     if os.getppid() != parent:  # the parent died before the guard was set
         os._exit(1)
-
-
-#: prctl(2): the signal a process gets when its parent thread dies.
-PR_SET_PDEATHSIG = 1
 
 
 def send_outcome(send: Any, work: Callable[[], Any], who: str) -> None:

@@ -12,7 +12,7 @@ from .grid import EVAL_KEYS, rounded, run_starts
 
 
 def difficulty_curves(db: PointsDB, tasks: list[str], index: Mapping[tuple[str, ...], int], ids: list[str],
-            listed: Mapping[str, Sequence[tuple[str, ...]]]) -> Curves:
+                      listed: Mapping[str, Sequence[tuple[str, ...]]]) -> Curves:
     """C_P per level of each difficulty coordinate: the task pages' difficulty curves, of the
     evaluations each task page lists (`listed`: task -> evaluation keys) and no other.
 

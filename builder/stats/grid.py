@@ -13,10 +13,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..store.pointsdb import Aggregate
+from ..store.pointsdb import EVALUATION, Aggregate
 
 #: The columns naming an evaluation in the PointsDB.
-EVAL_KEYS = ("model", "template", "sampler")
+EVAL_KEYS = EVALUATION
 
 
 def rounded(values: np.ndarray, digits: int) -> list[Any]:
@@ -25,8 +25,8 @@ def rounded(values: np.ndarray, digits: int) -> list[Any]:
     # + 0.0 turns -0.0 (a bound like W(0, t).low = -3e-17 rounded) into 0.0.
     out = (np.round(values, digits) + 0.0).astype(object)
     out[~np.isfinite(values)] = None
-    rounded: list[Any] = out.tolist()
-    return rounded
+    as_lists: list[Any] = out.tolist()
+    return as_lists
 
 
 def r3(x: float | None) -> float | None:
@@ -46,7 +46,7 @@ class Tables:
 
 
 def grid(agg: Aggregate, row_index: Mapping[tuple[str, ...], int], key_cols: tuple[str, ...], tasks: list[str],
-          names: list[str], shape_rows: int) -> Tables:
+         names: list[str], shape_rows: int) -> Tables:
     """Scatter aggregate rows into (rows, tasks) arrays by their evaluation and task keys."""
     task_index = {t: j for j, t in enumerate(tasks)}
     size = len(agg)
@@ -62,9 +62,9 @@ def grid(agg: Aggregate, row_index: Mapping[tuple[str, ...], int], key_cols: tup
     present[rows[keep], cols[keep]] = True
     out = {}
     for name in names:
-        grid = np.full((shape_rows, len(tasks)), np.nan)
-        grid[rows[keep], cols[keep]] = agg[name][keep]
-        out[name] = grid
+        values = np.full((shape_rows, len(tasks)), np.nan)
+        values[rows[keep], cols[keep]] = agg[name][keep]
+        out[name] = values
     return Tables(present, out)
 
 
@@ -80,5 +80,3 @@ def run_starts(columns: list[np.ndarray]) -> np.ndarray:
         data, mask = np.ma.getdata(col), np.ma.getmaskarray(col)
         changed[1:] |= (data[1:] != data[:-1]) | (mask[1:] != mask[:-1])
     return np.flatnonzero(changed)
-
-

@@ -35,7 +35,7 @@ from ..sources.points import (
 from ..sources.text import read_text
 from .checks import validate_staged
 from .evaluations import ingest_evals
-from .pointsdb import PointsDB, fetch_as
+from .pointsdb import IDENTITY, PointsDB, fetch_as
 
 __all__ = ["ingest_evals", "ingest_points"]
 
@@ -50,8 +50,8 @@ class Overridden(NamedTuple):
     params: str
 
 
-#: What makes a point the same point (PRODUCT.md "Inputs"): a later one replaces it.
-IDENTITY = "model, template, sampler, base_task, params"
+#: What makes a point the same point (PRODUCT.md "Inputs"), as SQL: a later one replaces it.
+IDENTITY_SQL = ", ".join(IDENTITY)
 
 
 @dataclass
@@ -89,8 +89,8 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     # or come (the staged ones): with files kept, only those identities are chosen again.
     if kept:
         con.execute(f"""CREATE OR REPLACE TEMP TABLE touched AS
-                        SELECT {IDENTITY} FROM point_rows WHERE source NOT IN (SELECT source FROM kept_files)
-                        UNION SELECT {IDENTITY} FROM staged""")
+                        SELECT {IDENTITY_SQL} FROM point_rows WHERE source NOT IN (SELECT source FROM kept_files)
+                        UNION SELECT {IDENTITY_SQL} FROM staged""")
     # Rows of changed and removed files go; the staged rows of changed and new files come.
     con.execute("DELETE FROM point_rows WHERE source NOT IN (SELECT source FROM kept_files)")
     con.execute(
@@ -167,62 +167,66 @@ def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list
     con.execute("CREATE OR REPLACE TEMP TABLE file_order AS "
                 "SELECT unnest(?::VARCHAR[]) AS source, unnest(?::INTEGER[]) AS file_idx",
                 [rels, list(range(len(rels)))])
-    columns = f"{IDENTITY}, total, correct, truncated, guess, tokens, tiers, groups, source, source_row"
+    columns = f"{IDENTITY_SQL}, total, correct, truncated, guess, tokens, tiers, groups, source, source_row"
     if only_touched:
         con.execute(f"DELETE FROM points USING touched t WHERE {_same_identity('points', 't')}")
         con.execute(f"INSERT INTO points SELECT {columns} FROM ({_ranked('touched')}) WHERE rn = 1 "
-                    f"ORDER BY {IDENTITY}")
+                    f"ORDER BY {IDENTITY_SQL}")
         con.execute("DROP TABLE touched")
     else:
         # Only identities given more than once need ranking (usually none): the other rows
         # go straight to the one sorted insert, which is most of the cost.
-        con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {IDENTITY} FROM point_rows "
-                    "GROUP BY ALL HAVING count(*) > 1")
+        _find_repeated(con)
         con.execute("DELETE FROM points")
         con.execute(
             f"""
             INSERT INTO points
             SELECT * FROM (
-                SELECT {columns} FROM point_rows ANTI JOIN repeated USING ({IDENTITY})
+                SELECT {columns} FROM point_rows ANTI JOIN repeated USING ({IDENTITY_SQL})
                 UNION ALL
                 SELECT {columns} FROM ({_ranked('repeated')}) WHERE rn = 1
-            ) ORDER BY {IDENTITY}
+            ) ORDER BY {IDENTITY_SQL}
             """
         )
-        con.execute("DROP TABLE repeated")
     staged = con.execute("SELECT count(*) FROM point_rows").fetchall()[0][0]
     report.points = con.execute("SELECT count(*) FROM points").fetchall()[0][0]
     report.duplicates = staged - report.points
     if report.duplicates:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {IDENTITY} FROM point_rows "
-                    "GROUP BY ALL HAVING count(*) > 1")
+        if only_touched:  # the full choice has found them already
+            _find_repeated(con)
         (first,) = fetch_as(con.execute(
             f"""
             SELECT source, file_idx, source_row, model, base_task, params FROM ({_ranked('repeated')})
             WHERE rn > 1 ORDER BY file_idx, source_row LIMIT 1
             """
         ), Overridden)  # duplicates > 0: an overridden row exists
-        con.execute("DROP TABLE repeated")
         report.duplicate_example = (f"{first.source}, {where(files[first.file_idx], first.source_row)} "
                                     f"({first.model}, {first.base_task}, {first.params})")
         report.warnings.append(
             f"{report.duplicates} point(s) repeat an identity already given; the later file/row wins "
             f"(first overridden: {report.duplicate_example})"
         )
+    con.execute("DROP TABLE IF EXISTS repeated")
     con.execute("DROP TABLE file_order")
 
 
+def _find_repeated(con: duckdb.DuckDBPyConnection) -> None:
+    """The temp table `repeated`: the identities `point_rows` gives more than once."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {IDENTITY_SQL} FROM point_rows "
+                "GROUP BY ALL HAVING count(*) > 1")
+
+
 def _same_identity(a: str, b: str) -> str:
-    return " AND ".join(f"{a}.{c} = {b}.{c}" for c in IDENTITY.split(", "))
+    return " AND ".join(f"{a}.{c} = {b}.{c}" for c in IDENTITY)
 
 
 def _ranked(among: str) -> str:
     """The rows of `point_rows` whose identity is in the temp table `among`, each with its
     file's position and its rank among its identity's rows (1: the one kept)."""
     return f"""
-        SELECT r.*, o.file_idx, row_number() OVER (PARTITION BY {IDENTITY}
+        SELECT r.*, o.file_idx, row_number() OVER (PARTITION BY {IDENTITY_SQL}
                                                    ORDER BY o.file_idx DESC, r.source_row DESC) AS rn
-        FROM (SELECT * FROM point_rows SEMI JOIN {among} USING ({IDENTITY})) r JOIN file_order o USING (source)
+        FROM (SELECT * FROM point_rows SEMI JOIN {among} USING ({IDENTITY_SQL})) r JOIN file_order o USING (source)
     """
 
 

@@ -35,8 +35,8 @@ GROUPABLE = {
     "param_level": "param_name, param_value",
 }
 FILTERABLE = ("model", "template", "sampler", "base_task", "params", "tiers", "groups")
-#: Columns a `KeySet` may name (plain text columns, not the label lists).
-KEY_COLUMNS = ("model", "template", "sampler", "base_task", "params")
+#: Columns a `KeySet` may name: the identity's, plain text (not the label lists).
+KEY_COLUMNS = IDENTITY
 COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points")
 #: The type the fractional counters (guess, tokens) are summed in: fixed-point decimals add
 #: exactly, so a group's sum does not depend on the order its points are stored or read in
