@@ -29,8 +29,9 @@ from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
-from .stats.leaderboard import BoardInputs, LeaderboardResult, rank_board, read_board, with_curves
-from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
+from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
+from .stats.memo import RankMemo
+from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
 from .store.reported import OwnResult
 
 Progress = Callable[[str], None] | None
@@ -250,7 +251,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
     ranks the board while this one computes the signals from the store, on the other core.
     """
     data_dir = project.data_dir
-    with Beside(partial(rank_board, config=config, bands=bands), "the leaderboard statistics") as ranked:
+    with Beside(partial(_rank, config=config, bands=bands), "the leaderboard statistics") as ranked:
         with no_cyclic_gc():  # reading the records allocates hundreds of thousands of objects
             db, store = open_store(
                 data_dir, project.cache_dir, options.db_path, config, options.strict,
@@ -263,7 +264,8 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
             # heap: automatic collections would walk it again and again (see gcpause).
             with no_cyclic_gc():
                 inputs = read_board(db, config)
-                ranked.give(inputs)
+                memo_path = project.cache_dir / f"statistics-{data_key(data_dir)}.npz"
+                ranked.give((inputs, RankMemo.load(memo_path, memo_salt(config, inputs.tasks))))
                 if ranked.forked:
                     db.one_thread()
                 # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and
@@ -273,11 +275,19 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 if any(e.simulated for e in inputs.evaluations):
                     site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
                 signals = compute_signals(db, site_config, own_results(inputs, site_config))
-                board = with_curves(db, ranked.result(), config)
+                board, memo = ranked.result()
+                board = with_curves(db, board, config)
+                memo.save(memo_path)
                 phase("statistics and signals")
         finally:
             db.close()
     return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store)
+
+
+def _rank(given: tuple[BoardInputs, RankMemo], config: SiteConfig, bands: Bands) -> tuple[LeaderboardResult, RankMemo]:
+    """`rank_board` with the memo of the last build, and the memo the next one will read."""
+    inputs, memo = given
+    return rank_board(inputs, config, bands, memo), memo.fresh()
 
 
 def cache_salt(config: SiteConfig) -> str:

@@ -41,6 +41,7 @@ from .board import (
 from .curves import difficulty_curves
 from .evaluations import Evaluation, identify
 from .grid import EVAL_KEYS, Tables, grid, r3, r6, rounded
+from .memo import RankMemo, code_salt
 from .pairwise import neighbour_win_rates, pairwise
 from .reasonscore import reasonscore_v2
 from .significance import rank_order, significance
@@ -120,9 +121,19 @@ def with_curves(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> 
     return replace(result, curves=difficulty_curves(db, tasks, index, [e.id for e in evaluations], listed))
 
 
-def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands) -> LeaderboardResult:
+def memo_salt(config: SiteConfig, tasks: tuple[str, ...]) -> str:
+    """What decides a memoised interval or win rate besides its own rows (memo.py): the
+    statistics' code, the bootstrap's draws and seed, and the tasks."""
+    return "\0".join([code_salt(), f"draws={config.bootstrap}", f"seed={config.seed}", *tasks])
+
+
+def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: RankMemo | None = None) -> LeaderboardResult:
     """The leaderboard, the pairwise result and the task rankings (no curves yet: they need
-    the store again, `with_curves`)."""
+    the store again, `with_curves`). With a `memo` of an earlier build (salted with
+    `memo_salt`), the intervals and win rates of unchanged models are taken from it, and
+    what this build used is added to its `used` entries."""
+    if memo is not None and memo.salt != memo_salt(config, inputs.tasks):
+        raise ValueError("the memo was made for other settings or code")
     tasks = list(inputs.tasks)
     evaluations = inputs.evaluations
     ids = [e.id for e in evaluations]
@@ -131,7 +142,7 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands) -> Leaderb
     mode = config.mode
 
     scores = reasonscore_v2(col[f"{mode}_low"], col[f"{mode}_high"], present,
-                            draws=config.bootstrap, seed=config.seed)
+                            draws=config.bootstrap, seed=config.seed, memo=memo.scores if memo else None)
     complete = np.asarray(present.all(axis=1) & (len(tasks) > 0), dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         truncation = np.nansum(col["n_t"], axis=1) / np.nansum(col["n"], axis=1)
@@ -196,7 +207,7 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands) -> Leaderb
         models=tuple(models),
         tie_groups=tuple(tie_group(group, [ci_low[order[k]] for k in group]) for group in sig.tie_groups),
     )
-    pw = _pairwise(order, config.pairwise_top, ids, col, present, mode)
+    pw = _pairwise(order, config.pairwise_top, ids, col, present, mode, memo)
     rankings = task_rankings(leaderboard.models, tasks)
     return LeaderboardResult(leaderboard, pw, {}, rankings, {e.id: e for e in evaluations})
 
@@ -237,7 +248,7 @@ def _tiers(names: tuple[str, ...], tier_grid: Tables) -> dict[int, dict[str, tup
 
 
 def _pairwise(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.ndarray],
-              present: np.ndarray, mode: str) -> Pairwise:
+              present: np.ndarray, mode: str, memo: RankMemo | None) -> Pairwise:
     """The win-rate matrix and Bradley–Terry ranking of the top models, and every ranked
     model's win rates against its two neighbours on either side (§8)."""
     est, low, high = (col[f"{mode}_{p}"][order] for p in ("est", "low", "high"))
@@ -245,7 +256,8 @@ def _pairwise(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.n
     ranked_ids = [ids[i] for i in order.tolist()]
     near: dict[str, list[NeighbourRate]] = {i: [] for i in ranked_ids}
     if len(order) >= 2:
-        pairs, rates, shared = neighbour_win_rates(est, low, high, ranked_present)
+        pairs, rates, shared = neighbour_win_rates(est, low, high, ranked_present,
+                                                   memo=memo.pairs if memo else None)
         for (a, b), rate, n in sorted(zip(pairs.tolist(), rates.tolist(), shared.tolist())):
             near[ranked_ids[a]].append(NeighbourRate(ranked_ids[b], r6(rate), int(n)))
     neighbours = {i: tuple(rates) for i, rates in near.items()}
@@ -253,7 +265,7 @@ def _pairwise(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.n
     top_ids = tuple(ranked_ids[top])
     if len(top_ids) < 2:
         return Pairwise(top_ids, (), (), {}, (), neighbours)
-    pw = pairwise(est[top], low[top], high[top], ranked_present[top])
+    pw = pairwise(est[top], low[top], high[top], ranked_present[top], memo.pairs if memo else None)
     bt_order = np.lexsort((np.array(top_ids, dtype=object), -pw.strength))
     return Pairwise(
         models=top_ids,
