@@ -12,14 +12,14 @@ import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .forking import Beside
 from .gcpause import long_lived, no_cyclic_gc
-from .outputs import data_files
+from .outputs import board_files, signals_files
 from .project import Project, resolve_project
 from .results import BuildResults
 from .signals import Signals, compute_signals
@@ -158,7 +158,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     # reads the inputs and computes (forked before the PointsDB is opened).
     with chart_warmup(cache_dir) as charts:
         with no_cyclic_gc():
-            gathered = gather(options, project, config, bands, sources, phase)
+            gathered = gather(options, project, config, bands, sources, phase, with_files=True)
             # The results live to the end of the build: frozen, no later collection walks them
             # (and the one that resuming collection would start now does not happen; gcpause).
             freeze()
@@ -176,9 +176,10 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
 
         def data() -> Iterator[tuple[str, bytes]]:
-            """The data files (leaderboard.json, signals.json, ...): made while the pages render."""
+            """The data files: the board's, made beside the signals (`gather`), and
+            signals.json, made while the pages render."""
             with no_cyclic_gc():  # iter_site pauses it for itself
-                files = data_files(board.leaderboard, board.pairwise, signals)
+                files = {**gathered.board_files, **signals_files(signals)}
             for path in sorted(files):
                 yield path, files.pop(path)
 
@@ -229,6 +230,8 @@ class Gathered:
     board: LeaderboardResult
     signals: Signals | None
     store: StoreReport
+    #: The data files written from the board alone (`outputs.board_files`), when asked for.
+    board_files: Mapping[str, bytes] = field(default_factory=dict)
 
 
 def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
@@ -242,16 +245,20 @@ def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
 
 
 def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: Bands,
-           sources: Fingerprints | None = None, phase: Callable[[str], None] = lambda name: None) -> Gathered:
+           sources: Fingerprints | None = None, phase: Callable[[str], None] = lambda name: None,
+           with_files: bool = False) -> Gathered:
     """Config -> PointsDB -> statistics -> signals: everything a build computes before it
-    renders. `sources` are the data directory's fingerprints when the caller has them.
+    renders. `sources` are the data directory's fingerprints when the caller has them;
+    `with_files` asks for the board's data files too.
 
     Once the statistics have read their aggregates from the store, they need it no more:
     a process forked before the store is opened (while this one holds little, forking.py)
-    ranks the board while this one computes the signals from the store, on the other core.
+    ranks the board, and writes the data files that need nothing else, while this one
+    computes the signals from the store, on the other core.
     """
     data_dir = project.data_dir
-    with Beside(partial(_rank, config=config, bands=bands), "the leaderboard statistics") as ranked:
+    with Beside(partial(_rank, config=config, bands=bands, with_files=with_files),
+                "the leaderboard statistics") as ranked:
         with no_cyclic_gc():  # reading the records allocates hundreds of thousands of objects
             db, store = open_store(
                 data_dir, project.cache_dir, options.db_path, config, options.strict,
@@ -275,19 +282,31 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 if any(e.simulated for e in inputs.evaluations):
                     site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
                 signals = compute_signals(db, site_config, own_results(inputs, site_config))
-                board, memo = ranked.result()
-                board = with_curves(db, board, config)
+                ranked_board, memo, files = ranked.result()
+                board = with_curves(db, ranked_board, config)
                 memo.save(memo_path)
                 phase("statistics and signals")
         finally:
             db.close()
-    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store)
+    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store,
+                    files)
 
 
-def _rank(given: tuple[BoardInputs, RankMemo], config: SiteConfig, bands: Bands) -> tuple[LeaderboardResult, RankMemo]:
-    """`rank_board` with the memo of the last build, and the memo the next one will read."""
+class Ranked(NamedTuple):
+    """What the ranking process hands back."""
+
+    board: LeaderboardResult
+    #: what this build used of the memo (stats/memo.py): the next build reads it
+    memo: RankMemo
+    #: the data files written from the board alone (`outputs.board_files`), when asked for
+    files: dict[str, bytes]
+
+
+def _rank(given: tuple[BoardInputs, RankMemo], config: SiteConfig, bands: Bands, with_files: bool) -> Ranked:
+    """`rank_board` with the memo of the last build, and, `with_files`, the board's data files."""
     inputs, memo = given
-    return rank_board(inputs, config, bands, memo), memo.fresh()
+    board = rank_board(inputs, config, bands, memo)
+    return Ranked(board, memo.fresh(), board_files(board.leaderboard, board.pairwise) if with_files else {})
 
 
 def cache_salt(config: SiteConfig) -> str:

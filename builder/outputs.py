@@ -157,14 +157,22 @@ def _cell(value: object) -> str:
 
 
 def data_files(leaderboard: Leaderboard, pairwise: Pairwise, signals: Signals | None) -> dict[str, bytes]:
-    files = {
+    """Every data file of the site: the board's and the signals'."""
+    return {**board_files(leaderboard, pairwise), **signals_files(signals)}
+
+
+def board_files(leaderboard: Leaderboard, pairwise: Pairwise) -> dict[str, bytes]:
+    """The data files written from the statistics alone (a build makes them in the process
+    that ranks the board, while the signals are computed: build.py)."""
+    return {
         "data/leaderboard.json": dump_json(leaderboard_document(leaderboard)),
         "data/leaderboard.csv": leaderboard_csv(leaderboard),
         "data/pairwise.json": dump_json(pairwise_document(pairwise)),
     }
-    if signals is not None:
-        files["data/signals.json"] = signals_json(signals)
-    return files
+
+
+def signals_files(signals: Signals | None) -> dict[str, bytes]:
+    return {"data/signals.json": signals_json(signals)} if signals is not None else {}
 
 
 def signals_json(signals: Signals) -> bytes:

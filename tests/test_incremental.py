@@ -285,9 +285,9 @@ def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, t
                 raise RuntimeError("data files failed in a worker")
             return real_data(*args)
 
-        real_data = build_module.data_files
+        real_data = build_module.signals_files
 
-        monkeypatch.setattr(build_module, "data_files", failing_data)
+        monkeypatch.setattr(build_module, "signals_files", failing_data)
     points = sorted((demo / "points").glob("*.csv"))[0]
     text = points.read_text(encoding="utf-8")
     bump_one_model(points)  # an input change, so the build does not stop at "up to date"
