@@ -150,6 +150,12 @@ def test_filter_finds_models_on_other_index_pages(browser, default_build, tmp_pa
         page.fill("#filter", last["label"])
         box = page.locator("[data-filter-elsewhere]")
         assert box.is_visible() and "on other pages" in box.inner_text()
+        # A model in this page's table is not repeated under "other pages".
+        first = default_build.leaderboard["models"][0]
+        page.fill("#filter", first["label"])
+        assert page.locator("#leaderboard tbody tr[data-row]:not([hidden])").count() >= 1
+        assert box.locator("a", has_text=first["label"]).count() == 0
+        page.fill("#filter", last["label"])
         link = box.locator("a", has_text=last["label"]).first
         link.click()
         page.wait_for_load_state("load")

@@ -34,15 +34,31 @@ def test_every_model_is_in_the_index_once_with_its_page(default_build, tmp_path)
     index = search_index(files)
     models = default_build.leaderboard["models"]
     assert sorted(m[1] for m in index["models"]) == sorted(m["id"] for m in models)
-    assert index["pages"][0] == "index.html" and len(index["pages"]) == -(-len(models) // 5)
-    for label, model_id, slug, number in index["models"]:
-        page = files[index["pages"][number]].decode("utf-8")
+    assert index["models"] == sorted(index["models"]), "listed by label, not by rank"
+    boards = sorted(p for p in files if re.fullmatch(r"index(-\d+)?\.html", p))
+    assert len(boards) == -(-len(models) // 5)
+    for label, model_id, slug in index["models"]:
         target = index["prefix"] + slug + index["suffix"]
-        assert target in files and f'href="{target}"' in page and label
+        assert target in files and label
+        # Exactly one index page lists the model's row.
+        assert sum(f'href="{target}"' in files[b].decode("utf-8") for b in boards) == 1
     # Only the index pages load it.
     name = next(p for p in files if p.startswith("assets/search-"))
     loaders = sorted(p for p, data in files.items() if p.endswith(".html") and name.encode() in data)
-    assert loaders == sorted(index["pages"])
+    assert loaders == boards
+
+
+def test_the_index_holds_nothing_a_score_decides(default_build, tmp_path):
+    """Scores that reorder the leaderboard leave the index, and so its hashed name in every
+    index page, unchanged (issue 16: a one-model change must not rewrite every index page)."""
+    results = default_build.results
+    board = results.leaderboard
+    shuffled = dataclasses.replace(board, models=tuple(reversed(board.models)))
+    before = paginated(default_build, tmp_path / "a")
+    default_build_reordered = dataclasses.replace(default_build, results=dataclasses.replace(results, leaderboard=shuffled))
+    after = paginated(default_build_reordered, tmp_path / "b")
+    assert search_index(before) == search_index(after)
+    assert [p for p in before if p.startswith("assets/search-")] == [p for p in after if p.startswith("assets/search-")]
 
 
 def test_one_page_leaderboard_has_no_index(default_build):

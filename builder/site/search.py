@@ -1,4 +1,4 @@
-"""The leaderboard's search index: every model's label and id -> its index page and slug.
+"""The leaderboard's search index: every model's label and id -> its page's slug.
 
 A paginated leaderboard shows `page_size` rows per page, so the filter box alone would
 only find models on the page in view. This index lets it find a model on any page
@@ -7,6 +7,12 @@ JSON file fails under `file://`; only the index pages load it, and it is the one
 that lists every model, so it stays compact: one short array per model, the model page
 path rebuilt in the browser from a shared prefix. Without JavaScript the paginated table
 and its pager still work; nothing depends on this file.
+
+It holds nothing a score decides (no rank, no position, no index page number), and lists
+the models by label: a score change leaves it, its hashed name, and so every index page
+that loads it, byte for byte as they were (issue 16: a one-model change rewrote all the
+index pages for their link to a renamed index). A match links to the model's page, which
+links to the index page holding its row.
 """
 
 from __future__ import annotations
@@ -28,12 +34,11 @@ def search_script(pages: Iterable[Page | Deferred]) -> bytes | None:
     if len(boards) < 2:
         return None
     models = []
-    for number, board in enumerate(boards):
+    for board in boards:
         for row in (*board.ranked, *board.incomplete):
             if not (row.path.startswith(PREFIX) and row.path.endswith(SUFFIX)):
                 raise ValueError(f"model page outside {PREFIX}: {row.path!r}")
-            slug = row.path[len(PREFIX):-len(SUFFIX)]
-            # [label, id, slug, index page number (0-based)]; the filter matches label and id.
-            models.append([row.label, row.id, slug, number])
-    index = {"prefix": PREFIX, "suffix": SUFFIX, "pages": [b.path for b in boards], "models": models}
+            # [label, id, slug]; the filter matches label and id.
+            models.append([row.label, row.id, row.path[len(PREFIX):-len(SUFFIX)]])
+    index = {"prefix": PREFIX, "suffix": SUFFIX, "models": sorted(models)}
     return f"window.RB_SEARCH = {script_json(index)};\n".encode("utf-8")

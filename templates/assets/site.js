@@ -150,8 +150,16 @@
   }
 
   // Matches on the other pages of a paginated leaderboard, from the search index
-  // (assets/search-*.js, a classic script: fetch() of JSON fails under file://).
+  // (assets/search-*.js, a classic script: fetch() of JSON fails under file://). The index
+  // lists [label, id, slug] by label and nothing a score decides, so a match links to the
+  // model's page (which links to the index page holding its row); the models on this page
+  // are the ones its table links to.
   var ELSEWHERE_LIMIT = 50;
+
+  function modelHref(index, slug) {
+    // A slug is "model" or "model/evaluation": encode each part, keep the slash.
+    return index.prefix + slug.split("/").map(encodeURIComponent).join("/") + index.suffix;
+  }
 
   function showElsewhere(form, needle) {
     var box = form.parentNode.querySelector("[data-filter-elsewhere]");
@@ -160,14 +168,17 @@
     while (box.firstChild) { box.removeChild(box.firstChild); }
     box.hidden = true;
     if (!needle || !index) { return; }
-    var here = (window.location.pathname.split("/").pop() || "index.html");
-    var current = index.pages.indexOf(here);
+    var table = document.getElementById(form.getAttribute("data-filter-for"));
+    var here = {};
+    Array.prototype.forEach.call(table ? table.querySelectorAll("tr[data-row] th a") : [], function (a) {
+      here[a.getAttribute("href")] = true;
+    });
     var found = [];
     var total = 0;
     for (var i = 0; i < index.models.length; i += 1) {
       var m = index.models[i];
-      if (m[3] === current) { continue; }
       if ((m[0] + " " + m[1]).toLowerCase().indexOf(needle) === -1) { continue; }
+      if (Object.prototype.hasOwnProperty.call(here, modelHref(index, m[2]))) { continue; }
       total += 1;
       if (found.length < ELSEWHERE_LIMIT) { found.push(m); }
     }
@@ -180,16 +191,15 @@
       found.forEach(function (m) {
         var item = document.createElement("li");
         var link = document.createElement("a");
-        // A slug is "model" or "model/evaluation": encode each part, keep the slash.
-        link.href = index.prefix + m[2].split("/").map(encodeURIComponent).join("/") + index.suffix;
+        link.href = modelHref(index, m[2]);
         link.textContent = m[0];
-        var page = document.createElement("a");
-        page.href = index.pages[m[3]];
-        page.className = "meta";
-        page.textContent = "page " + (m[3] + 1);
         item.appendChild(link);
-        item.appendChild(document.createTextNode(" · "));
-        item.appendChild(page);
+        if (m[1] !== m[0]) {
+          var id = document.createElement("span");
+          id.className = "meta";
+          id.textContent = " " + m[1];
+          item.appendChild(id);
+        }
         list.appendChild(item);
       });
       box.appendChild(list);
