@@ -23,6 +23,7 @@ from .outputs import board_files, signals_files
 from .project import Project, resolve_project
 from .results import BuildResults
 from .signals import Signals, compute_signals
+from .signals.memo import SignalsMemo
 from .site import iter_site
 from .site.render import chart_warmup
 from .site.reuse import PageReuse
@@ -180,6 +181,8 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             signals.json, made while the pages render."""
             with no_cyclic_gc():  # iter_site pauses it for itself
                 files = {**gathered.board_files, **signals_files(signals)}
+                # Beside the pages too: the model keys whose signals changed, for the next build.
+                gathered.signals_memo.save()
             for path in sorted(files):
                 yield path, files.pop(path)
 
@@ -232,6 +235,8 @@ class Gathered:
     store: StoreReport
     #: The data files written from the board alone (`outputs.board_files`), when asked for.
     board_files: Mapping[str, bytes] = field(default_factory=dict)
+    #: The signals of each model key, for the next build (`save()` writes what changed).
+    signals_memo: SignalsMemo = field(default_factory=lambda: SignalsMemo(None))
 
 
 def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
@@ -281,7 +286,8 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 site_config, site_project = config, project
                 if any(e.simulated for e in inputs.evaluations):
                     site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
-                signals = compute_signals(db, site_config, own_results(inputs, site_config))
+                signals_memo = SignalsMemo(project.cache_dir / f"signals-{data_key(data_dir)}")
+                signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
                 ranked_board, memo, files = ranked.result()
                 board = with_curves(db, ranked_board, config)
                 memo.save(memo_path)
@@ -289,7 +295,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         finally:
             db.close()
     return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store,
-                    files)
+                    files, signals_memo)
 
 
 class Ranked(NamedTuple):

@@ -157,3 +157,10 @@ def test_a_memo_of_other_settings_or_a_damaged_file_is_not_used(tmp_path):
     assert not RankMemo.load(tmp_path / "absent.npz", "salt-a").pairs.known
     empty = _saved(RankMemo("salt-a"), tmp_path)
     assert not RankMemo.load(empty, "salt-a").scores.known
+
+
+def test_no_rows_no_keys():
+    """An empty board (`--allow-empty`) has nothing to look up."""
+    assert row_keys(np.zeros((0, 4)), np.zeros((0, 4), dtype=bool)) == []
+    empty = reasonscore_v2(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3), dtype=bool), memo=Memo(2))
+    assert len(empty.ci_low) == 0

@@ -229,7 +229,7 @@ class Cards:
             metric=t.metric, reports=t.reports,
             parties=tuple(PartyView(p.party, score_text(p.score, None), p.setups) for p in c.scores),
             variant=divergence(c.variant), cross_party=divergence(c.cross_party),
-            combined=comparability_badge(c), missing=tuple(t.reproducibility.missing),
+            combined=comparability_badge(c), missing=self._rows.field_list(t.reproducibility.missing),
         )
 
     def _benchmark_paths(self, b: BenchmarkSignals) -> list[str]:

@@ -43,6 +43,7 @@ class ResultViews:
         self._badge_rows: dict[tuple[int, int, int], tuple[Badge, Badge, Badge]] = {}
         self._own_refs: dict[tuple[str, str], Ref | None] = {}
         self._bench_refs: dict[tuple[str, str], Ref] = {}
+        self._missing: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def view(self, row: ResultRow) -> ResultView:
         found = self._views.get(row.row_id)
@@ -53,7 +54,7 @@ class ResultViews:
     def _new_view(self, row: ResultRow) -> ResultView:
         anchor, provenance, comparability = self._parts_of((row.model_key, row.benchmark_path, row.metric_key))
         own = row.own
-        required, missing = row.required, row.missing
+        required, missing = row.required, self.field_list(row.missing)
         r = row_repro_badge(missing, required)
         badges = self._badge_rows.get((id(r), id(provenance), id(comparability)))
         if badges is None:  # the key's badges are held by the tuple
@@ -66,6 +67,13 @@ class ResultViews:
             "this leaderboard" if own else collection(row.source_path), own, row.agentic, required, missing,
             badges,
         )
+
+    def field_list(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """One tuple per distinct list of field names, whichever of them the signals' objects
+        share (a build that took some model keys' rows from the memo, signals/memo.py, shares
+        them otherwise than one that computed them all): the pickle of a page, hence its
+        digest (reuse.py), depends on the values only."""
+        return self._missing.setdefault(names, names)
 
     def _own_ref(self, evaluation_id: str, model_id: str) -> Ref | None:
         """An own row's link to its evaluation's page (one for the evaluation's dozen rows),

@@ -52,11 +52,11 @@ def code_salt() -> str:
 def row_keys(*arrays: np.ndarray) -> list[bytes]:
     """One digest per row of the (M, ...) `arrays` together: the exact bytes of the row in
     each (so equal inputs give equal keys; -0.0 and 0.0, or two NaN payloads, only miss)."""
-    blocks = [np.ascontiguousarray(a).reshape(len(a), -1) for a in arrays]
-    joined = np.concatenate([b.view(np.uint8).reshape(len(b), -1) for b in blocks], axis=1) if blocks else None
-    if joined is None:
+    rows = len(arrays[0]) if arrays else 0
+    if rows == 0:
         return []
-    return [hashlib.blake2b(row.tobytes(), digest_size=KEY_BYTES).digest() for row in joined]
+    blocks = [np.ascontiguousarray(a).reshape(rows, -1).view(np.uint8).reshape(rows, -1) for a in arrays]
+    return [hashlib.blake2b(row.tobytes(), digest_size=KEY_BYTES).digest() for row in np.concatenate(blocks, axis=1)]
 
 
 @dataclass

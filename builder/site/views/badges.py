@@ -5,6 +5,7 @@ so colour is never the only cue and N/A never reads like "no divergence" (EVALCA
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
 from typing import Iterable
 
@@ -104,8 +105,10 @@ def checks_summary(c: Comparability, flagged_only: bool) -> str:
 
 
 def divergence(d: Divergence) -> DivergenceView:
+    # `basis` is one of three words: interned, so every view holds the same object whichever
+    # triples' objects the signals share (a page's digest depends on values only, reuse.py).
     return DivergenceView(
-        status=d.status, summary=d.summary, basis=d.basis, threshold=fmt.percent(d.threshold, 0),
+        status=d.status, summary=d.summary, basis=sys.intern(d.basis), threshold=fmt.percent(d.threshold, 0),
         spread=fmt.percent(d.spread) if d.spread is not None else fmt.MISSING,
         differing=tuple(d.differing_text),
     )
