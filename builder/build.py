@@ -217,7 +217,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             skipped=[tuple(p) for p in reported.get("problems", [])],
             changed=written.files - written.unchanged, rendered=pages - reuse.kept,
         )
-        save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.digests)
+        save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.digests, reuse.keys)
         return summary
 
 

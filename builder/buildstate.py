@@ -24,8 +24,8 @@ from typing import Iterable
 from .atomic import write_atomically
 
 #: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
-#: 4: each page's input digest (site/reuse.py)
-STATE_VERSION = 4
+#: 4: each page's input digest (site/reuse.py); 5: and its key, when it has one
+STATE_VERSION = 5
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -124,15 +124,19 @@ def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
 
 
 def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict,
-               digests: dict[str, str] | None = None) -> None:
+               digests: dict[str, str] | None = None, page_keys: dict[str, str] | None = None) -> None:
     """Record the key and the size and mtime of every file just written, and each page's
-    input digest (atomically)."""
+    input digest and key, when it has them: [size, mtime_ns, digest, key], the digest ""
+    for a keyed page with none (atomically)."""
     files: dict[str, list] = {}
+    digests, page_keys = digests or {}, page_keys or {}
     for path in sorted(written):
         stat = (out_dir / path).stat()
         files[path] = [stat.st_size, stat.st_mtime_ns]
-        if digests and path in digests:
-            files[path].append(digests[path])
+        if path in digests or path in page_keys:
+            files[path].append(digests.get(path, ""))
+        if path in page_keys:
+            files[path].append(page_keys[path])
     target = state_path(cache_dir, out_dir)
     write_atomically(target, json.dumps({"key": key, "files": files, "summary": summary},
                                         sort_keys=True).encode("utf-8"))

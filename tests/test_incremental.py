@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import multiprocessing
 import os
 import shutil
@@ -404,3 +405,60 @@ def test_bad_input_found_beside_the_forked_ranking_process_ends_it(demo, tmp_pat
         build(data, tmp_path / "site", tmp_path / "cache")
     assert multiprocessing.active_children() == []
     assert not (tmp_path / "site").exists()
+
+
+def test_a_relabelled_model_and_an_edited_card_equal_a_clean_build(tmp_path):
+    """Pages kept by their key (reuse.py: model pages and result rows pages, named without
+    being made) must name every input: a model's label shows on its neighbours' pages and
+    its group's, and a card's text on its benchmark's pages; a page whose key missed one
+    would keep a stale file. The default data has both (evals.json labels, real cards)."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build(data, out, cache)
+    evals = json.loads((data / "evals.json").read_text(encoding="utf-8"))
+    evals[3]["label"] = "A Renamed Model"
+    (data / "evals.json").write_text(json.dumps(evals, indent=2), encoding="utf-8")
+    card = sorted((data / "cards").glob("*.json"))[0]
+    document = json.loads(card.read_text(encoding="utf-8"))
+    document["benchmark_card"]["benchmark_details"]["overview"] = "An overview edited for this test."
+    card.write_text(json.dumps(document), encoding="utf-8")
+    result = build(data, out, cache)
+    assert result.changed > 1
+    assert b"A Renamed Model" in (out / "data" / "leaderboard.json").read_bytes()
+    assert_equals_clean_build(data, out, tmp_path)
+
+
+def test_models_moving_between_index_pages_equal_a_clean_build(demo, tmp_path):
+    """A model page links to the index page holding its row: when a change moves rows
+    across index pages (two rows a page here), the pages kept by their key must not keep
+    the old link."""
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    config = tmp_path / "site.toml"
+    config.write_text("page_size = 2\n", encoding="utf-8")
+
+    def build_with(out: Path, cache: Path):
+        return run_build(BuildOptions(data_dir=data, out_dir=out, cache_dir=cache, content_dir=ROOT / "content",
+                                      config_path=config))
+
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    first = build_with(out, cache)
+    board = json.loads((out / "data" / "leaderboard.json").read_text(encoding="utf-8"))["models"]
+    last = board[-1]["model"]
+    for path in (data / "points").glob("*.csv"):
+        rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+        if rows[0]["model"] == last:  # every answer right: from last place to the top
+            for row in rows:
+                row["correct"] = str(int(row["total"]) - int(row["truncated"]))
+            text = io.StringIO()
+            writer = csv.DictWriter(text, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+            path.write_text(text.getvalue(), encoding="utf-8")
+    build_with(out, cache)
+    moved = json.loads((out / "data" / "leaderboard.json").read_text(encoding="utf-8"))["models"]
+    assert [m["id"] for m in moved] != [m["id"] for m in board] and first.pages > 6
+    clean = tmp_path / "clean"
+    build_with(clean, tmp_path / "clean-cache")
+    assert {p: b for p, (b, _) in snapshot(out).items()} == {p: b for p, (b, _) in snapshot(clean).items()}

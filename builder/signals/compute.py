@@ -87,7 +87,8 @@ def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResu
     memo = memo if memo is not None else SignalsMemo(None)
     digests: dict[str, str] = dict(store.fetch("model_digests"))
     salt = repr((code_salt(), level, patterns, THETA, sorted(categories.items()), store.fetch("card_agentic")))
-    known = memo.load(hashlib.sha256(salt.encode("utf-8")).hexdigest())
+    salt = hashlib.sha256(salt.encode("utf-8")).hexdigest()
+    known = memo.load(salt)
     changed = [k for k, d in digests.items() if k not in known or known[k].digest != d]
     store.run("scope_table")
     store.insert("signal_scope", {"model_key": changed})
@@ -108,6 +109,7 @@ def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResu
     return Signals(
         populated_rule=config.populated_rule, threshold=THETA, dropped_rows=dropped,
         rows=rows, triples=triples, benchmarks=benchmarks, corpus=corpus, aliases=aliases,
+        digests=digests, salt=salt,
     )
 
 

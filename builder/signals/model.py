@@ -240,6 +240,10 @@ class Signals:
     benchmarks: tuple[BenchmarkSignals, ...]
     corpus: CorpusSignals
     aliases: Aliases = field(default_factory=Aliases, compare=False, repr=False)
+    #: Each model key's digest of its rows (signals/memo.py): what its rows and triples are
+    #: made from, given `salt` (the code, settings and cards): page keys are built on them.
+    digests: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    salt: str = field(default="", compare=False, repr=False)
 
     # -- lookups (indices built once, on first use) ---------------------------------------
 

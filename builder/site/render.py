@@ -224,14 +224,18 @@ def _render_site(results: BuildResults, content_dirs: SearchPath, templates_dir:
     env = environment(templates_dir, cache_dir)
     site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
     shared = _shared_inputs(env, site, assets, model.pages) if reuse is not None else {}
-    decide = None
+    decide = decide_by_key = None
     if reuse is not None:
         def decide(page: Page) -> tuple[str | None, bool]:
             return reuse.decide(page, shared.get(page.template, shared[""]))
-    job = PageJob(model.pages, lambda page: render_page(env, site, page, assets), decide, stage, alongside)
-    for path, digest, kept, out in job.run(workers):
+
+        def decide_by_key(entry: Deferred) -> tuple[str | None, bool, str | None]:
+            return reuse.decide_by_key(entry, shared.get(entry.template, shared[""]))
+    job = PageJob(model.pages, lambda page: render_page(env, site, page, assets), decide, stage, alongside,
+                  decide_by_key)
+    for path, digest, kept, out, key in job.run(workers):
         if reuse is not None:
-            reuse.note(path, digest, kept)
+            reuse.note(path, digest, kept, key)
         clock.lap("templates")
         yield path, out
         clock.skip()

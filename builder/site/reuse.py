@@ -8,6 +8,11 @@ digest for a page whose file is still exactly as the last build left it keeps th
 skips the template: the template would have produced the same bytes, since rendering is a
 pure function of those inputs.
 
+Making the view model to digest it is most of that cost, so a page whose inputs can be
+named without making it carries a key instead (`Deferred.key`: a benchmark's result rows
+page names its rows by id and their model keys' digests, signals/memo.py); a page whose
+key is the one recorded with its file is kept without being made at all.
+
 The view model is hashed through `pickle`, which writes every field of every dataclass
 and is about twice as fast as `repr` on these trees (2,500 evaluations: 2.4 s against 4.2 s
 for 3,719 pages). Pickle is invertible, so two different view models never give the same
@@ -32,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .views.base import Page
+from .views.base import Deferred, Page
 
 
-def page_digest(salt: str, page: Page) -> str | None:
+def page_digest(salt: str, page: Any) -> str | None:
     """A hash of the page's view model and `salt` (what all pages share); None when the
     view model cannot be hashed by value."""
     buffer = io.BytesIO()
@@ -91,6 +96,8 @@ class PageReuse:
     previous: dict[str, list]
     salt: str
     digests: dict[str, str] = field(default_factory=dict)
+    #: this build's key of every page that has one (`Deferred.key`, with what all pages share)
+    keys: dict[str, str] = field(default_factory=dict)
     kept: int = 0
 
     def decide(self, page: Page, shared: str) -> tuple[str | None, bool]:
@@ -102,13 +109,32 @@ class PageReuse:
         record = self.previous.get(page.path)
         if record is None or len(record) < 3 or record[2] != digest:
             return digest, False
-        try:
-            stat = (self.out_dir / page.path).stat()
-        except OSError:
-            return digest, False
-        return digest, stat.st_size == record[0] and stat.st_mtime_ns == record[1]
+        return digest, self._intact(page.path, record)
 
-    def note(self, path: str, digest: str | None, kept: bool) -> None:
+    def decide_by_key(self, entry: Deferred, shared: str) -> tuple[str | None, bool, str | None]:
+        """(this build's key of the deferred page `entry`, whether its file may be kept
+        without making the page, the digest recorded with it): kept when the key (the
+        page's inputs, `Deferred.key`, and what every page shares) is the one recorded
+        with the file, and the file is as the last build left it."""
+        inputs = entry.key() if entry.key is not None else None
+        key = None if inputs is None else page_digest("\0".join((self.salt, shared, entry.template, "key")), inputs)
+        if key is None:
+            return None, False, None
+        record = self.previous.get(entry.path)
+        if record is None or len(record) < 4 or record[3] != key or not self._intact(entry.path, record):
+            return key, False, None
+        return key, True, record[2] or None
+
+    def _intact(self, path: str, record: list) -> bool:
+        try:
+            stat = (self.out_dir / path).stat()
+        except OSError:
+            return False
+        return stat.st_size == record[0] and stat.st_mtime_ns == record[1]
+
+    def note(self, path: str, digest: str | None, kept: bool, key: str | None = None) -> None:
         if digest is not None:
             self.digests[path] = digest
+        if key is not None:
+            self.keys[path] = key
         self.kept += kept

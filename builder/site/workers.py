@@ -31,8 +31,9 @@ CHUNK = 16
 #: copy-on-write memory; nothing is pickled on the way in, only records come back).
 _FORKED: "tuple[PageJob, Any] | None" = None
 
-#: One output's outcome: (path, digest for the build state, kept as it is, what the writer gets).
-Record = tuple[str, str | None, bool, Output]
+#: One output's outcome: (path, digest for the build state, kept as it is, what the writer
+#: gets, the page's key for the build state when it has one).
+Record = tuple[str, str | None, bool, Output, str | None]
 
 
 @dataclass
@@ -48,21 +49,30 @@ class PageJob:
     decide: Callable[[Page], tuple[str | None, bool]] | None
     stage: Stage | None
     alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None
+    #: A deferred page's key, whether its file can stay without making the page, and the
+    #: digest recorded with it (reuse.py), when reusing.
+    decide_by_key: Callable[[Deferred], tuple[str | None, bool, str | None]] | None = None
     #: Whether this process takes jobs too (tests turn it off to have every job run in a
     #: worker, whichever process would have been first).
     parent_works: ClassVar[bool] = True
 
     def one(self, index: int, forked: bool = False) -> Record:
-        """Page `index`: kept (its inputs are those of the file on disk), or rendered; in a
-        worker with a stage, also staged, so only a `Staged` record goes back."""
-        page = made(self.pages[index])
+        """Page `index`: kept (its key, or else its digest, is that of the file on disk), or
+        rendered; in a worker with a stage, also staged, so only a `Staged` record goes back."""
+        entry = self.pages[index]
+        key = None
+        if self.decide_by_key is not None and isinstance(entry, Deferred) and entry.key is not None:
+            key, keep, digest = self.decide_by_key(entry)
+            if keep:
+                return entry.path, digest, True, UNCHANGED, key
+        page = made(entry)
         digest, keep = None, False
         if self.decide is not None:
             digest, keep = self.decide(page)
         if keep:
-            return page.path, digest, True, UNCHANGED
+            return page.path, digest, True, UNCHANGED, key
         body = self.render(page)
-        return page.path, digest, False, self._out(page.path, body, forked)
+        return page.path, digest, False, self._out(page.path, body, forked), key
 
     def _out(self, path: str, data: bytes, forked: bool) -> Output:
         return self.stage.put(path, data) if forked and self.stage is not None else data
@@ -74,7 +84,7 @@ class PageJob:
     def job(self, number: int, forked: bool = False) -> list[Record]:
         if self.alongside is not None:
             if number == 0:
-                return [(path, None, False, self._out(path, data, forked)) for path, data in self.alongside()]
+                return [(path, None, False, self._out(path, data, forked), None) for path, data in self.alongside()]
             number -= 1
         start = number * CHUNK
         return [self.one(index, forked) for index in range(start, min(start + CHUNK, len(self.pages)))]

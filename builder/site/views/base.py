@@ -200,6 +200,12 @@ class Deferred:
     template: str
     make: Callable[[], Page]
     charts: bool = False
+    #: Everything the page is made from, named without making it (the model and the
+    #: result rows pages: statistics as computed, and signals/memo.py's digests of the
+    #: rows they list), or None. A page whose key (the digest of this) is the one recorded
+    #: with its file is kept without being made (reuse.py); computed by the process that
+    #: renders the page.
+    key: Callable[[], object | None] | None = None
 
     def page(self) -> Page:
         page = self.make()
