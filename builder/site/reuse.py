@@ -30,10 +30,12 @@ anything else, or without a dictionary, is written the default way).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import pickle
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -57,13 +59,16 @@ def page_digest(salt: str, page: Any) -> str | None:
 class _Reducers(dict[type, Callable[[Any], Any]]):
     """The digest's reduction of each dataclass, made on first sight of the class: the
     instance as `(its class, its field values in order)`. An instance holding anything
-    else, or without an instance dictionary, is reduced the default way."""
+    else, or without an instance dictionary, is reduced the default way, except a slotted
+    dataclass (the statistics' records, stats/board.py), whose slots are its fields."""
 
     def __missing__(self, cls: type) -> Callable[[Any], Any]:
         fields = getattr(cls, "__dataclass_fields__", None)
         if fields is None:
             raise KeyError(cls)  # pickle's own handling
         count = len(fields)
+        names = tuple(f.name for f in dataclasses.fields(cls))
+        slotted = len(names) > 1 and tuple(cls.__dict__.get("__slots__", ())) == names
 
         def reduce(obj: Any) -> Any:
             state = getattr(obj, "__dict__", None)
@@ -71,8 +76,11 @@ class _Reducers(dict[type, Callable[[Any], Any]]):
                 return obj.__reduce_ex__(5)
             return cls, tuple(state.values())
 
-        self[cls] = reduce
-        return reduce
+        def reduce_slots(obj: Any, values: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)) -> Any:
+            return cls, values(obj)
+
+        self[cls] = reduce_slots if slotted else reduce
+        return self[cls]
 
 
 class _Digest(pickle.Pickler):
