@@ -9,6 +9,7 @@ files only once every one is staged, so a failed build leaves the previous site 
 from __future__ import annotations
 
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -181,8 +182,10 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             signals.json, made while the pages render."""
             with no_cyclic_gc():  # iter_site pauses it for itself
                 files = {**gathered.board_files, **signals_files(signals)}
-                # Beside the pages too: the model keys whose signals changed, for the next build.
-                gathered.signals_memo.save()
+                # Beside the pages too: the model keys whose signals changed, for the next build
+                # (a memo only saves time: one that cannot be written is left as it was).
+                with suppress(OSError):
+                    gathered.signals_memo.save()
             for path in sorted(files):
                 yield path, files.pop(path)
 
@@ -290,7 +293,8 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
                 ranked_board, memo, files = ranked.result()
                 board = with_curves(db, ranked_board, config)
-                memo.save(memo_path)
+                with suppress(OSError):  # a memo only saves time (stats/memo.py)
+                    memo.save(memo_path)
                 phase("statistics and signals")
         finally:
             db.close()

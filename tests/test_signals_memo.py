@@ -178,3 +178,27 @@ def test_page_digests_do_not_depend_on_how_the_signals_share_objects(world, tmp_
 
     first, second = digests(fresh), digests(kept)
     assert first == second and len(first) > 50
+
+
+def test_a_model_key_digest_sees_every_change_to_its_rows():
+    """`model_digests` (store/sql/results.sql) decides which keys the memo may serve: a
+    score turned to -0.0 (which hashes as 0.0 but prints "-0"), and two rows trading the
+    value of one column (which leaves the xor of the rows' hashes alone), must move it."""
+    import duckdb
+    from reasonboard.store.results import statement
+
+    def digest(rows: list[tuple]) -> str:
+        con = duckdb.connect()
+        con.execute("CREATE TABLE result_rows (row_id BIGINT, model_key VARCHAR, score DOUBLE, "
+                    "min_score DOUBLE, max_score DOUBLE, agent_scaffold VARCHAR)")
+        con.executemany("INSERT INTO result_rows VALUES (?, ?, ?, ?, ?, ?)", rows)
+        [(key, found)] = con.execute(statement("model_digests")).fetchall()
+        assert key == "m"
+        return found
+
+    rows = [(1, "m", 0.0, 0.0, 1.0, "react"), (2, "m", 0.5, 0.0, 1.0, None)]
+    base = digest(rows)
+    assert digest(list(rows)) == base
+    assert digest([(1, "m", -0.0, 0.0, 1.0, "react"), rows[1]]) != base
+    assert digest([(1, "m", 0.0, 0.0, 1.0, None), (2, "m", 0.5, 0.0, 1.0, "react")]) != base
+    assert digest([rows[0], (2, "m", 0.5, 0.0, 1.0, "tools")]) != base

@@ -19,6 +19,7 @@ from operator import attrgetter, itemgetter
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..config import SiteConfig
+from ..stats.memo import code_salt
 from ..store.cardfields import FIELDS
 from ..store.keys import Aliases
 from ..store.pointsdb import PointsDB
@@ -48,7 +49,7 @@ from .comparability import (
     sorted_values,
 )
 from .completeness import FieldScore, SubItem
-from .memo import KeySignals, SignalsMemo, code_salt
+from .memo import KeySignals, SignalsMemo
 from .model import BenchmarkSignals, CorpusSignals, ResultRow, Signals, TripleSignals, record_builder
 from .provenance import RELATIONSHIPS, Provenance, ProvenanceRollup, Risk
 from .reproducibility import AGENTIC_FIELDS, AGENTIC_ROUTES, BASE_FIELDS, Reproducibility, ReproducibilityRollup, pattern_keys

@@ -4,20 +4,21 @@ of the model keys whose rows changed only (issue 16, after Lektor's build databa
 A triple is one model key's rows on one benchmark and metric, so everything the signals
 say of a model key's rows and triples (section 4's missing fields and agentic routes, 6's
 parties, 7's divergences and differing setups) is a function of that key's rows alone,
-given what the `salt` holds: the code, the settings (populated rule, agentic pattern,
-threshold) and the cards as they bear on rows (each benchmark's agentic flag and risk
-categories). The store gives each key a digest of its rows (`model_digests`: the row count
-and two 64-bit combinations of every row's hash, row ids included); a key whose digest
-matches the memo's takes its rows and triples from the memo, the others are computed in
-SQL, scoped to them. What spans model keys (benchmark completeness and counts, the corpus
-rollups) is computed from every key's rows and triples on every build.
+given what the `salt` holds: the code and the libraries that ran it (`stats.memo.code_salt`),
+the settings (populated rule, agentic pattern, threshold) and the cards as they bear on
+rows (each benchmark's agentic flag and risk categories). The store gives each key a digest
+of its rows (`model_digests`: the row count and combinations of every row's hash, row ids
+included); a key whose digest matches the memo's takes its rows and triples from the memo,
+the others are computed in SQL, scoped to them. What spans model keys (benchmark
+completeness and counts, the corpus rollups) is computed from every key's rows and triples
+on every build.
 
 The memo is pickled in shards by a stable hash of the model key, so a change to one model
 rewrites one shard. A row is kept as the tuple of its field values (loading a tuple and
 filling a `ResultRow` from it takes a third of the time of loading the object), a triple
-as itself. A shard with another salt, or damaged, or missing, only makes its keys
-computed again: a memo only ever saves time. The files live in the cache directory, which
-is the user's (like Python's bytecode caches, they are trusted to be what this code wrote).
+as itself. A shard with another salt, or damaged, or missing, only makes its keys computed
+again: a memo only ever saves time. The files live in the cache directory, which is the
+user's (like Python's bytecode caches, they are trusted to be what this code wrote).
 """
 
 from __future__ import annotations
@@ -34,17 +35,6 @@ from ..atomic import write_atomically
 from .model import ResultRow, TripleSignals, record_builder
 
 SHARDS = 32
-_CODE = (Path(__file__).parent, Path(__file__).parent.parent / "store")
-
-
-def code_salt() -> str:
-    """A digest of the signals' and the store's code and SQL."""
-    h = hashlib.sha256()
-    for folder in _CODE:
-        for path in sorted([*folder.glob("*.py"), *folder.glob("sql/*.sql")]):
-            h.update(path.name.encode())
-            h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ same input bytes, so a build is still byte-identical to a clean one (tests/test_
 compares memoised and fresh results bit for bit).
 
 The `salt` holds what decides the results besides the keyed rows: the bootstrap's draws,
-seed and task count, and the code of this package; a memo with another salt is not used.
+seed and tasks, the package's code, and the libraries and machine that computed them
+(`code_salt`); a memo with another salt is not used.
 The file is numpy's `.npz` (read without pickle), kept in the cache directory; a build saves
 the `fresh` memo, the entries it used, so the file does not grow with history.
 """
@@ -26,26 +27,37 @@ from __future__ import annotations
 
 import hashlib
 import io
+import platform
+import sys
 import zipfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
+import duckdb
 import numpy as np
 
 from ..atomic import write_atomically
 
 #: Bytes of a row's digest (a pair's key is its two rows' digests).
 KEY_BYTES = 16
-_CODE = Path(__file__).parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
+@lru_cache(maxsize=1)
 def code_salt() -> str:
-    """A digest of the statistics' code: a memo made by other code is never used."""
+    """A digest of what decides a memoised value besides its inputs: the package's code and
+    SQL, Python, numpy and DuckDB with their versions, and the machine (numpy's kernels differ
+    in the last bit between versions and CPU code paths). A memo made by other code, or in a
+    cache copied from another machine, is never used."""
     h = hashlib.sha256()
-    for path in sorted(_CODE.glob("*.py")):
-        h.update(path.name.encode())
+    for path in sorted([*_PACKAGE.rglob("*.py"), *_PACKAGE.rglob("*.sql")]):
+        h.update(path.relative_to(_PACKAGE).as_posix().encode())
         h.update(hashlib.sha256(path.read_bytes()).digest())
+    features = getattr(getattr(np, "_core", None), "_multiarray_umath", None)
+    h.update(repr((sys.version, platform.machine(), platform.libc_ver(), np.__version__, duckdb.__version__,
+                   sorted(getattr(features, "__cpu_features__", {}).items()))).encode())
     return h.hexdigest()
 
 

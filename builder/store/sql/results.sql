@@ -140,11 +140,16 @@ UNION ALL
 SELECT c.home_key, c.card_id FROM cards c WHERE c.card_id NOT IN (SELECT card_id FROM matched);
 
 -- name: model_digests
--- Per model key: its row count and two 64-bit combinations (xor and sum) of its rows'
--- hashes, every column of every row (row ids included). A model key's rows and triples are
--- a function of its rows alone, given the cards and settings (`signals/memo.py`), so an
--- unchanged digest lets a build reuse the key's signals from the last build.
-SELECT model_key, count(*) || ':' || bit_xor(hash(r)) || ':' || sum(hash(r)::HUGEINT) AS digest
+-- Per model key: its row count, the xor of its rows' hashes (every column of every row, row
+-- ids included), the sum of each row's hash mixed with its id (so two rows trading a value
+-- still change it), and the rows whose score or bounds are -0.0 (which hash as 0.0 but
+-- print otherwise). A model key's rows and triples are a function of its rows alone, given
+-- the cards and settings (`signals/memo.py`), so an unchanged digest lets a build reuse
+-- the key's signals from the last build.
+SELECT model_key,
+       count(*) || ':' || bit_xor(hash(r)) || ':' || sum(hash(r.row_id, r)::HUGEINT) || ':'
+           || count(*) FILTER (WHERE signbit(r.score) OR coalesce(signbit(r.min_score), false)
+                                     OR coalesce(signbit(r.max_score), false)) AS digest
 FROM result_rows r
 GROUP BY model_key
 ORDER BY model_key;
