@@ -262,7 +262,9 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
     Once the statistics have read their aggregates from the store, they need it no more:
     a process forked before the store is opened (while this one holds little, forking.py)
     ranks the board, and writes the data files that need nothing else, while this one
-    computes the signals from the store, on the other core.
+    computes the signals from the store, on the other core. What depends on one model alone
+    (its intervals and win rates, its model key's signals) comes from the last build's memos
+    in the cache when its inputs are unchanged (stats/memo.py, signals/memo.py).
     """
     data_dir = project.data_dir
     with Beside(partial(_rank, config=config, bands=bands, with_files=with_files),
