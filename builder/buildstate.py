@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Iterable
 
 from .atomic import write_atomically
+from .resources import code_digest
 
 #: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
 #: 4: each page's input digest (site/reuse.py); 5: and its key, when it has one
 STATE_VERSION = 5
-PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _hash_files(h: "hashlib._Hash", paths: Iterable[Path], root: Path) -> None:
@@ -36,11 +36,10 @@ def _hash_files(h: "hashlib._Hash", paths: Iterable[Path], root: Path) -> None:
         h.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-def tree_files(root: Path, suffixes: tuple[str, ...] | None = None) -> list[Path]:
+def tree_files(root: Path) -> list[Path]:
     if not root.is_dir():
         return []
-    return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-            and (suffixes is None or p.suffix in suffixes)]
+    return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
 
 
 def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], templates_dirs: Iterable[Path],
@@ -58,7 +57,7 @@ def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], temp
         for i, folder in enumerate(dirs):
             h.update(f"{kind}/{i}\0".encode())
             _hash_files(h, tree_files(folder), folder)
-    _hash_files(h, tree_files(PACKAGE_DIR, (".py", ".sql")), PACKAGE_DIR)
+    h.update(f"code\0{code_digest()}".encode())
     return h.hexdigest()
 
 

@@ -9,6 +9,8 @@ install maps them the same way.
 
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
@@ -28,3 +30,21 @@ CONTENT_DIR = package_dir("reasonboard.content")
 DEMO_CONTENT_DIR = CONTENT_DIR / "demo"
 #: The files `reasonboard init` writes into a new project (scaffold.py).
 SCAFFOLD_DIR = package_dir("reasonboard") / "scaffold"
+#: The package's own code: what `code_digest` hashes.
+PACKAGE_DIR = package_dir("reasonboard")
+
+
+@lru_cache(maxsize=None)
+def code_digest(*folders: str) -> str:
+    """A digest of the package's code and SQL (the `.py` and `.sql` files below `folders` of
+    the package, recursively; all of it when none are named), by path and content. The
+    build's state, the PointsDB cache and the memos are each keyed on it, so an upgrade never
+    reuses what other code made. Computed once per process, before the build forks, so no
+    forked process reads the files again."""
+    roots = [PACKAGE_DIR / folder for folder in folders] if folders else [PACKAGE_DIR]
+    h = hashlib.sha256()
+    for path in sorted({p for root in roots for suffix in ("*.py", "*.sql") for p in root.rglob(suffix)}):
+        h.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
+        h.update(b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()

@@ -87,8 +87,8 @@ def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResu
     # Which model keys to compute: those whose rows the memo does not hold as they are now.
     memo = memo if memo is not None else SignalsMemo(None)
     digests: dict[str, str] = dict(store.fetch("model_digests"))
-    salt = repr((code_salt(), level, patterns, THETA, sorted(categories.items()), store.fetch("card_agentic")))
-    salt = hashlib.sha256(salt.encode("utf-8")).hexdigest()
+    context = (code_salt(), level, patterns, THETA, sorted(categories.items()), store.fetch("card_agentic"))
+    salt = hashlib.sha256(repr(context).encode("utf-8")).hexdigest()
     known = memo.load(salt)
     changed = [k for k, d in digests.items() if k not in known or known[k].digest != d]
     store.run("scope_table")

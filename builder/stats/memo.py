@@ -39,26 +39,21 @@ import duckdb
 import numpy as np
 
 from ..atomic import write_atomically
+from ..resources import code_digest
 
 #: Bytes of a row's digest (a pair's key is its two rows' digests).
 KEY_BYTES = 16
-_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 @lru_cache(maxsize=1)
 def code_salt() -> str:
-    """A digest of what decides a memoised value besides its inputs: the package's code and
-    SQL, Python, numpy and DuckDB with their versions, and the machine (numpy's kernels differ
-    in the last bit between versions and CPU code paths). A memo made by other code, or in a
-    cache copied from another machine, is never used."""
-    h = hashlib.sha256()
-    for path in sorted([*_PACKAGE.rglob("*.py"), *_PACKAGE.rglob("*.sql")]):
-        h.update(path.relative_to(_PACKAGE).as_posix().encode())
-        h.update(hashlib.sha256(path.read_bytes()).digest())
+    """What decides a memoised value besides its inputs: the package's code and SQL
+    (`resources.code_digest`), Python, numpy and DuckDB with their versions, and the machine
+    (numpy's kernels differ in the last bit between versions and CPU code paths). A memo made
+    by other code, or in a cache copied from another machine, is never used."""
     features = getattr(getattr(np, "_core", None), "_multiarray_umath", None)
-    h.update(repr((sys.version, platform.machine(), platform.libc_ver(), np.__version__, duckdb.__version__,
-                   sorted(getattr(features, "__cpu_features__", {}).items()))).encode())
-    return h.hexdigest()
+    return repr((code_digest(), sys.version, platform.machine(), platform.libc_ver(), np.__version__,
+                 duckdb.__version__, sorted(getattr(features, "__cpu_features__", {}).items())))
 
 
 def row_keys(*arrays: np.ndarray) -> list[bytes]:

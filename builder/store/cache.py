@@ -31,13 +31,14 @@ import duckdb
 
 from ..config import SiteConfig
 from ..errors import InputError
+from ..resources import code_digest
 from ..sources.evals import read_evals
 from ..sources.points import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files
 from .consistency import Mismatch, check_evals
 from .digests import FileDigests
 from .evaluations import ingest_evals
 from .ingest import ingest_points
-from .pointsdb import SQL_DIR, PointsDB
+from .pointsdb import PointsDB
 from .reported import ReportedRead, read_reported, store_reported
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
@@ -164,13 +165,8 @@ def fingerprints(data_dir: Path, salt: str = "", cache_dir: Path | None = None) 
     code; `salt` (settings such as aliases) enters the reported part, the only one it shapes.
     With `cache_dir`, the content hashes of files unchanged since the last call are
     remembered there (digests.py) instead of read again."""
-    code = hashlib.sha256()
-    package = Path(__file__).parent.parent
-    for path in [*sorted(SQL_DIR.glob("*.sql")),
-                 *(p for folder in CODE_FOLDERS for p in sorted((package / folder).glob("*.py")))]:
-        code.update(path.name.encode())
-        code.update(hashlib.sha256(path.read_bytes()).digest())
-    code_digest = code.digest()
+    code = hashlib.sha256(code_digest(*CODE_FOLDERS).encode())
+    store_code = code.digest()
     point_files: dict[str, str] = {}
     memo = FileDigests(cache_dir / f"digests-{data_key(data_dir)}.json" if cache_dir is not None else None)
 
@@ -182,12 +178,12 @@ def fingerprints(data_dir: Path, salt: str = "", cache_dir: Path | None = None) 
             h.update(rel.encode())
             h.update(content)
             if part == POINTS:
-                point_files[rel] = hashlib.sha256(code_digest + content).hexdigest()
+                point_files[rel] = hashlib.sha256(store_code + content).hexdigest()
         h.update(extra.encode())
         return h.hexdigest()
 
     found = Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt), point_files=point_files,
-                         code=code_digest.hex())
+                         code=store_code.hex())
     memo.save()
     return found
 
