@@ -10,7 +10,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from reasonboard.stats import paired, resample
 from reasonboard.stats.paired import Side, Stratum
 
