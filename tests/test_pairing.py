@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from reasonboard.stats import pairing, paired
+from reasonboard.stats import paired, pairing
 from reasonboard.stats.paired import Side, Stratum
 
 
@@ -30,19 +29,19 @@ def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: s
 
 def strata_of(items: pairing.TaskItems, a: int, b: int) -> list[Stratum]:
     out = []
-    for s, ids in enumerate(items.sample_ids):
-        def side_rows(e):
-            rows = np.flatnonzero((items.evaluation == e) & (items.stratum == s))
-            return {int(items.item[r]): r for r in rows}
-        ra, rb = side_rows(a), side_rows(b)
-        shared = sorted(ra.keys() & rb.keys())
-        if not shared:
-            continue
+    def side_rows(e, s):
+        rows = np.flatnonzero((items.evaluation == e) & (items.stratum == s))
+        return {int(items.item[r]): r for r in rows}
 
-        def side(rows):
-            idx = np.array([rows[i] for i in shared])
-            return Side(items.trials[idx], items.correct[idx], items.truncated[idx], items.guess[idx])
-        out.append(Stratum(items.params[s], tuple(ids[i] for i in shared), side(ra), side(rb)))
+    def side(rows, shared):
+        idx = np.array([rows[i] for i in shared])
+        return Side(items.trials[idx], items.correct[idx], items.truncated[idx], items.guess[idx])
+
+    for s, ids in enumerate(items.sample_ids):
+        ra, rb = side_rows(a, s), side_rows(b, s)
+        shared = sorted(ra.keys() & rb.keys())
+        if shared:
+            out.append(Stratum(items.params[s], tuple(ids[i] for i in shared), side(ra, shared), side(rb, shared)))
     return out
 
 
