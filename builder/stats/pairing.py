@@ -180,7 +180,7 @@ def _task_batch(items: TaskItems, pairs: np.ndarray, draws: int, seed: int) -> _
         kept = np.zeros(e, dtype=bool)
         kept[pos[short]] = True
         own_here: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        for key_rows in _groups(paired.pack(present), present.any(axis=1)):
+        for key_rows in _groups(paired.pack(present), np.asarray(present.any(axis=1))):
             rep, obs = _contributions(items, dense, s, key_rows, present[key_rows[0]], draws, seed)
             own[key_rows] += rep
             own_obs[key_rows] += obs
@@ -223,7 +223,8 @@ def _contributions(items: TaskItems, dense: _Dense, s: int, evals: np.ndarray, m
     which = np.flatnonzero(mask)
     feature = dense.feature[s]
     moments = bool(np.any(feature[0][np.ix_(evals, which)] > 1))
-    f = np.stack([resample.features(*(feature[col][x, which] for col in range(4)), moments)
+    f = np.stack([resample.features(feature[0][x, which], feature[1][x, which], feature[2][x, which],
+                                    feature[3][x, which], moments)
                   for x in evals.tolist()], axis=1)                             # (items, E, K)
     size, k_cols = len(which), f.shape[2]
     ids = items.sample_ids[s]
