@@ -88,49 +88,54 @@ def task_tests(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, min_s
     """The paired test of each pair `(a, b)` (evaluation indices) on one task; None where the
     two share fewer than `min_samples` items (the overlap rule speaks there)."""
     out: list[PairedTest | None] = []
+    cache: dict[tuple[int, bytes], list[np.ndarray]] = {}
     for start in range(0, len(pairs), BATCH):
-        found = _task_batch(items, np.asarray(pairs[start:start + BATCH]), draws, seed)
+        found = _task_batch(items, np.asarray(pairs[start:start + BATCH]), draws, seed, cache)
+        low, high = resample.percentile_interval(found.cp_rep[:, 0] - found.cp_rep[:, 1])
+        x_p = resample.two_sided_p(found.x_diff)
         for k in range(len(found.shared)):
             if found.shared[k] < min_samples:
                 out.append(None)
                 continue
-            low, high = resample.percentile_interval(found.cp_rep[k, 0] - found.cp_rep[k, 1])
             if found.epochs[k]:
-                p, method = float(resample.two_sided_p(found.x_diff[k])), paired.BOOTSTRAP
+                p, method = float(x_p[k]), paired.BOOTSTRAP
             else:
                 p, method = paired.mcnemar_p(int(found.b[k]), int(found.c[k])), paired.MCNEMAR
             out.append(PairedTest(int(found.shared[k]), float(found.cp_obs[k, 0] - found.cp_obs[k, 1]),
-                                  float(low), float(high), p, method))
+                                  float(low[k]), float(high[k]), p, method))
     return out
 
 
 def board_tests(tasks: Sequence[TaskItems], pairs: np.ndarray, draws: int, seed: int,
                 min_samples: int) -> list[PairedTest | None]:
     """The paired test of the ReasonScore difference of each pair over `tasks`; None unless the
-    two share at least `min_samples` items on every task."""
-    out: list[PairedTest | None] = []
-    for start in range(0, len(pairs), BATCH):
-        batch = np.asarray(pairs[start:start + BATCH])
-        logs = np.zeros((len(batch), 2, draws))
-        obs = np.zeros((len(batch), 2))
-        shared = np.zeros(len(batch), dtype=np.int64)
-        enough = np.ones(len(batch), dtype=bool)
-        for items in tasks:
-            found = _task_batch(items, batch, draws, seed)
-            logs += np.log(np.maximum(found.cp_rep, paired.FLOOR))
-            obs += np.log(np.maximum(found.cp_obs, paired.FLOOR))
-            shared += found.shared
-            enough &= found.shared >= min_samples
-        t = max(len(tasks), 1)
-        score = 1000.0 * np.exp(logs / t)
-        diff = score[:, 0] - score[:, 1]
-        low, high = resample.percentile_interval(diff)
-        p = resample.two_sided_p(diff)
-        effect = 1000.0 * (np.exp(obs[:, 0] / t) - np.exp(obs[:, 1] / t))
-        for k in range(len(batch)):
-            out.append(PairedTest(int(shared[k]), float(effect[k]), float(low[k]), float(high[k]), float(p[k]),
-                                  paired.BOOTSTRAP) if enough[k] and tasks else None)
-    return out
+    two share at least `min_samples` items on every task. Tasks are taken one at a time (the
+    draw matrices of one task are kept while its batches of pairs pass)."""
+    pairs = np.asarray(pairs).reshape(-1, 2)
+    n = len(pairs)
+    logs = np.zeros((n, 2, draws))
+    obs = np.zeros((n, 2))
+    shared = np.zeros(n, dtype=np.int64)
+    enough = np.ones(n, dtype=bool)
+    for items in tasks:
+        cache: dict[tuple[int, bytes], list[np.ndarray]] = {}
+        for start in range(0, n, BATCH):
+            rows = slice(start, start + BATCH)
+            found = _task_batch(items, pairs[rows], draws, seed, cache)
+            logs[rows] += np.log(np.maximum(found.cp_rep, paired.FLOOR))
+            obs[rows] += np.log(np.maximum(found.cp_obs, paired.FLOOR))
+            shared[rows] += found.shared
+            enough[rows] &= found.shared >= min_samples
+    if not tasks:
+        return [None] * n
+    t = len(tasks)
+    np.exp(logs / t, out=logs)
+    diff = 1000.0 * (logs[:, 0] - logs[:, 1])
+    low, high = resample.percentile_interval(diff)
+    p = resample.two_sided_p(diff)
+    effect = 1000.0 * (np.exp(obs[:, 0] / t) - np.exp(obs[:, 1] / t))
+    return [PairedTest(int(shared[k]), float(effect[k]), float(low[k]), float(high[k]), float(p[k]), paired.BOOTSTRAP)
+            if enough[k] else None for k in range(n)]
 
 
 @dataclass(frozen=True)
@@ -144,13 +149,17 @@ class _Found:
     c: np.ndarray
 
 
-def _task_batch(items: TaskItems, pairs: np.ndarray, draws: int, seed: int) -> _Found:
+Cache = dict[tuple[int, bytes], list[np.ndarray]]
+
+
+def _task_batch(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, cache: Cache) -> _Found:
     """Observed and replicate `C_P` of both sides of each pair on one task.
 
     Most pairs share, in most strata, exactly the items each side answered (every model gets
     the same items): there a side's contribution is its own, computed once per evaluation
     (`own`). Only where a side answered items the other did not does the pair get its own
-    contribution on the shared items, kept as a correction `shared - own` (`fix`)."""
+    contribution on the shared items, kept as a correction `shared - own` (`fix`). `cache`
+    keeps the task's draw matrices by (stratum, items) from one batch to the next."""
     p = len(pairs)
     evaluations = np.unique(pairs)
     dense = _Dense(items, evaluations)
@@ -164,6 +173,7 @@ def _task_batch(items: TaskItems, pairs: np.ndarray, draws: int, seed: int) -> _
     epochs = np.zeros(p, dtype=bool)
     b = np.zeros(p, dtype=np.int64)
     c = np.zeros(p, dtype=np.int64)
+    fixed_side = np.zeros((p, 2), dtype=bool)
     for s in range(len(items.sample_ids)):
         present = dense.present[s]
         masks = present[pos[:, 0]] & present[pos[:, 1]]                      # (P, items)
@@ -176,36 +186,42 @@ def _task_batch(items: TaskItems, pairs: np.ndarray, draws: int, seed: int) -> _
         b += db
         c += dc
         # Sides whose shared items are not all the items they answered here.
-        short = masks.sum(axis=1)[:, None] != present[pos].sum(axis=2)          # (P, 2)
-        kept = np.zeros(e, dtype=bool)
-        kept[pos[short]] = True
-        own_here: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        for key_rows in _groups(paired.pack(present), np.asarray(present.any(axis=1))):
-            rep, obs = _contributions(items, dense, s, key_rows, present[key_rows[0]], draws, seed)
-            own[key_rows] += rep
-            own_obs[key_rows] += obs
-            for k, row in enumerate(key_rows.tolist()):
-                if kept[row]:
-                    own_here[row] = (rep[k], obs[k])
-        for members in _groups(packed, short.any(axis=1)):
-            sides = pos[members]
-            need = np.unique(sides[short[members]])
+        short = counts[:, None] != present[pos].sum(axis=2)                    # (P, 2)
+        fixed_side |= short
+        own_here = np.zeros((e, 5, draws)) if short.any() else own[:0]
+        own_here_obs = np.zeros((e, 4))
+        for rows in _groups(paired.pack(present), np.asarray(present.any(axis=1))):
+            rep, seen = _contributions(items, dense, s, rows, present[rows[0]], draws, seed, cache)
+            own[rows] += rep
+            own_obs[rows] += seen
+            if len(own_here):
+                own_here[rows] = rep
+                own_here_obs[rows] = seen
+        for members in _groups(packed, np.asarray(short.any(axis=1))):
+            need = np.unique(pos[members][short[members]])
+            at = np.zeros(e, dtype=np.int64)
+            at[need] = np.arange(len(need))
             if counts[members[0]]:
-                rep, obs = _contributions(items, dense, s, need, masks[members[0]], draws, seed)
+                rep, seen = _contributions(items, dense, s, need, masks[members[0]], draws, seed, cache)
             else:
-                rep, obs = np.zeros((len(need), 5, draws)), np.zeros((len(need), 4))
-            at = {int(x): k for k, x in enumerate(need.tolist())}
-            for pair, row in zip(members.tolist(), sides.tolist()):
-                for side in (0, 1):
-                    if short[pair, side]:
-                        k = at[row[side]]
-                        base_rep, base_obs = own_here[row[side]]
-                        fix[pair, side] += rep[k] - base_rep
-                        fix_obs[pair, side] += obs[k] - base_obs
-    acc = own[pos] + fix                                                        # (P, 2, 5, draws)
-    cp_rep = resample.cp_center(acc[:, :, :4].transpose(0, 1, 3, 2))
+                rep, seen = np.zeros((len(need), 5, draws)), np.zeros((len(need), 4))
+            for side in (0, 1):
+                sel = members[short[members, side]]
+                who = pos[sel, side]
+                fix[sel, side] += rep[at[who]] - own_here[who]
+                fix_obs[sel, side] += seen[at[who]] - own_here_obs[who]
+    # A side without corrections has its evaluation's own replicates: computed once.
+    own_cp = resample.cp_center(own[:, :4].transpose(0, 2, 1))                  # (E, draws)
+    cp_rep = own_cp[pos]                                                        # (P, 2, draws)
+    x_sum = own[pos, 4]
+    fixed = np.argwhere(fixed_side)
+    if len(fixed):
+        pi, si = fixed[:, 0], fixed[:, 1]
+        acc = own[pos[pi, si]] + fix[pi, si]                                    # (F, 5, draws)
+        cp_rep[pi, si] = resample.cp_center(acc[:, :4].transpose(0, 2, 1))
+        x_sum[pi, si] = acc[:, 4]
     cp_obs = resample.cp_center(own_obs[pos] + fix_obs)
-    return _Found(shared, cp_obs, cp_rep, acc[:, 0, 4] - acc[:, 1, 4], epochs, b, c)
+    return _Found(shared, cp_obs, cp_rep, x_sum[:, 0] - x_sum[:, 1], epochs, b, c)
 
 
 def _groups(packed: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:
@@ -217,7 +233,7 @@ def _groups(packed: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:
 
 
 def _contributions(items: TaskItems, dense: _Dense, s: int, evals: np.ndarray, mask: np.ndarray, draws: int,
-                   seed: int) -> tuple[np.ndarray, np.ndarray]:
+                   seed: int, cache: Cache) -> tuple[np.ndarray, np.ndarray]:
     """The replicate `(E, 5, draws)` and observed `(E, 4)` effective counters (and, fifth, the
     sum of x) of `evals` on the items `mask` selects in stratum `s`: one draw matrix for all."""
     which = np.flatnonzero(mask)
@@ -227,10 +243,14 @@ def _contributions(items: TaskItems, dense: _Dense, s: int, evals: np.ndarray, m
                                     feature[3][x, which], moments)
                   for x in evals.tolist()], axis=1)                             # (items, E, K)
     size, k_cols = len(which), f.shape[2]
-    ids = items.sample_ids[s]
-    rng = resample.generator(seed, "paired", items.task, items.params[s],
-                             resample.items_digest([ids[i] for i in which.tolist()]))
-    sums = resample.replicate_sums(f.reshape(size, -1), draws, rng).reshape(draws, len(evals), k_cols)
+    key = (s, paired.pack(mask).tobytes())
+    if key not in cache:
+        ids = items.sample_ids[s]
+        rng = resample.generator(seed, "paired", items.task, items.params[s],
+                                 resample.items_digest([ids[i] for i in which.tolist()]))
+        cache[key] = resample.draw_chunks(size, draws, rng)
+    flat = f.reshape(size, -1)
+    sums = np.concatenate([w @ flat for w in cache[key]], axis=0).reshape(draws, len(evals), k_cols)
     eff = resample.effective_counters(sums, size)                               # (draws, E, 4)
     rep = np.concatenate([eff, sums[:, :, 4:5]], axis=2).transpose(1, 2, 0)     # (E, 5, draws)
     return rep, resample.effective_counters(f.sum(axis=0), size)
