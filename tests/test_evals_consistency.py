@@ -34,9 +34,9 @@ def demo_data(tmp_path_factory) -> Path:
 
 def copy_data(demo_data: Path, tmp_path: Path) -> Path:
     data = tmp_path / "data"
-    (data / "points").mkdir(parents=True)
-    for path in (demo_data / "points").iterdir():
-        (data / "points" / path.name).write_bytes(path.read_bytes())
+    (data / "trials").mkdir(parents=True)
+    for path in (demo_data / "trials").iterdir():
+        (data / "trials" / path.name).write_bytes(path.read_bytes())
     (data / "evals.json").write_bytes((demo_data / "evals.json").read_bytes())
     return data
 
