@@ -31,6 +31,7 @@ from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
+from .stats.comparisons import with_comparisons
 from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
@@ -294,7 +295,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 signals_memo = SignalsMemo(project.cache_dir / f"signals-{data_key(data_dir)}")
                 signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
                 ranked_board, memo, files = ranked.result()
-                board = with_curves(db, ranked_board, config)
+                board = with_comparisons(db, with_curves(db, ranked_board, config), config)
                 with suppress(OSError):  # a memo only saves time (stats/memo.py)
                     memo.save(memo_path)
                 phase("statistics and signals")

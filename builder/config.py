@@ -116,6 +116,11 @@ class SiteConfig:
     bootstrap: int = option(5000, _positive_int)
     seed: int = option(42, _int)
     pairwise_top: int = option(50, _positive_int)
+    #: Per-sample evidence (SAMPLES.md sections 4 and 5): the fewest samples a task result
+    #: needs, which is also the fewest shared items a paired comparison needs, and the
+    #: paired bootstrap's replicates.
+    min_samples: int = option(20, _positive_int)
+    paired_draws: int = option(2000, _positive_int)
     populated_rule: str = option("strict", _choice(*POPULATED_RULES))
     agentic_pattern: str = option(DEFAULT_AGENTIC_PATTERN, _regex)
     page_size: int = option(100, _positive_int)

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from reasonboard.stats import paired, pairing
 from reasonboard.stats.paired import Side, Stratum
+from reasonboard.store.items import TaskItems
 
 
-def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: set[int]) -> pairing.TaskItems:
+def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: set[int]) -> TaskItems:
     params = ('{"d": 1}', '{"d": 2}', '{"d": 3}')
     sample_ids = tuple(tuple(sorted(f"{task}-{s}-{i}" for i in range(12 + 4 * s))) for s in range(len(params)))
     rows = []
@@ -24,10 +25,10 @@ def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: s
                 opts = 4 if s == 1 else 0
                 rows.append((e, s, i, m, c, t, (m - t) / opts if opts else 0.0))
     cols = list(zip(*rows))
-    return pairing.TaskItems(task, params, sample_ids, *(np.array(col) for col in cols))
+    return TaskItems(task, params, sample_ids, *(np.array(col) for col in cols))
 
 
-def strata_of(items: pairing.TaskItems, a: int, b: int) -> list[Stratum]:
+def strata_of(items: TaskItems, a: int, b: int) -> list[Stratum]:
     out = []
     def side_rows(e, s):
         rows = np.flatnonzero((items.evaluation == e) & (items.stratum == s))

@@ -15,7 +15,7 @@ the signals from the store (build.py); `compute_leaderboard` runs the three in a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
 import numpy as np
@@ -47,19 +47,22 @@ from .reasonscore import reasonscore_v2
 from .significance import rank_order, significance
 from .taskranks import TaskRanking, task_rankings
 from .tiers import score_per_token_v1, tier_reasonscore, tokens_per_trial
+from .verdicts import Comparisons
 
 
 @dataclass(frozen=True)
 class LeaderboardResult:
     """What the leaderboard statistics hand the later stages (all typed, all rounded as
     published): the leaderboard, the pairwise result, the difficulty curves, each task's
-    own ranking, and the evaluations by id."""
+    own ranking, the evaluations by id, and the paired comparisons."""
 
     leaderboard: Leaderboard
     pairwise: Pairwise
     curves: Curves
     task_rankings: Mapping[str, TaskRanking]
     evaluations: Mapping[str, Evaluation]
+    #: The paired comparisons on shared items (empty without trials: stats/comparisons.py).
+    comparisons: Comparisons = field(default_factory=Comparisons)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Paired tests for many pairs at once: what a build needs for its boards, task pages, model
 pages and pairwise matrix (SAMPLES.md section 5; one pair's rules are in `paired.py`).
 
-A task's per-item counters arrive as one table (`TaskItems`). Pairs are taken in batches;
+A task's per-item counters arrive as one table (`store.items.TaskItems`). Pairs are taken in batches;
 within a batch, for each stratum, the pairs are grouped by the exact set of items they share
 there, and each group's draw matrix (seeded by the stratum and those items, `resample.py`)
 multiplies the features of every evaluation in the group at once: one matrix product per
@@ -18,28 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..store.items import TaskItems
 from . import paired, resample
 from .paired import PairedTest
 
 #: Pairs per batch: their accumulators hold 2 x 5 x draws doubles each (16 MB at 2,000 draws).
 BATCH = 200
-
-
-@dataclass(frozen=True)
-class TaskItems:
-    """One task's per-item counters of every evaluation: one row per (evaluation, item), items
-    numbered within their stratum (`params`), whose ids `sample_ids` lists in sorted order."""
-
-    task: str
-    params: tuple[str, ...]
-    sample_ids: tuple[tuple[str, ...], ...]
-    evaluation: np.ndarray  # row -> evaluation index, ascending (rows sorted by evaluation)
-    stratum: np.ndarray
-    item: np.ndarray
-    trials: np.ndarray
-    correct: np.ndarray
-    truncated: np.ndarray
-    guess: np.ndarray
 
 
 class _Dense:
@@ -106,36 +90,53 @@ def task_tests(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, min_s
     return out
 
 
+class BoardTests:
+    """The paired test of the ReasonScore difference of each pair, over the tasks `add`ed one
+    at a time (so one task's items are in memory at once, and its draw matrices are kept
+    while its batches of pairs pass); `finish` gives a test per pair, None unless the two
+    share at least `min_samples` items on every task."""
+
+    def __init__(self, pairs: np.ndarray, draws: int, seed: int, min_samples: int):
+        self.pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        self.draws, self.seed, self.min_samples = draws, seed, min_samples
+        n = len(self.pairs)
+        self.logs = np.zeros((n, 2, draws))
+        self.obs = np.zeros((n, 2))
+        self.shared = np.zeros(n, dtype=np.int64)
+        self.enough = np.ones(n, dtype=bool)
+        self.tasks = 0
+
+    def add(self, items: TaskItems) -> None:
+        cache: Cache = {}
+        self.tasks += 1
+        for start in range(0, len(self.pairs), BATCH):
+            rows = slice(start, start + BATCH)
+            found = _task_batch(items, self.pairs[rows], self.draws, self.seed, cache)
+            self.logs[rows] += np.log(np.maximum(found.cp_rep, paired.FLOOR))
+            self.obs[rows] += np.log(np.maximum(found.cp_obs, paired.FLOOR))
+            self.shared[rows] += found.shared
+            self.enough[rows] &= found.shared >= self.min_samples
+
+    def finish(self) -> list[PairedTest | None]:
+        n, t = len(self.pairs), self.tasks
+        if not t or not n:
+            return [None] * n
+        score = np.exp(self.logs / t)
+        diff = 1000.0 * (score[:, 0] - score[:, 1])
+        low, high = resample.percentile_interval(diff)
+        p = resample.two_sided_p(diff)
+        effect = 1000.0 * (np.exp(self.obs[:, 0] / t) - np.exp(self.obs[:, 1] / t))
+        return [PairedTest(int(self.shared[k]), float(effect[k]), float(low[k]), float(high[k]), float(p[k]),
+                           paired.BOOTSTRAP) if self.enough[k] else None for k in range(n)]
+
+
 def board_tests(tasks: Sequence[TaskItems], pairs: np.ndarray, draws: int, seed: int,
                 min_samples: int) -> list[PairedTest | None]:
-    """The paired test of the ReasonScore difference of each pair over `tasks`; None unless the
-    two share at least `min_samples` items on every task. Tasks are taken one at a time (the
-    draw matrices of one task are kept while its batches of pairs pass)."""
-    pairs = np.asarray(pairs).reshape(-1, 2)
-    n = len(pairs)
-    logs = np.zeros((n, 2, draws))
-    obs = np.zeros((n, 2))
-    shared = np.zeros(n, dtype=np.int64)
-    enough = np.ones(n, dtype=bool)
+    """`BoardTests` over `tasks` at once."""
+    found = BoardTests(pairs, draws, seed, min_samples)
     for items in tasks:
-        cache: dict[tuple[int, bytes], list[np.ndarray]] = {}
-        for start in range(0, n, BATCH):
-            rows = slice(start, start + BATCH)
-            found = _task_batch(items, pairs[rows], draws, seed, cache)
-            logs[rows] += np.log(np.maximum(found.cp_rep, paired.FLOOR))
-            obs[rows] += np.log(np.maximum(found.cp_obs, paired.FLOOR))
-            shared[rows] += found.shared
-            enough[rows] &= found.shared >= min_samples
-    if not tasks:
-        return [None] * n
-    t = len(tasks)
-    np.exp(logs / t, out=logs)
-    diff = 1000.0 * (logs[:, 0] - logs[:, 1])
-    low, high = resample.percentile_interval(diff)
-    p = resample.two_sided_p(diff)
-    effect = 1000.0 * (np.exp(obs[:, 0] / t) - np.exp(obs[:, 1] / t))
-    return [PairedTest(int(shared[k]), float(effect[k]), float(low[k]), float(high[k]), float(p[k]), paired.BOOTSTRAP)
-            if enough[k] else None for k in range(n)]
+        found.add(items)
+    return found.finish()
 
 
 @dataclass(frozen=True)
