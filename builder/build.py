@@ -173,7 +173,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             config=config,
             leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings,
+            timings=timings, comparisons=board.comparisons,
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -296,6 +296,8 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
                 ranked_board, memo, files = ranked.result()
                 board = with_comparisons(db, with_curves(db, ranked_board, config), config)
+                if files and board.comparisons.draws:
+                    files = board_files(board.leaderboard, board.pairwise, board.comparisons)
                 with suppress(OSError):  # a memo only saves time (stats/memo.py)
                     memo.save(memo_path)
                 phase("statistics and signals")

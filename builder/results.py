@@ -15,6 +15,7 @@ from .stats.bands import Bands
 from .stats.board import Curves, Leaderboard, Pairwise
 from .stats.evaluations import Evaluation
 from .stats.taskranks import TaskRanking
+from .stats.verdicts import Comparisons
 
 
 @dataclass(frozen=True)
@@ -32,3 +33,5 @@ class BuildResults:
     #: Each task's own ranking of the evaluations (the task pages).
     task_rankings: Mapping[str, TaskRanking]
     timings: dict[str, float] = field(default_factory=dict)
+    #: The paired comparisons on shared items (empty without trials).
+    comparisons: Comparisons = field(default_factory=Comparisons)

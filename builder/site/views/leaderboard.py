@@ -9,7 +9,7 @@ from typing import Iterable, Sequence
 from ...config import SiteConfig
 from ..charts import Chart
 from ..urls import page_path
-from .base import BandView, NavLink, Page, Pager, Ref
+from .base import BandView, NavLink, Page, Pager, Ref, adjacent_rule
 from .rows import Context, ModelRow
 
 
@@ -40,6 +40,9 @@ class LeaderboardPage(Page):
     bootstrap: int
     seed: int
     bands: tuple[BandView, ...]
+    #: Which rule marks each adjacent pair (`base.adjacent_rule`).
+    adjacent_rule: str = ""
+    paired_any: bool = False
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -57,6 +60,8 @@ def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> lis
     paths = [page_path("index", "", k + 1) for k in range(len(chunks))]
     ranked_ids = [r.id for r in rows if r.rank is not None]
     total_ranked = sum(1 for r in rows if r.rank is not None)
+    paired = ctx.results.comparisons.board_next
+    rule = adjacent_rule(len(paired), max(total_ranked - 1, 0), ctx.results.comparisons.min_samples, "on the board")
     band_views = tuple(BandView.of_band("reasonscore", b) for b in ctx.bands.all()["reasonscore"])
     task_refs = tuple(Ref(t, ctx.task_paths[t]) for t in tasks)
     # A tie group is listed once, on the page of its first member in rank order. Listing it
@@ -84,6 +89,7 @@ def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> lis
             pager=Pager(k + 1, tuple(NavLink(str(j + 1), p) for j, p in enumerate(paths))) if len(paths) > 1 else None,
             first_rank=k * size + 1, total_models=len(rows), total_ranked=total_ranked,
             mode=config.mode, bootstrap=config.bootstrap, seed=config.seed, bands=band_views,
+            adjacent_rule=rule, paired_any=bool(paired),
         ))
     return pages
 

@@ -9,7 +9,7 @@ from ...slugs import unique_slugs
 from ...stats.taskranks import TaskRanking
 from .. import format as fmt
 from ..charts import Chart
-from .base import Interval, Page, Ref, TieMark, spread
+from .base import Interval, Page, Ref, TieMark, adjacent_rule, spread
 from .cards import BenchmarkSummary
 from .rows import Context, task_interval
 
@@ -69,6 +69,9 @@ class TaskPage(Page):
     missing: tuple[Ref, ...]
     #: This task's Evaluation Card summary, when its benchmark has a card.
     benchmark: BenchmarkSummary | None
+    #: Which rule marks each adjacent pair (`base.adjacent_rule`).
+    adjacent_rule: str = ""
+    paired_any: bool = False
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -80,6 +83,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
     Intervals are made only for the rows the page shows."""
     task = ranking.task
     listed = ranking.listed(page_size)
+    paired_next = ctx.results.comparisons.task_next.get(task, {})
     rows = []
     for n, m in enumerate(listed):
         t = m.tasks[task]
@@ -89,7 +93,8 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
         rows.append(TaskModelRow(
             model=ctx.ref(m.id), position=n + 1,
             rank_range=(ranking.rank_best[n], ranking.rank_worst[n]), interval=interval, total=total,
-            truncation_rate=t.truncated / total if total else None, tie_next=TieMark(ranking.tied_next[n]),
+            truncation_rate=t.truncated / total if total else None,
+            tie_next=TieMark.of(ranking.tied_next[n], paired_next.get(m.id), "rate"),
             leaderboard_rank=m.rank, truncation_note=ctx.rows[m.id].truncation_note,
         ))
     chart = None
@@ -107,6 +112,9 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
         task=task, rows=tuple(rows), shown=len(rows), total=len(ranking.rows), chart=chart, curves=curves,
         missing=tuple(ctx.ref(m.id) for m in ranking.missing[:page_size]),
         benchmark=ctx.cards.summary_for_task(task),
+        adjacent_rule=adjacent_rule(len(paired_next), max(len(rows) - 1, 0), ctx.results.comparisons.min_samples,
+                                    "on this task"),
+        paired_any=bool(paired_next),
     )
 
 
