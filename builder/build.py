@@ -295,12 +295,14 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 signals_memo = SignalsMemo(project.cache_dir / f"signals-{data_key(data_dir)}")
                 signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
                 ranked_board, memo, files = ranked.result()
-                board = with_comparisons(db, with_curves(db, ranked_board, config), config)
-                if files and board.comparisons.draws:
-                    files = board_files(board.leaderboard, board.pairwise, board.comparisons)
+                board = with_curves(db, ranked_board, config)
                 with suppress(OSError):  # a memo only saves time (stats/memo.py)
                     memo.save(memo_path)
                 phase("statistics and signals")
+                board = with_comparisons(db, board, config)
+                if files and board.comparisons.draws:
+                    files = board_files(board.leaderboard, board.pairwise, board.comparisons)
+                phase("paired comparisons")
         finally:
             db.close()
     return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store,

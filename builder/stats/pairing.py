@@ -251,7 +251,7 @@ def _contributions(items: TaskItems, dense: _Dense, s: int, evals: np.ndarray, m
                                  resample.items_digest([ids[i] for i in which.tolist()]))
         cache[key] = resample.draw_chunks(size, draws, rng)
     flat = f.reshape(size, -1)
-    sums = np.concatenate([w @ flat for w in cache[key]], axis=0).reshape(draws, len(evals), k_cols)
+    sums = resample.weighted_sums(cache[key], flat).reshape(draws, len(evals), k_cols)
     eff = resample.effective_counters(sums, size)                               # (draws, E, 4)
     rep = np.concatenate([eff, sums[:, :, 4:5]], axis=2).transpose(1, 2, 0)     # (E, 5, draws)
     return rep, resample.effective_counters(f.sum(axis=0), size)
