@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..sources.text import read_text
 from .compare import compare
 from .markdown import render_markdown
+from .samples import paired_changes
 
 LEADERBOARD_SCHEMA = "reasonboard.leaderboard/"
 SCORE_KEYS = ("center", "margin", "ci_low", "ci_high")
@@ -35,6 +36,8 @@ DROP_EXIT = 1
 class LoadedBuild:
     leaderboard: dict[str, Any]
     signals: dict[str, Any] | None
+    #: The folder holding the leaderboard file (and `samples/`, when the build publishes them).
+    data_dir: Path | None = None
 
 
 def load_build(path: Path) -> LoadedBuild:
@@ -46,7 +49,7 @@ def load_build(path: Path) -> LoadedBuild:
     if signals_path.is_file():
         signals = _read_json(signals_path)
         _check_signals(signals, signals_path)
-    return LoadedBuild(leaderboard, signals)
+    return LoadedBuild(leaderboard, signals, leaderboard_path.parent)
 
 
 def _locate(path: Path) -> tuple[Path, Path]:
@@ -125,15 +128,18 @@ def _check_signals(doc: Any, path: Path) -> None:
 def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_on_significant_drop: bool) -> None:
     """Report score changes between two builds (site directories or leaderboard.json files).
 
-    A change is significant when the old and new ReasonScore intervals do not overlap.
+    A change is significant when the paired test on the items both builds' published
+    per-sample outcomes share says so (after Holm over the report's tests), or, where either
+    build has no per-sample outcomes, when the old and new ReasonScore intervals do not overlap.
     """
     try:
         old, new = load_build(base), load_build(head)
+        paired = paired_changes(old.data_dir, new.data_dir, old.leaderboard, new.leaderboard)
     except InputError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(2)
     report = compare(old.leaderboard, new.leaderboard, old.signals, new.signals,
-                     base_name=str(base), head_name=str(head))
+                     base_name=str(base), head_name=str(head), paired=paired)
     if output_format == "json":
         rendered = json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     else:

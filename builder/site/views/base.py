@@ -166,7 +166,8 @@ class TieMark:
         holm = "significant" if t.significant else "not significant"
         return (f"{verdict}: paired test on {t.shared:,} shared items ({t.method}), difference "
                 f"{paired_number(t.effect, self.scale)} (95% {paired_number(t.low, self.scale)} to "
-                f"{paired_number(t.high, self.scale)}), p = {p_text(t.p)}, {holm} after Holm's correction over the adjacent pairs tested")
+                f"{paired_number(t.high, self.scale)}), p = {p_text(t.p)}, {holm} after Holm's correction over the "
+                "adjacent pairs tested")
 
 
 def adjacent_rule(tested: int, pairs: int, min_samples: int, where: str) -> str:
