@@ -300,8 +300,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                     memo.save(memo_path)
                 phase("statistics and signals")
                 board = with_comparisons(db, board, config)
-                if files and board.comparisons.draws:
-                    files = board_files(board.leaderboard, board.pairwise, board.comparisons)
+                files = board_files(board.leaderboard, board.pairwise, board.comparisons) if files else files
                 phase("paired comparisons")
         finally:
             db.close()
