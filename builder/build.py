@@ -30,8 +30,10 @@ from .site.render import chart_warmup
 from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
+from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
 from .stats.comparisons import with_comparisons
+from .stats.history import score_history
 from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
@@ -151,11 +153,13 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     render_salt = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
                                templates_dirs=project.templates_dirs, static_dir=project.static_dir,
                                strict=options.strict, allow_empty=options.allow_empty)
-    key = build_key(render_salt, sources=sources.whole if sources else "", db_path=options.db_path)
+    key = build_key(render_salt, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
+                    db_path=options.db_path)  # the releases' pages and each model's history are made from them
     previous = load_state(cache_dir, out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
+    releases = read_releases(project.root)  # a bad snapshot stops the build before the slow steps
 
     # From an empty cache, the chart assets are made by a forked process while this one
     # reads the inputs and computes (forked before the PointsDB is opened).
@@ -173,7 +177,8 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             config=config,
             leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings, comparisons=board.comparisons,
+            timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
+            comparisons=board.comparisons,
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -260,21 +265,18 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
     renders. `sources` are the data directory's fingerprints when the caller has them;
     `with_files` asks for the board's data files too.
 
-    Once the statistics have read their aggregates from the store, they need it no more:
-    a process forked before the store is opened (while this one holds little, forking.py)
-    ranks the board, and writes the data files that need nothing else, while this one
-    computes the signals from the store, on the other core. What depends on one model alone
-    (its intervals and win rates, its model key's signals) comes from the last build's memos
-    in the cache when its inputs are unchanged (stats/memo.py, signals/memo.py).
+    Once the statistics have read their aggregates from the store, they need it no more: a
+    process forked before the store is opened (forking.py) ranks the board and writes the data
+    files that need nothing else, while this one computes the signals from the store. What
+    depends on one model alone comes from the last build's memos when its inputs are
+    unchanged (stats/memo.py, signals/memo.py); paired comparisons read the store at the end.
     """
     data_dir = project.data_dir
     with Beside(partial(_rank, config=config, bands=bands, with_files=with_files),
                 "the leaderboard statistics") as ranked:
         with no_cyclic_gc():  # reading the records allocates hundreds of thousands of objects
-            db, store = open_store(
-                data_dir, project.cache_dir, options.db_path, config, options.strict,
-                salt=cache_salt(config), known=sources,
-            )
+            db, store = open_store(data_dir, project.cache_dir, options.db_path, config, options.strict,
+                                   salt=cache_salt(config), known=sources)
         try:
             check_inputs(options, data_dir, store)
             phase("store")
@@ -286,9 +288,8 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 ranked.give((inputs, RankMemo.load(memo_path, memo_salt(config, inputs.tasks))))
                 if ranked.forked:
                     db.one_thread()
-                # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and
-                # about page, and its organisation names the board's own results; a lab's
-                # data never does.
+                # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
+                # page, and its organisation names the board's own results; a lab's never does.
                 site_config, site_project = config, project
                 if any(e.simulated for e in inputs.evaluations):
                     site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
