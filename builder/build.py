@@ -311,7 +311,6 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
 
 class Ranked(NamedTuple):
     """What the ranking process hands back."""
-
     board: LeaderboardResult
     #: what this build used of the memo (stats/memo.py): the next build reads it
     memo: RankMemo
