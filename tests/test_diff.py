@@ -708,7 +708,7 @@ def test_two_builds_markdown_and_json(two_builds):
                                   "--fail-on-significant-drop"])
     assert result.exit_code == 0, result.output
     text = result.output
-    assert "**1 significant** (1 `++` gain, 0 `!!` drops) · 1 within the intervals (`~`)" in text
+    assert "**1 significant** (1 `++` gain, 0 `!!` drops) · 1 not significant (`~`)" in text
     assert "1 added · 1 removed" in text
     significant = _section(text, "Significant changes")
     assert re.search(rf"^\| `\+\+` \| {re.escape(improved['label'])} \| ", significant, flags=re.M)
@@ -728,7 +728,7 @@ def test_two_builds_markdown_and_json(two_builds):
     data = json.loads(result.output)
     assert data["summary"] == {
         "changed": data["summary"]["changed"], "significant_gains": 1, "significant_drops": 0,
-        "within_intervals": 1, "score_unchanged": data["summary"]["changed"] - 2, "not_comparable": 0,
+        "within_intervals": 1, "not_significant": 0, "paired": 0, "score_unchanged": data["summary"]["changed"] - 2, "not_comparable": 0,
         "added": 1, "removed": 1,
         "unchanged": data["summary"]["unchanged"], "tasks_added": 0, "tasks_removed": 0,
         "card_changes": 1 + len(data["cards"]["gaps_closed"]),
