@@ -19,13 +19,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..config import SiteConfig
 from ..store.items import has_trials, task_items
 from ..store.pointsdb import PointsDB
 from .leaderboard import LeaderboardResult
 from .paired import PairedTest, holm
-from .pairing import BoardTests, task_tests
+from .pairing import BoardTests, task_sides, tests_of
 from .verdicts import Comparisons, PairedResult
 
 #: Published precision: `C_P` differences like task estimates, ReasonScore differences like
@@ -35,10 +36,15 @@ BOARD_DECIMALS = 3
 
 
 def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> LeaderboardResult:
-    """`result` with the paired comparisons of the pairs its pages show."""
+    """`result` with the paired comparisons of the pairs its pages show.
+
+    The matrix products are small to middling (a draw matrix times the evaluations that share
+    its items): BLAS threads cost more to wake than they save there, and on a busy machine
+    they cost several times the product itself, so the engine runs on one thread."""
     if not has_trials(db):
         return result
-    return replace(result, comparisons=compare_pairs(db, result, config))
+    with threadpool_limits(limits=1, user_api="blas"):
+        return replace(result, comparisons=compare_pairs(db, result, config))
 
 
 def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> Comparisons:
@@ -60,11 +66,12 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
     board = BoardTests(_indices(board_pairs, index), config.paired_draws, config.seed, config.min_samples)
     by_task: dict[str, dict[tuple[str, str], PairedTest | None]] = {}
     for task in tasks:
-        items = task_items(db, task, keys)
-        board.add(items)
+        # One pass per task for both: the board's pairs, then the task page's adjacent rows.
         pairs = task_pairs[task]
-        by_task[task] = dict(zip(pairs, task_tests(items, _indices(pairs, index), config.paired_draws, config.seed,
-                                                   config.min_samples)))
+        found = task_sides(task_items(db, task, keys), np.concatenate([board.pairs, _indices(pairs, index)]),
+                           config.paired_draws, config.seed, with_x=range(len(board.pairs), len(board.pairs) + len(pairs)))
+        board.add_sides(found.take(slice(0, len(board.pairs))))
+        by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(board.pairs), None)), config.min_samples)))
     tested = dict(zip(board_pairs, board.finish()))
 
     def family(pairs: Iterable[tuple[str, str]], tests: Mapping[tuple[str, str], PairedTest | None],

@@ -62,13 +62,28 @@ def draw_chunks(size: int, draws: int, rng: np.random.Generator) -> list[np.ndar
     item is drawn in replicate `r` (each row sums to `size`). Item `j` of a row's `i`-th draw
     is `floor(u * size)` for the stream's next `u`."""
     rows = max(1, CHUNK_VALUES // max(size, 1))
-    out = []
+    return [_counts(min(rows, draws - start), size, rng).astype(np.float32) for start in range(0, draws, rows)]
+
+
+def draw_matrix(size: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """`draw_chunks`'s matrix whole, in float64, with one more row of ones (its products give
+    the observed sums beside the replicates')."""
+    out = np.empty((draws + 1, size))
+    rows = max(1, CHUNK_VALUES // max(size, 1))
     for start in range(0, draws, rows):
         r = min(rows, draws - start)
-        picks = np.minimum((rng.random((r, size)) * size).astype(np.int64), size - 1)
-        picks += (np.arange(r, dtype=np.int64) * size)[:, None]
-        out.append(np.bincount(picks.ravel(), minlength=r * size).reshape(r, size).astype(np.float32))
+        out[start:start + r] = _counts(r, size, rng)
+    out[draws] = 1.0
     return out
+
+
+def _counts(r: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """`(r, size)` int64 counts of the stream's next `r * size` draws."""
+    picks = (rng.random((r, size)) * size).astype(np.int64)
+    np.minimum(picks, size - 1, out=picks)
+    picks += (np.arange(r, dtype=np.int64) * size)[:, None]
+    counts: np.ndarray = np.bincount(picks.ravel(), minlength=r * size).reshape(r, size)
+    return counts
 
 
 def replicate_sums(features: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
