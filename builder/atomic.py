@@ -15,6 +15,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from .interrupt import held_interrupts
+
 
 def write_atomically(target: Path, data: bytes) -> None:
     """Replace `target` with `data` in one step (its directory is made if missing)."""
@@ -37,9 +39,10 @@ def write_files_atomically(files: Mapping[Path, bytes], *, skip_same: bool = Tru
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             staged.append((Path(name), target))
-        for temporary, target in staged:
-            os.replace(temporary, target)
-        staged = []
+        with held_interrupts():  # all of them or none, even on Ctrl-C
+            for temporary, target in staged:
+                os.replace(temporary, target)
+            staged = []
     finally:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
@@ -54,10 +57,11 @@ def swap_directory(staging: Path, out_dir: Path) -> None:
         return
     retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
     os.rmdir(retired)
-    os.replace(out_dir, retired)
-    try:
-        os.replace(staging, out_dir)
-    except BaseException:
-        os.replace(retired, out_dir)  # put the previous one back
-        raise
+    with held_interrupts():
+        os.replace(out_dir, retired)
+        try:
+            os.replace(staging, out_dir)
+        except BaseException:
+            os.replace(retired, out_dir)  # put the previous one back
+            raise
     shutil.rmtree(retired, ignore_errors=True)

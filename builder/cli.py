@@ -15,11 +15,25 @@ from typing import Any, Callable, TypeVar
 
 import click
 
+from . import interrupt
 from .errors import InputError
 from .vocabulary import RELATIONSHIPS
 
 
-@click.group()
+class Commands(click.Group):
+    """The command group: a Ctrl-C in any command is one line and exit status 130."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (KeyboardInterrupt, RuntimeError) as exc:
+            if not interrupt.is_interrupt(exc):
+                raise
+            click.echo(f"\n{interrupt.message(ctx.invoked_subcommand)}", err=True)
+            sys.exit(interrupt.EXIT_INTERRUPTED)
+
+
+@click.group(cls=Commands)
 @click.version_option(package_name="reasonboard", prog_name="reasonboard")
 def main() -> None:
     """Build an honest LLM leaderboard site: ReasonScores with confidence intervals,

@@ -25,6 +25,8 @@ import sys
 import traceback
 from typing import Any, Callable, Generic, TypeVar
 
+from .interrupt import ignore_in_child
+
 A = TypeVar("A")
 T = TypeVar("T")
 
@@ -59,7 +61,9 @@ PR_SET_PDEATHSIG = 1
 def orphan_guard(parent: int) -> None:
     """In a forked process, first thing: end with the parent. A parent killed without
     cleaning up (a CI job cancelled, the machine out of memory) would otherwise leave its
-    children waiting forever on a pipe nobody reads."""
+    children waiting forever on a pipe nobody reads. A Ctrl-C is the parent's to handle
+    (it ends this process): the child prints no traceback of its own."""
+    ignore_in_child()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

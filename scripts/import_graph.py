@@ -22,6 +22,7 @@ PACKAGE = ROOT / "builder"
 #: more specific prefix comes before a general one.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "atomic", "resources", "slugs", "vocabulary", "gcpause", "forking", "progress",
+                    "interrupt",
                     "__init__")),
     # The project's settings (site.toml, where its directories are) are an input like the data.
     ("sources", ("sources", "config", "project")),
@@ -32,7 +33,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("outputs", ("results", "outputs")),
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingest")),
-    ("commands", ("buildstate", "build", "demo", "demoworld", "newproject", "serve", "cli")),
+    ("commands", ("buildstate", "build", "demo", "demoworld", "newproject", "serve", "watch", "cli", "__main__")),
 )
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
+from ..interrupt import held_interrupts
 from .urls import check_output_path
 
 #: Files a source checkout keeps in its otherwise-untracked output directory (the
@@ -218,13 +219,14 @@ def _commit(staging: Path, out_dir: Path, staged: list[str], claimed: OutputPath
     that needs its place."""
     if not out_dir.is_dir():
         out_dir.mkdir()
-    for path in staged:
-        target = out_dir / path
-        _make_parents(out_dir, path)
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        os.replace(staging / path, target)
-    _remove_stale(str(out_dir), "", claimed, keep)
+    with held_interrupts():  # a Ctrl-C now would leave half of each site
+        for path in staged:
+            target = out_dir / path
+            _make_parents(out_dir, path)
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            os.replace(staging / path, target)
+        _remove_stale(str(out_dir), "", claimed, keep)
 
 
 def _remove_stale(folder: str, prefix: str, claimed: OutputPaths, keep: tuple[str, ...]) -> bool:
