@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 import duckdb
 
@@ -35,6 +35,7 @@ from ..sources.points import (
 from ..sources.text import read_text
 from .checks import validate_staged
 from .evaluations import ingest_evals
+from .keys import PointAliases
 from .pointsdb import IDENTITY, PointsDB, fetch_as
 
 __all__ = ["ingest_evals", "ingest_points"]
@@ -64,12 +65,13 @@ class IngestReport:
 
 
 def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
-                  digests: Mapping[str, str] | None = None) -> IngestReport:
+                  digests: Mapping[str, str] | None = None, aliases: PointAliases | None = None) -> IngestReport:
     """Stage, validate and insert every points file; all-or-nothing.
 
     With `digests` ({path relative to `data_dir`: digest of its content and of the code
     that reads it}) a file whose digest is the one `point_files` recorded keeps its rows
-    from the last ingest and is not read again; the others are read as on a first ingest.
+    from the last ingest and is not read again; the others are read as on a first ingest
+    (the digests include the `aliases`, which rename models and tasks as rows are staged).
     An unchanged file was valid when it was stored (a bad file fails the ingest, and a
     failed ingest is never kept), so the first problem reported is the one a fresh ingest
     reports. Then one row per identity is chosen from all rows, in the current file
@@ -83,7 +85,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         recorded = dict(con.execute("SELECT source, digest FROM point_files").fetchall())
         kept = {rel for rel in rels if rel in digests and recorded.get(rel) == digests[rel]}
     fresh = [i for i, rel in enumerate(rels) if rel not in kept]
-    _stage(con, files, rels, fresh)
+    _stage(con, files, rels, fresh, aliases or PointAliases())
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
     # Which row an identity keeps can change only where rows go (changed and removed files)
     # or come (the staged ones): with files kept, only those identities are chosen again.
@@ -113,7 +115,8 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     return report
 
 
-def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> None:
+def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int],
+           aliases: PointAliases) -> None:
     """Stage, check, trim and canonicalise the files at `indices` (of `files`) in the temp
     table `staged`, each row with its file's index in `files`."""
     con.execute("DROP TABLE IF EXISTS staged")
@@ -153,6 +156,21 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
     _canonicalise_params(con)
+    _alias(con, "model", aliases.model)
+    _alias(con, "base_task", aliases.task)
+
+
+def _alias(con: duckdb.DuckDBPyConnection, column: str, rename: Callable[[str], str]) -> None:
+    """Rename the staged rows' models or tasks through the config's aliases, once per
+    distinct name (there are few) and joined back in SQL, like `_canonicalise_params`."""
+    names = [r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM staged").fetchall()]
+    pairs = [(name, rename(name)) for name in names if rename(name) != name]
+    if not pairs:
+        return
+    con.execute("CREATE OR REPLACE TEMP TABLE renamed AS SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS name",
+                [[a for a, _ in pairs], [b for _, b in pairs]])
+    con.execute(f"UPDATE staged SET {column} = renamed.name FROM renamed WHERE staged.{column} = renamed.raw")
+    con.execute("DROP TABLE renamed")
 
 
 def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport,

@@ -83,6 +83,31 @@ class Aliases:
         return self.benchmarks.get(bench_key, bench_key)
 
 
+@dataclass(frozen=True)
+class PointAliases:
+    """The config's `[aliases]` as they apply to points and `evals.json`, as to reported rows:
+    a model whose trimmed, case-folded name is an alias (a task whose `key` is one) takes
+    the name written on the right, so one run ingested under two names is one evaluation."""
+
+    models: Mapping[str, str] = field(default_factory=dict)
+    tasks: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_tables(cls, models: Mapping[str, str] | None, benchmarks: Mapping[str, str] | None) -> "PointAliases":
+        return cls(models={fold(k): v.strip() for k, v in (models or {}).items() if fold(k) != fold(v)},
+                   tasks={key(k): v.strip() for k, v in (benchmarks or {}).items() if key(k) != key(v)})
+
+    def model(self, name: str) -> str:
+        return self.models.get(fold(name), name)
+
+    def task(self, name: str) -> str:
+        return self.tasks.get(key(name), name)
+
+    def salt(self) -> str:
+        """What enters the points part's fingerprint: the aliases change the stored rows."""
+        return repr((sorted(self.models.items()), sorted(self.tasks.items()))) if self.models or self.tasks else ""
+
+
 #: The relationships a report may state (the rest is `unspecified`).
 _KNOWN_RELATIONSHIPS = frozenset(KNOWN_RELATIONSHIPS)
 
