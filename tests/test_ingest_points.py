@@ -158,7 +158,9 @@ def test_cli_prints_a_line_per_input_and_the_summary(tmp_path):
     result = runner.invoke(main, ["ingest", str(SET), str(SHORT / "ifeval.json"), "--data", str(tmp_path / "d")])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert sum(line.startswith("inspect ") and ": 100 trials" in line for line in lines) == 3
+    # Each line names the evaluation (model / template / sampler), the task and samples × epochs.
+    assert sum(line.startswith("inspect ") and " / default / default, popularity: 100 samples × 1 epoch  (" in line
+               for line in lines) == 3
     assert any("ifeval: skipped:" in line for line in lines)
     assert "ingested 3 evaluations, 3 (evaluation, task) pairs, 3 points, 300 trials" in result.output
     assert "skipped 1 tasks:" in result.output

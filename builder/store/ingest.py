@@ -163,14 +163,10 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
 def _alias(con: duckdb.DuckDBPyConnection, column: str, rename: Callable[[str], str]) -> None:
     """Rename the staged rows' models or tasks through the config's aliases, once per
     distinct name (there are few) and joined back in SQL, like `_canonicalise_params`."""
-    names = [r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM staged").fetchall()]
-    pairs = [(name, rename(name)) for name in names if rename(name) != name]
-    if not pairs:
-        return
-    con.execute("CREATE OR REPLACE TEMP TABLE renamed AS SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS name",
-                [[a for a, _ in pairs], [b for _, b in pairs]])
-    con.execute(f"UPDATE staged SET {column} = renamed.name FROM renamed WHERE staged.{column} = renamed.raw")
-    con.execute("DROP TABLE renamed")
+    pairs = {name: rename(name) for (name,) in con.execute(f"SELECT DISTINCT {column} FROM staged").fetchall()}
+    if any(old != new for old, new in pairs.items()):
+        con.execute(f"UPDATE staged SET {column} = r.new FROM (SELECT unnest(?::VARCHAR[]) AS old, "
+                    f"unnest(?::VARCHAR[]) AS new) r WHERE staged.{column} = r.old", [list(pairs), list(pairs.values())])
 
 
 def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport,
