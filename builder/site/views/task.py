@@ -9,6 +9,7 @@ from ...slugs import unique_slugs
 from ...stats.taskranks import TaskRanking
 from .. import format as fmt
 from ..charts import Chart
+from . import premises
 from .base import Interval, Page, Ref, TieMark, spread
 from .cards import BenchmarkSummary
 from .rows import Context, task_interval
@@ -90,7 +91,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
             model=ctx.ref(m.id), position=n + 1,
             rank_range=(ranking.rank_best[n], ranking.rank_worst[n]), interval=interval, total=total,
             truncation_rate=t.truncated / total if total else None, tie_next=TieMark(ranking.tied_next[n]),
-            leaderboard_rank=m.rank, truncation_note=ctx.rows[m.id].truncation_note,
+            leaderboard_rank=m.rank, truncation_note=premises.truncation_note(m.evaluation, [t]),
         ))
     chart = None
     if rows:
