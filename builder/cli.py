@@ -24,6 +24,7 @@ class Commands(click.Group):
     """The command group: a Ctrl-C in any command is one line and exit status 130."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        interrupt.install()
         try:
             return super().invoke(ctx)
         except (KeyboardInterrupt, RuntimeError) as exc:

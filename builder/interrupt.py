@@ -26,6 +26,25 @@ def message(command: str | None) -> str:
     return "interrupted; the previous site is untouched"
 
 
+#: Set by `install`'s handler: a Ctrl-C arrived, even if a library caught what it raised.
+_received = False
+
+
+def install() -> None:
+    """Raise KeyboardInterrupt on Ctrl-C, as Python does, and remember it: DuckDB turns the
+    interrupt of a running query into one of its errors, which a reader may catch as a bad
+    file, so `held_interrupts` asks this flag before anything is moved into place."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        global _received
+        _received = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupted)
+
+
 def is_interrupt(exc: BaseException) -> bool:
     """A Ctrl-C, as Python raises it or as DuckDB reports the query it stopped for one."""
     if isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "InterruptException":
@@ -39,6 +58,8 @@ def held_interrupts() -> Iterator[None]:
 
     Only the main thread can install a signal handler; elsewhere this holds nothing (the
     main thread then gets the interrupt, as it does anyway)."""
+    if _received:  # an interrupt some library swallowed: nothing moves
+        raise KeyboardInterrupt
     if threading.current_thread() is not threading.main_thread():
         yield
         return

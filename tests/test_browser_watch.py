@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from reasonboard.cli import main
 
 CHROMIUM = Path("/usr/bin/chromium")

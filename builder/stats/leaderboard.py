@@ -147,6 +147,11 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
     with np.errstate(invalid="ignore", divide="ignore"):
         truncation = np.nansum(col["n_t"], axis=1) / np.nansum(col["n"], axis=1)
     avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["n"], nan=1.0), present)
+    # Not recorded is not zero: a harness that records no tokens (or 0 for every answer, when
+    # an answer has at least one) or no truncation publishes none, not 0.
+    avg_tokens = np.where(np.array([e.tokens_observed for e in evaluations], dtype=bool) & (avg_tokens > 0),
+                          avg_tokens, np.nan)
+    truncation = np.where(np.array([e.truncation_observed for e in evaluations], dtype=bool), truncation, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         score_per_token = np.where(avg_tokens > 0, scores.center / avg_tokens, np.nan)
 

@@ -85,7 +85,10 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         recorded = dict(con.execute("SELECT source, digest FROM point_files").fetchall())
         kept = {rel for rel in rels if rel in digests and recorded.get(rel) == digests[rel]}
     fresh = [i for i, rel in enumerate(rels) if rel not in kept]
-    _stage(con, files, rels, fresh, aliases or PointAliases())
+    _stage(con, files, rels, fresh)
+    aliases = aliases or PointAliases()
+    _alias(con, "model", aliases.model)
+    _alias(con, "base_task", aliases.task)
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
     # Which row an identity keeps can change only where rows go (changed and removed files)
     # or come (the staged ones): with files kept, only those identities are chosen again.
@@ -115,8 +118,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     return report
 
 
-def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int],
-           aliases: PointAliases) -> None:
+def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> None:
     """Stage, check, trim and canonicalise the files at `indices` (of `files`) in the temp
     table `staged`, each row with its file's index in `files`."""
     con.execute("DROP TABLE IF EXISTS staged")
@@ -156,8 +158,6 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
     _canonicalise_params(con)
-    _alias(con, "model", aliases.model)
-    _alias(con, "base_task", aliases.task)
 
 
 def _alias(con: duckdb.DuckDBPyConnection, column: str, rename: Callable[[str], str]) -> None:
