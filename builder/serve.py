@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import http.server
+import io
 import os
 import sys
 from pathlib import Path
@@ -64,8 +65,6 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
     def _send_bytes(self, body: bytes, content_type: str, no_store: bool = False) -> Any:
-        import io
-
         self.send_response(200)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))

@@ -23,6 +23,7 @@ that data, never by a special case for one harness:
 
 from __future__ import annotations
 
+import statistics
 from typing import Iterable, Mapping
 
 from ...sources.trials import ANSWER_CAP
@@ -115,7 +116,7 @@ def width_causes(m: EvaluationRow, truncation_observed: bool) -> tuple[str, ...]
         return ()
     causes = []
     totals = sorted(t.total for _, t in tasks)
-    median = totals[len(totals) // 2] if len(totals) % 2 else (totals[len(totals) // 2 - 1] + totals[len(totals) // 2]) // 2
+    median = int(statistics.median(totals))
     if len(tasks) == 1 and totals[0] < FEW_TRIALS:
         causes.append(f"few trials ({totals[0]} on its one task)")
     elif median < FEW_TRIALS:
