@@ -33,8 +33,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("outputs", ("results", "outputs")),
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingest")),
-    ("commands", ("buildstate", "build", "release", "demo", "demoworld", "newproject", "serve", "watch", "cli",
-                  "__main__")),
+    ("commands", ("buildstate", "build", "release", "demo", "demofiles", "demoworld", "newproject", "serve",
+                  "watch", "cli", "__main__")),
 )
 
 

@@ -41,12 +41,13 @@ from .ingest import ingest_points
 from .keys import PointAliases
 from .pointsdb import PointsDB
 from .reported import ReportedRead, read_reported, store_reported
+from .trialfiles import discover_trial_files
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
 #: (folder, glob) pairs, or (file, None).
 POINTS, REPORTED = "points", "reported"
 PART_SOURCES = {
-    POINTS: (("points", "**/*"), ("evals.json", None)),
+    POINTS: (("points", "**/*"), ("trials", "**/*.parquet"), ("evals.json", None)),
     REPORTED: (("eee", "**/*.json"), ("cards", "*.json")),
 }
 PART_NAMES = {POINTS: "points", REPORTED: "reported results and cards"}
@@ -196,7 +197,8 @@ def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] 
     `digests` (`Fingerprints.point_files`) lets unchanged points files keep their rows;
     `aliases` rename models and tasks in the points and `evals.json` alike."""
     aliases = aliases or PointAliases()
-    points = ingest_points(db, discover_point_files(data_dir), data_dir, digests, aliases)
+    points = ingest_points(db, discover_point_files(data_dir) + discover_trial_files(data_dir), data_dir, digests,
+                           aliases)
     evals_path = data_dir / "evals.json"
     entries = aliased_evals(read_evals(evals_path), aliases) if evals_path.is_file() else []
     ingest_evals(db, entries)

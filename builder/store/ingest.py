@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import duckdb
 
@@ -37,6 +37,7 @@ from .checks import validate_staged
 from .evaluations import ingest_evals
 from .keys import PointAliases
 from .pointsdb import IDENTITY, PointsDB, fetch_as
+from .trialrows import check_clashes, is_trials_file, old_ingested_warning, stage_trials
 
 __all__ = ["ingest_evals", "ingest_points"]
 
@@ -85,11 +86,10 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         recorded = dict(con.execute("SELECT source, digest FROM point_files").fetchall())
         kept = {rel for rel in rels if rel in digests and recorded.get(rel) == digests[rel]}
     fresh = [i for i, rel in enumerate(rels) if rel not in kept]
-    _stage(con, files, rels, fresh)
-    aliases = aliases or PointAliases()
-    _alias(con, "model", aliases.model)
-    _alias(con, "base_task", aliases.task)
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
+    con.execute("DELETE FROM trials WHERE source NOT IN (SELECT source FROM kept_files)")
+    _stage(con, files, rels, fresh)
+    (aliases or PointAliases()).rename_staged(con)
     # Which row an identity keeps can change only where rows go (changed and removed files)
     # or come (the staged ones): with files kept, only those identities are chosen again.
     if kept:
@@ -115,6 +115,10 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         con.execute("INSERT INTO point_files SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                     [known, [digests[rel] for rel in known]])
     _choose_points(con, files, rels, report, only_touched=bool(kept))
+    check_clashes(con, data_dir)
+    old = old_ingested_warning(con)
+    if old:
+        report.warnings.append(old)
     return report
 
 
@@ -131,9 +135,12 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
             tiers VARCHAR[], groups VARCHAR[])
         """
     )
+    stage_trials(con, files, rels, indices)
     csv_groups: dict[tuple[str, ...], list[int]] = {}
     for idx in indices:
         path = files[idx]
+        if is_trials_file(rels[idx]):
+            continue
         if path.suffix.lower() == ".csv":
             csv_groups.setdefault(csv_header(path), []).append(idx)
         else:
@@ -158,15 +165,6 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
     _canonicalise_params(con)
-
-
-def _alias(con: duckdb.DuckDBPyConnection, column: str, rename: Callable[[str], str]) -> None:
-    """Rename the staged rows' models or tasks through the config's aliases, once per
-    distinct name (there are few) and joined back in SQL, like `_canonicalise_params`."""
-    pairs = {name: rename(name) for (name,) in con.execute(f"SELECT DISTINCT {column} FROM staged").fetchall()}
-    if any(old != new for old, new in pairs.items()):
-        con.execute(f"UPDATE staged SET {column} = r.new FROM (SELECT unnest(?::VARCHAR[]) AS old, "
-                    f"unnest(?::VARCHAR[]) AS new) r WHERE staged.{column} = r.old", [list(pairs), list(pairs.values())])
 
 
 def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport,

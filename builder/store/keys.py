@@ -103,6 +103,16 @@ class PointAliases:
     def task(self, name: str) -> str:
         return self.tasks.get(key(name), name)
 
+    def rename_staged(self, con: Any) -> None:
+        """Rename the models and tasks of the staged points (the temp table `staged`), once per
+        distinct name (there are few), joined back in SQL."""
+        for column, rename in (("model", self.model), ("base_task", self.task)):
+            pairs = {name: rename(name) for (name,) in con.execute(f"SELECT DISTINCT {column} FROM staged").fetchall()}
+            if any(old != new for old, new in pairs.items()):
+                con.execute(f"UPDATE staged SET {column} = r.new FROM (SELECT unnest(?::VARCHAR[]) AS old, "
+                            f"unnest(?::VARCHAR[]) AS new) r WHERE staged.{column} = r.old",
+                            [list(pairs), list(pairs.values())])
+
     def salt(self) -> str:
         """What enters the points part's fingerprint: the aliases change the stored rows."""
         return repr((sorted(self.models.items()), sorted(self.tasks.items()))) if self.models or self.tasks else ""
