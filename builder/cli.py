@@ -245,14 +245,19 @@ def ingest(paths: tuple[Path, ...], project_dir: Path | None, data_dir: Path | N
     from .sources.trials import DEFAULT_PARAM_KEYS, ReadOptions
 
     keys = tuple(k.strip() for k in param_keys.split(",") if k.strip()) if param_keys is not None else DEFAULT_PARAM_KEYS
+    from .config import load_config
+    from .store.keys import PointAliases
+
     try:
-        data_dir = resolve_project(project_dir, data_dir=data_dir).data_dir
+        project = resolve_project(project_dir, data_dir=data_dir)
+        config = load_config(project.config_path)
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     options = IngestOptions(
-        paths=paths, data_dir=data_dir, model=model, template=template, sampler=sampler,
+        paths=paths, data_dir=project.data_dir, model=model, template=template, sampler=sampler,
         organization=organization, relationship=relationship, strict=strict,
+        aliases=PointAliases.from_tables(config.model_aliases, config.benchmark_aliases),
         read=ReadOptions(scorer=scorer, params=keys, partial=partial),
     )
     bar = DelayedBar("ingesting")

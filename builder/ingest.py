@@ -31,6 +31,7 @@ from .errors import InputError
 from .sources.harness import Ignored, Input, discover
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
 from .store import trialfiles
+from .store.keys import PointAliases
 from .store.trials import Point, RunCounts, Summed, TrialStore
 from .vocabulary import RELATIONSHIPS
 
@@ -52,6 +53,8 @@ class IngestOptions:
     relationship: str | None = None
     read: ReadOptions = field(default_factory=ReadOptions)
     strict: bool = False
+    #: The project's `[aliases]` (site.toml), applied to every run's model and task.
+    aliases: PointAliases = field(default_factory=PointAliases)
 
 
 @dataclass(frozen=True)
@@ -260,10 +263,14 @@ def _read_all(store: TrialStore, inputs: list[Input], options: IngestOptions, re
 
 
 def _override(evaluation: Evaluation, options: IngestOptions) -> Evaluation:
-    """`--model`, `--template`, `--sampler` replace what the harness recorded (section 4)."""
+    """`--model`, `--template`, `--sampler` replace what the harness recorded (section 4), and
+    the project's aliases rename models and tasks, so one run read under two names (a log
+    and its conversion) is one evaluation whose trials share one file."""
     changes = {k: v.strip() for k in ("model", "template", "sampler")
                if (v := getattr(options, k)) is not None and v.strip()}
-    return replace(evaluation, **changes) if changes else evaluation
+    evaluation = replace(evaluation, **changes) if changes else evaluation
+    model, task = options.aliases.model(evaluation.model), options.aliases.task(evaluation.task)
+    return evaluation if (model, task) == (evaluation.model, evaluation.task) else replace(evaluation, model=model, task=task)
 
 
 def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], evaluation: Evaluation) -> None:

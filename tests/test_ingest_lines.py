@@ -114,16 +114,24 @@ def test_aliases_make_one_run_under_two_names_one_evaluation(tmp_path):
 
     unaliased = build_site(tmp_path / "data", tmp_path / "before", tmp_path / "cache")
     assert len(models(unaliased.out)) == 2
-    config = tmp_path / "site.toml"
-    config.write_text('[aliases.models]\n"ollama/qwen2.5-0.5b" = "ollama/qwen2.5:0.5b"\n'
-                      '[aliases.benchmarks]\n"allenai/ai2_arc" = "arc_easy"\n')
+    # The project's site.toml names them one: ingest writes one evaluation, the build shows one.
+    project = tmp_path / "project"
+    (project / "content").mkdir(parents=True)
+    (project / "content" / "site.toml").write_text(
+        '[aliases.models]\n"ollama/qwen2.5-0.5b" = "ollama/qwen2.5:0.5b"\n'
+        '[aliases.benchmarks]\n"allenai/ai2_arc" = "arc_easy"\n')
+    result = CliRunner().invoke(main, ["ingest", str(ARC_INSPECT), str(ARC_EEE), "--project", str(project)])
+    assert result.exit_code == 0, result.output
+    assert "ollama/qwen2.5-0.5b" not in result.output and "allenai/ai2_arc" not in result.output
+    assert "3 replaced by a later input" in result.output  # the same three samples, read twice
+    evals = json.loads((project / "data" / "evals.json").read_text())
+    assert [e["model"] for e in evals] == ["ollama/qwen2.5:0.5b"]
     from reasonboard.build import BuildOptions, run_build
 
-    run_build(BuildOptions(data_dir=tmp_path / "data", out_dir=tmp_path / "after", cache_dir=tmp_path / "cache",
-                           config_path=config))
-    (model_page,) = models(tmp_path / "after")
-    text = page(tmp_path / "after", model_page).text
+    run_build(BuildOptions(project=project))
+    (model_page,) = models(project / "site")
+    text = page(project / "site", model_page).text
     assert "ollama/qwen2.5:0.5b" in text and "ollama/qwen2.5-0.5b" not in text
     assert "allenai/ai2_arc" not in text
-    front = page(tmp_path / "after", "index.html").text
+    front = page(project / "site", "index.html").text
     assert "ollama/qwen2.5-0.5b" not in front and "allenai/ai2_arc" not in front
