@@ -41,8 +41,10 @@ def _append(path: Path, text: str) -> int:
 
 
 def test_a_misspelt_column_is_named_with_the_one_meant(project):
-    points = sorted((project / "data" / "points").glob("*.csv"))[0]
-    points.write_text(points.read_text().replace("model,", "modle,", 1))
+    points = project / "data" / "points" / "extra.csv"
+    points.parent.mkdir(parents=True, exist_ok=True)
+    points.write_text("modle,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
+                      'm,t,s,task,{},10,5,0,0,100\n')
     assert _error(project) == (f"error: {points}, line 1: unknown column "
                                "'modle' (did you mean 'model'?) (expected model, template, sampler, base_task, params, "
                                "total, correct, truncated, guess, tokens, tiers, groups)")

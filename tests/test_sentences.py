@@ -1,7 +1,7 @@
 """Every sentence true for the data it describes: the whole per-instance corpus, ingested and
 built together, searched page by page for each claim whose premise fails.
 
-Each premise is computed here independently, from the ingested points files and
+Each premise is computed here independently, from the ingested trials files and
 `evals.json` (what the lab's harness recorded), never from the build's own statistics,
 and each claim is looked for as a reader sees it: in the text and the hover titles of the
 built pages.
@@ -18,7 +18,6 @@ g. one relationship per evaluation: its page's setup and its result row agree.
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 import tomllib
@@ -60,13 +59,19 @@ class Facts:
 
 
 def facts(data: Path) -> dict[str, Facts]:
+    """Per evaluation and task, summed from the trials files ingest wrote (one row a trial)."""
+    import duckdb
+
     found: dict[str, Facts] = defaultdict(Facts)
-    for path in sorted((data / "points").rglob("*.csv")):
-        with path.open(encoding="utf-8") as handle:
-            for row in csv.DictReader(handle):
-                task = found[f"{row['model']}|{row['template']}|{row['sampler']}"].tasks[row["base_task"]]
-                for column in ("total", "correct", "truncated", "guess", "tokens"):
-                    task[column] += float(row[column])
+    files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))
+    rows = duckdb.connect().execute(
+        """SELECT model, template, sampler, base_task, count(*), count(*) FILTER (WHERE truncated),
+                  coalesce(sum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0),
+                  coalesce(sum(tokens), 0)
+           FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files]).fetchall()
+    for model, template, sampler, task, total, truncated, guess, tokens in rows:
+        one = found[f"{model}|{template}|{sampler}"].tasks[task]
+        one.update(total=total, truncated=truncated, guess=guess, tokens=tokens)
     for entry in json.loads((data / "evals.json").read_text(encoding="utf-8")):
         one = found[f"{entry['model']}|{entry['template']}|{entry['sampler']}"]
         one.generation_args = entry.get("generation_args") or {}
