@@ -268,9 +268,8 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     floor = io_floor(data, site, work)
     print(f"I/O floor of the {small['evaluations']}-evaluation build: {floor:.2f} s; "
           f"build / floor = {small['wall'] / floor:.1f}")
-    # A build with nothing changed, as a lab's CI runs most days: it finds the site up to
-    # date, and remembers the digests of the input files, which are settled by now
-    # (store/digests.py; the fixture's files were written moments before the first build).
+    # A build with nothing changed, as a lab's CI runs most days: it hashes every input and
+    # finds the site up to date.
     _, wall_same, _ = measured_build(data, site, cache)
     print(f"nothing changed: {wall_same:.2f} s wall (the site is up to date)")
     one_model_rebuild(data, site, cache, work, args.rounds)

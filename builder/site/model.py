@@ -28,7 +28,7 @@ from .urls import evaluation_page_path, page_path
 from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.content import ContentView, NotFoundPage, band_table
 from .views.leaderboard import leaderboard_pages
-from .views.model import draws_chart, model_groups, model_page, model_page_key
+from .views.model import draws_chart, model_groups, model_page
 from .views.pairwise import pairwise_page
 from .views.rows import Context, model_row
 from .views.task import task_page
@@ -92,8 +92,7 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     pages += leaderboard_pages(ctx, config, tasks)
     groups = model_groups(ctx)
     parents = {row.id: Ref(g.label, g.path) for g in groups for row in (e.row for e in g.evaluations)}
-    pages += [Deferred(ctx.paths[m.id], "model.html", partial(model_page, ctx, m, parents.get(m.id)), draws_chart(m),
-                       key=partial(model_page_key, ctx, m, parents.get(m.id)))
+    pages += [Deferred(ctx.paths[m.id], "model.html", partial(model_page, ctx, m, parents.get(m.id)), draws_chart(m))
               for m in models]
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]

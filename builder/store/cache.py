@@ -35,7 +35,6 @@ from ..resources import code_digest
 from ..sources.evals import read_evals
 from ..sources.points import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files
 from .consistency import Mismatch, check_evals
-from .digests import FileDigests
 from .evaluations import ingest_evals
 from .ingest import ingest_points
 from .pointsdb import PointsDB
@@ -160,21 +159,20 @@ class Fingerprints:
         return self.points if part == POINTS else self.reported
 
 
-def fingerprints(data_dir: Path, salt: str = "", cache_dir: Path | None = None) -> Fingerprints:
+def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
     """Hash (relative path, content hash) of every source file of each part and the schema
     code; `salt` (settings such as aliases) enters the reported part, the only one it shapes.
-    With `cache_dir`, the content hashes of files unchanged since the last call are
-    remembered there (digests.py) instead of read again."""
+    Every file is read and hashed on every build (about 0.1 s per 100 MB)."""
     code = hashlib.sha256(code_digest(*CODE_FOLDERS).encode())
     store_code = code.digest()
     point_files: dict[str, str] = {}
-    memo = FileDigests(cache_dir / f"digests-{data_key(data_dir)}.json" if cache_dir is not None else None)
 
     def part_hash(part: str, extra: str) -> str:
         h = code.copy()
         h.update(part.encode())
         for rel, entry in source_entries(data_dir, part):
-            content = memo.digest(entry, rel)
+            with open(entry, "rb") as handle:
+                content = hashlib.file_digest(handle, "sha256").digest()
             h.update(rel.encode())
             h.update(content)
             if part == POINTS:
@@ -182,10 +180,8 @@ def fingerprints(data_dir: Path, salt: str = "", cache_dir: Path | None = None) 
         h.update(extra.encode())
         return h.hexdigest()
 
-    found = Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt), point_files=point_files,
-                         code=store_code.hex())
-    memo.save()
-    return found
+    return Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt), point_files=point_files,
+                        code=store_code.hex())
 
 
 def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None) -> dict:
@@ -214,11 +210,6 @@ def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, stric
     return store_reported(db, read if read is not None else read_reported(data_dir, config, strict)).to_summary()
 
 
-def data_key(data_dir: Path) -> str:
-    """Names one data directory's files in a cache directory that several may share."""
-    return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
-
-
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: SiteConfig,
                strict: bool = False, salt: str = "",
                known: Fingerprints | None = None) -> tuple[PointsDB, StoreReport]:
@@ -237,8 +228,10 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     if not data_dir.is_dir():
         raise InputError(data_dir, "data directory not found")
     cache_dir.mkdir(parents=True, exist_ok=True)
-    target = cache_dir / f"pointsdb-{data_key(data_dir)}.duckdb"
-    want = known or fingerprints(data_dir, salt, cache_dir)
+    want = known or fingerprints(data_dir, salt)
+    # Named by the code that writes it, not by the data directory: the two builds of a pull
+    # request (base and head, two checkouts) share it, each re-ingesting only what differs.
+    target = cache_dir / f"pointsdb-{want.code[:16]}.duckdb"
     summaries, same_code = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
         return PointsDB(target, read_only=True), _report(_known(summaries), ingested=())

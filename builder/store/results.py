@@ -20,8 +20,8 @@ from .pointsdb import PointsDB, load_sql, record_fields
 
 SQL_FILE = "results.sql"
 TABLES = ("reported_rows", "reported_dropped", "cards", "card_keys", "card_fields", "card_risks")
-#: Where `insert()` may write: the persistent tables and three per-build temporary tables.
-INSERTABLE = (*TABLES, "own_rows", "completeness_catalogue", "signal_scope")
+#: Where `insert()` may write: the persistent tables and two per-build temporary tables.
+INSERTABLE = (*TABLES, "own_rows", "completeness_catalogue")
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
 Record = TypeVar("Record", bound=tuple)
@@ -140,6 +140,30 @@ class BenchmarkOverview(NamedTuple):
     agentic: bool
     reported_name: str | None
     n_rows: int
+    n_triples: int
+
+
+class CorpusTriples(NamedTuple):
+    """The one row of `corpus_triples`: rollups over every triple (rates None when nothing
+    is counted; the five missingness rates are named for their field)."""
+
+    triples: int
+    gap_rate: float | None
+    temperature: float | None
+    max_tokens: float | None
+    harness: float | None
+    eval_plan: float | None
+    eval_limits: float | None
+    agentic_triples: int
+    first_party_only: int
+    multi_party: int
+    compared: int
+    variant_flagged: int
+    variant_within: int
+    cross_flagged: int
+    cross_within: int
+    flagged: int
+    within: int
 
 
 class BenchmarkCompleteness(NamedTuple):

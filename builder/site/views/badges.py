@@ -5,7 +5,6 @@ so colour is never the only cue and N/A never reads like "no divergence" (EVALCA
 from __future__ import annotations
 
 import re
-import sys
 from functools import lru_cache
 from typing import Iterable
 
@@ -17,11 +16,7 @@ from ..markdown import render_markdown
 from .base import Badge
 from .cards import DivergenceView
 
-# The caches below are unbounded (their keys are a corpus's few thousand distinct values):
-# an evicted entry would be made again as a new, equal object, and whether two rows of one
-# page share an object changes that page's pickled view model, so its reuse digest
-# (site/reuse.py). Unbounded, the sharing is the same whichever process makes the page
-# and in whatever order.
+# The caches below are unbounded: their keys are a corpus's few thousand distinct values.
 
 
 def median_of(values: Iterable[float]) -> float | None:
@@ -105,10 +100,8 @@ def checks_summary(c: Comparability, flagged_only: bool) -> str:
 
 
 def divergence(d: Divergence) -> DivergenceView:
-    # `basis` is one of three words: interned, so every view holds the same object whichever
-    # triples' objects the signals share (a page's digest depends on values only, reuse.py).
     return DivergenceView(
-        status=d.status, summary=d.summary, basis=sys.intern(d.basis), threshold=fmt.percent(d.threshold, 0),
+        status=d.status, summary=d.summary, basis=d.basis, threshold=fmt.percent(d.threshold, 0),
         spread=fmt.percent(d.spread) if d.spread is not None else fmt.MISSING,
         differing=tuple(d.differing_text),
     )

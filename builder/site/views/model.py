@@ -195,20 +195,6 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
     )
 
 
-def model_page_key(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> tuple[object, ...] | None:
-    """Everything `model_page(ctx, m, parent)` is made from, named without making it, for
-    `Deferred.key` (site/reuse.py): the statistics of the evaluation as computed (its
-    evaluation's facts, task results and tiers), its leaderboard row, its neighbours' win
-    rates with their labels, pages and ranks, its group page and leaderboard page, the
-    tasks' pages, and its reported results (`Cards.reported_key`). None when the signals
-    give no digests."""
-    reported = ctx.cards.reported_key(m.id)
-    if reported is None:
-        return None
-    return (m, ctx.rows[m.id], _neighbours(ctx, m.id), parent, ctx.board_page(m.id),
-            tuple(ctx.task_ref(task) for task in m.tasks), reported)
-
-
 #: Tier names read in difficulty order; other names follow alphabetically.
 TIER_ORDER = ("easy", "medium", "hard")
 
