@@ -135,7 +135,7 @@ def check() -> list[str]:
     return problems
 
 
-#: Issue 12's bound on a module's size: one concept a module reads in one sitting.
+#: The bound on a module's size: one concept a module reads in one sitting.
 MAX_LINES = 400
 
 

@@ -1,4 +1,4 @@
-"""The stage map holds (issue 12): no module imports from a later stage, and no import cycle.
+"""The stage map holds: no module imports from a later stage, and no import cycle.
 
 The map and the checks live in `scripts/import_graph.py` (which prints the graph for a
 reader); here they run on the package's source (parsed with `ast`, so imports inside

@@ -1,4 +1,4 @@
-"""Incremental builds (issue 6): unchanged inputs do nothing; a changed points file rewrites
+"""Incremental builds: unchanged inputs do nothing; a changed points file rewrites
 only the files whose content changed, and the result equals a clean build byte for byte."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import json
 import multiprocessing
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest

@@ -1,4 +1,4 @@
-"""Everyday input mistakes get a clear one-line answer (issue 15, items 2, 5, 6, 7).
+"""Everyday input mistakes get a clear one-line answer.
 
 Each test makes the mistake a maintainer makes with their own data (an empty or
 mis-saved points folder, a file saved by Excel or an old editor, a cell typed the wrong

@@ -1,4 +1,4 @@
-"""reasonboard as a lab uses it (issue 11, "Done when"): the wheel installed into a fresh venv
+"""reasonboard as a lab uses it: the wheel installed into a fresh venv
 outside the repository, run from empty directories, never from the checkout.
 
 * a project made by `reasonboard init`, with the lab's own data, branding and overrides;
@@ -23,6 +23,9 @@ from pathlib import Path
 import pytest
 from helpers_points import LAB_MODELS, write_lab_data
 from helpers_site import html_pages, parse
+
+#: Slow (builds and installs the wheel): deselected by the fast subset, `pytest -m "not slow"`.
+pytestmark = pytest.mark.slow
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is in the test extra: pip install -e '.[test]'")
 

@@ -1,4 +1,4 @@
-"""Leaderboard projects (issue 11): `reasonboard init`, the lookup order project → package for
+"""Leaderboard projects: `reasonboard init`, the lookup order project → package for
 templates, content pages and band wording, `static/`, branding, and the up-to-date check
 over all of them. In-process builds of a small lab dataset; the installed wheel is
 exercised in test_installed.py.
@@ -260,18 +260,3 @@ def test_a_placing_row_partial_renders_as_plain_jinja_would():
         plain = env.get_template("partials/mine.html").render(on=on, **values)
         escaped = {"a": str(jinja2.utils.markupsafe.escape(values["a"])), "b": values["b"]}
         assert stencil(on)(**escaped) == plain
-
-
-# -- the README documents every option ------------------------------------------------------------
-
-
-def test_the_readme_command_table_lists_every_option_of_every_command():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    table = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
-    rows = {line.split("`")[1].split()[1]: line for line in table.splitlines() if line.startswith("| `reasonboard ")}
-    assert set(rows) == set(main.commands), (sorted(rows), sorted(main.commands))
-    for name, command in main.commands.items():
-        for param in command.params:
-            for opt in getattr(param, "opts", []):
-                if opt.startswith("--"):
-                    assert f"`{opt}" in rows[name], f"README's row for `reasonboard {name}` lacks {opt}"

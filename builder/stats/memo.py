@@ -1,5 +1,5 @@
 """Per-model and per-pair results kept between builds, so a rebuild computes only what changed
-(issue 16, after Lektor's and coverage.py's incremental builds).
+(after Lektor's and coverage.py's incremental builds).
 
 Two statistics are pure functions of a small part of the board, by design:
 

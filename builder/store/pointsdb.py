@@ -63,7 +63,7 @@ def record_fields(record: type) -> tuple[str, ...]:
 
 def picker(description: Sequence[Sequence[Any]] | None, record: type, query: str = "query") -> Callable[[tuple], tuple]:
     """A function taking a result row to `record`'s field values, each from the column of
-    the field's name (issue 12: reordering a statement's columns cannot move a value to
+    the field's name (reordering a statement's columns cannot move a value to
     another field, and a missing column is an error, not a shifted row)."""
     at = {d[0]: i for i, d in enumerate(description or ())}
     fields = record_fields(record)

@@ -111,7 +111,7 @@ class ModelGroupPage(Page):
     """`models/<model>.html` of a model with several evaluations (template/sampler pairs).
 
     Its address depends on the model name only: adding or removing an evaluation changes
-    what it lists, never where it is, so links to a model keep working (issue 15, item 4).
+    what it lists, never where it is, so links to a model keep working.
     Each evaluation has its own page under it.
     """
 
