@@ -312,14 +312,6 @@ class Stencil:
         would parse the pattern again on every row. The markup enters only as the repr of a
         string literal (with its braces doubled), so no template text is ever evaluated as
         code; the parameter names are the declared values (identifiers of this module)."""
-        import os
-        if os.environ.get("RB_PLAIN"):
-            switches = dict(zip(self._switches, shape))
-            render, frag = self._template.render, self._fragment
-            def plain(**kw):
-                out = render(**switches, **{k: Markup(v) for k, v in kw.items()})
-                return out.removesuffix("\n") if frag else out
-            return plain
         holders = {name: Markup(f"\x00{i}\x00") for i, name in enumerate(self._values)}
         out = self._template.render(**dict(zip(self._switches, shape)), **holders)
         if self._fragment:
