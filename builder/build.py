@@ -77,14 +77,14 @@ class BuildSummary:
 
     FIGURES = ("models", "ranked", "tasks", "benchmarks", "results", "pages", "files")
 
-    def recorded(self) -> dict:
+    def recorded(self) -> dict[str, Any]:
         """What the build state keeps for a later build that finds nothing to do: the
         figures, and the warnings and skipped files, which stay true while the inputs do."""
         return {**{name: getattr(self, name) for name in self.FIGURES},
                 "warnings": list(self.warnings), "skipped": [list(p) for p in self.skipped]}
 
     @classmethod
-    def up_to_date(cls, recorded: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
+    def up_to_date(cls, recorded: dict[str, Any], out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
         known: dict[str, Any] = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
         return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False,
                    warnings=[str(w) for w in recorded.get("warnings", [])],

@@ -21,7 +21,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from .atomic import write_atomically
 from .resources import code_digest
@@ -77,9 +77,9 @@ def build_key(settings: str, *, sources: str, db_path: Path | None) -> str:
 class BuildState:
     key: str
     #: output path -> [size, mtime_ns] as the build left it
-    files: dict[str, list]
+    files: dict[str, list[Any]]
     #: the build's summary figures, warnings and skipped files, repeated when a later build finds nothing to do
-    summary: dict
+    summary: dict[str, Any]
 
     def matches(self, out_dir: Path) -> bool:
         """Every recorded file is still there, untouched, and nothing else was added."""
@@ -123,9 +123,9 @@ def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
         return None
 
 
-def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict) -> None:
+def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict[str, Any]) -> None:
     """Record the key and the size and mtime of every file just written (atomically)."""
-    files: dict[str, list] = {}
+    files: dict[str, list[Any]] = {}
     for path in sorted(written):
         stat = (out_dir / path).stat()
         files[path] = [stat.st_size, stat.st_mtime_ns]

@@ -14,7 +14,7 @@ import itertools
 import json
 from dataclasses import fields
 from operator import itemgetter
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ..config import SiteConfig
 from ..store.cardfields import FIELDS
@@ -143,10 +143,10 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
     reproducibility and provenance repeat: equal values share one (immutable) object,
     which keeps the full corpus (35,026 triples) fast to assemble."""
     differences = _differences(store)
-    shared: dict[tuple, object] = {}
+    shared: dict[tuple[Any, ...], object] = {}
     fields_of = _field_lists()
 
-    def once(kind: type, *args):
+    def once(kind: type, *args: Any) -> Any:
         key = (kind, *args)
         found = shared.get(key)
         if found is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 BASE_FIELDS = ("temperature", "max_tokens")
 AGENTIC_FIELDS = ("harness", "eval_plan", "eval_limits")
@@ -43,7 +43,7 @@ class Reproducibility:
     #: Whether any of the triple's rows is agentic (then harness, eval_plan, eval_limits count).
     agentic: bool
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"gap": self.gap, "missing": list(self.missing), "agentic": self.agentic}
 
 

@@ -133,12 +133,13 @@ def rates() -> alt.Chart:
     Rows: `label`, `order`, `rate` (0-1), `text` (the printed percentage), `group` (the
     measure; one colour per measure, and the measure is also in the twin table).
     """
-    return alt.Chart(_rows()).mark_bar(color=POINT, height={"band": 0.7}).encode(
+    chart: alt.Chart = alt.Chart(_rows()).mark_bar(color=POINT, height={"band": 0.7}).encode(
         y=alt.Y("label:N", sort=alt.EncodingSortField(field="order", order="ascending"), title=None),
         x=alt.X("rate:Q", scale=alt.Scale(domain=[0, 1]), title="share",
                 axis=alt.Axis(format=".0%", values=[0, 0.25, 0.5, 0.75, 1])),
         tooltip=[alt.Tooltip("label:N", title="item"), alt.Tooltip("text:N", title="share")],
     ).properties(width="container", height={"step": 18}, autosize=FIT_WIDTH)
+    return chart
 
 
 KINDS: dict[str, Callable[[], alt.TopLevelMixin]] = {

@@ -50,19 +50,19 @@ _TEXTS: dict[str, str] = {}
 _TEXTS_MAX = 1 << 16
 
 
-def link_items(refs: Iterable, url) -> Markup:
+def link_items(refs: Iterable[Any], url: Callable[..., str]) -> Markup:
     """`<li><a href=...>label</a></li>` per reference, for long link lists such as a model's
     statistically tied models (over a hundred per page on a large board)."""
     return Markup("".join(f"<li>{a}</li>" for a in _links(refs, url)))
 
 
-def link_list(refs: Iterable, url) -> Markup:
+def link_list(refs: Iterable[Any], url: Callable[..., str]) -> Markup:
     """The references' links separated by commas, for lists inside a sentence (the members
     of a tie group: thousands per leaderboard page on a large board)."""
     return Markup(", ".join(_links(refs, url)))
 
 
-def _links(refs: Iterable, url) -> list[str]:
+def _links(refs: Iterable[Any], url: Callable[..., str]) -> list[str]:
     """`<a href=...>label</a>` per reference. Pages in one directory link a reference the
     same way, so each (directory, reference) link is made once; `url` is the page's
     `Linker` (or any `url()` helper, then without the cache)."""
@@ -75,7 +75,7 @@ def _links(refs: Iterable, url) -> list[str]:
 _LINKS: dict[tuple[str, str, str], str] = {}
 
 
-def _cached_link(start: str, ref, url) -> str:
+def _cached_link(start: str, ref: Any, url: Callable[..., str]) -> str:
     key = (start, ref.path, ref.label)
     link = _LINKS.get(key)
     if link is None:

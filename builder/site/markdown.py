@@ -117,7 +117,8 @@ def render_markdown(text: str, allow_relative: bool = False, prefix: str = "") -
 
     `allow_relative` is for the publisher's own text (content pages, footer); `prefix`
     leads every relative URL (`../` for a page one folder down)."""
-    return _parser(allow_relative).render(text, {"prefix": prefix})
+    html: str = _parser(allow_relative).render(text, {"prefix": prefix})
+    return html
 
 
 @dataclass(frozen=True)

@@ -222,7 +222,7 @@ class _SiteView:
         return Markup(self._footers[depth])
 
 
-def _absolute_linker(base_url: str):
+def _absolute_linker(base_url: str) -> Callable[..., str]:
     """Links for `404.html`, which a host serves at any depth: absolute from `base_url`."""
     base = base_url.rstrip("/") + "/"
 

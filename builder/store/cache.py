@@ -25,7 +25,7 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 import duckdb
 
@@ -81,7 +81,7 @@ class StoreReport:
     points: int = 0
     point_files: int = 0
     warnings: list[str] = field(default_factory=list)
-    reported: dict = field(default_factory=dict)
+    reported: dict[str, Any] = field(default_factory=dict[str, Any])
     #: where evals.json and the points disagree (also among `warnings`; `--strict` fails)
     mismatches: list[Mismatch] = field(default_factory=list)
     #: files under points/ that were not read (wrong suffix), relative to the data directory
@@ -184,7 +184,7 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
                         code=store_code.hex())
 
 
-def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None) -> dict:
+def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None) -> dict[str, Any]:
     """(Re)fill the points and evaluations tables; returns the part's ingest summary.
     `digests` (`Fingerprints.point_files`) lets unchanged points files keep their rows."""
     points = ingest_points(db, discover_point_files(data_dir), data_dir, digests)
@@ -203,7 +203,7 @@ def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] 
 
 
 def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool,
-                         read: ReportedRead | None = None) -> dict:
+                         read: ReportedRead | None = None) -> dict[str, Any]:
     """(Re)load the reported results and cards (`store.reported`); the JSON-able summary of
     what was read and skipped is kept with the cache, so a reused database still reports
     its skipped files. `read`: the files as the caller has read them already."""
@@ -274,11 +274,11 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     return PointsDB(target, read_only=True), _report(_known(summaries), ingested=stale)
 
 
-def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict | None], bool]:
+def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict[str, Any] | None], bool]:
     """Each part's stored ingest summary when its fingerprint still matches, else None; and
     whether the cached database was written by the same store code (only then is it
     updated in place of a fresh one)."""
-    summaries: dict[str, dict | None] = dict.fromkeys(PART_SOURCES)
+    summaries: dict[str, dict[str, Any] | None] = dict[str, Any].fromkeys(PART_SOURCES)
     if not target.exists():
         return summaries, False
     try:
@@ -293,14 +293,14 @@ def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict 
     return summaries, same_code
 
 
-def _known(summaries: dict[str, dict | None]) -> dict[str, dict]:
+def _known(summaries: dict[str, dict[str, Any] | None]) -> dict[str, dict[str, Any]]:
     """The summaries once every part has one (after the check or the ingest)."""
     known = {part: summary for part, summary in summaries.items() if summary is not None}
     assert len(known) == len(summaries)
     return known
 
 
-def _report(summaries: dict[str, dict], ingested: tuple[str, ...]) -> StoreReport:
+def _report(summaries: dict[str, dict[str, Any]], ingested: tuple[str, ...]) -> StoreReport:
     points = summaries[POINTS]
     return StoreReport(ingested=ingested, points=points.get("points", 0), point_files=points.get("point_files", 0),
                        warnings=list(points.get("warnings", [])), reported=summaries[REPORTED],

@@ -61,7 +61,8 @@ def record_fields(record: type) -> tuple[str, ...]:
     return named if named is not None else tuple(f.name for f in dataclasses.fields(record))
 
 
-def picker(description: Sequence[Sequence[Any]] | None, record: type, query: str = "query") -> Callable[[tuple], tuple]:
+def picker(description: Sequence[Sequence[Any]] | None, record: type,
+           query: str = "query") -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     """A function taking a result row to `record`'s field values, each from the column of
     the field's name (reordering a statement's columns cannot move a value to
     another field, and a missing column is an error, not a shifted row)."""

@@ -24,7 +24,7 @@ TABLES = ("reported_rows", "reported_dropped", "cards", "card_keys", "card_field
 INSERTABLE = (*TABLES, "own_rows", "completeness_catalogue")
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
-Record = TypeVar("Record", bound=tuple)
+Record = TypeVar("Record", bound=tuple[Any, ...])
 
 
 class TripleDetail(NamedTuple):
@@ -237,13 +237,13 @@ class ResultsStore:
         else:
             self.con.execute(statement(name))
 
-    def fetch(self, name: str, params: Mapping[str, Any] | None = None) -> list[tuple]:
+    def fetch(self, name: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Rows of a named query."""
         if params:
             return self.con.execute(statement(name), dict(params)).fetchall()
         return self.con.execute(statement(name)).fetchall()
 
-    def columns(self, name: str, params: Mapping[str, Any] | None = None) -> tuple[dict[str, int], list[tuple]]:
+    def columns(self, name: str, params: Mapping[str, Any] | None = None) -> tuple[dict[str, int], list[tuple[Any, ...]]]:
         """({column name: position}, rows) of a named query, for callers that pick columns by name."""
         cursor = self.con.execute(statement(name), dict(params)) if params else self.con.execute(statement(name))
         rows = cursor.fetchall()
