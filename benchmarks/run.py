@@ -244,7 +244,7 @@ def make_fixture(data: Path, models: int, eee: Path, cards: Path) -> None:
 
 
 def evaluation_count(site: Path) -> int:
-    with open(site / "data" / "leaderboard.csv", encoding="utf-8") as fh:
+    with (site / "data" / "leaderboard.csv").open(encoding="utf-8") as fh:
         return sum(1 for _ in fh) - 1
 
 

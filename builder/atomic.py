@@ -48,7 +48,7 @@ def write_files_atomically(files: Mapping[Path, bytes], *, skip_same: bool = Tru
 def swap_directory(staging: Path, out_dir: Path) -> None:
     """Move a finished directory (a site, an export) into place; the old one is removed only
     after the move, and put back if the move fails."""
-    os.chmod(staging, 0o755)  # mkdtemp makes it private; what is published must be readable
+    staging.chmod(0o755)  # mkdtemp makes it private; what is published must be readable
     if not out_dir.exists():
         os.replace(staging, out_dir)
         return

@@ -84,7 +84,7 @@ class BuildSummary:
                 "warnings": list(self.warnings), "skipped": [list(p) for p in self.skipped]}
 
     @classmethod
-    def up_to_date(cls, recorded: dict[str, Any], out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
+    def up_to_date(cls, recorded: dict[str, Any], out_dir: Path, seconds: float, timings: dict[str, float]) -> BuildSummary:
         known: dict[str, Any] = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
         return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False,
                    warnings=[str(w) for w in recorded.get("warnings", [])],

@@ -31,7 +31,7 @@ from .resources import code_digest
 STATE_VERSION = 6
 
 
-def _hash_files(h: "hashlib._Hash", paths: Iterable[Path], root: Path) -> None:
+def _hash_files(h: hashlib._Hash, paths: Iterable[Path], root: Path) -> None:
     for path in sorted(paths):
         h.update(path.relative_to(root).as_posix().encode())
         h.update(b"\0")

@@ -245,7 +245,7 @@ def test_tie_changes_read_both_schema_versions(versions):
     assert [[m.id for m in g] for g in ties.groups_formed] == [["b/zs/greedy", "c/zs/greedy"]]
     assert [[m.id for m in g] for g in ties.groups_dissolved] == [["a/zs/greedy", "b/zs/greedy"]]
     if versions[0] != versions[1]:
-        assert [(c.key, c.old, c.new) for c in report.config_changes][0] == (
+        assert next((c.key, c.old, c.new) for c in report.config_changes) == (
             "schema", f"reasonboard.leaderboard/{versions[0]}", f"reasonboard.leaderboard/{versions[1]}")
     else:
         assert report.config_changes == ()

@@ -269,7 +269,7 @@ def test_a_deferred_page_made_unlike_its_plan_is_an_error():
 
     page = Page(path="a.html", title="A", template="content.html", simulated=False, description="")
     assert Deferred("a.html", "content.html", lambda: page).page() is page
-    with pytest.raises(RuntimeError, match="b.html"):
+    with pytest.raises(RuntimeError, match=r"b\.html"):
         Deferred("b.html", "content.html", lambda: page).page()
     with pytest.raises(RuntimeError, match="charts"):
         Deferred("a.html", "content.html", lambda: page, charts=True).page()

@@ -36,7 +36,7 @@ def build(data: Path, tmp_path: Path, *extra: str):
 def failed_with(result, tmp_path: Path) -> str:
     """The error line of a failed build, after checking how it failed."""
     assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+    assert ("Traceback" not in result.output and result.exception is None) or isinstance(result.exception, SystemExit)
     assert not (tmp_path / "site").exists()  # nothing written
     errors = [line for line in result.output.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1, result.output

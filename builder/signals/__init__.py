@@ -22,7 +22,22 @@ from .provenance import Provenance, Risk
 from .reproducibility import Reproducibility
 
 __all__ = [
-    "THETA", "FIELDS", "BenchmarkSignals", "Comparability", "CorpusSignals", "Divergence", "FieldScore",
-    "PartyScore", "Provenance", "Reproducibility", "ResultRow", "Risk",
-    "SetupDifference", "Signals", "SubItem", "TripleSignals", "compute_signals", "own_results",
+    "FIELDS",
+    "THETA",
+    "BenchmarkSignals",
+    "Comparability",
+    "CorpusSignals",
+    "Divergence",
+    "FieldScore",
+    "PartyScore",
+    "Provenance",
+    "Reproducibility",
+    "ResultRow",
+    "Risk",
+    "SetupDifference",
+    "Signals",
+    "SubItem",
+    "TripleSignals",
+    "compute_signals",
+    "own_results",
 ]

@@ -16,6 +16,7 @@ columns the store wrote (store/setup.py); this module holds the result types the
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,10 +45,8 @@ class SetupDifference:
 def sorted_values(present: list[str], has_absent: bool) -> tuple[str | None, ...]:
     """Distinct values in a reader's order: numerically when all are numbers, else by text."""
     distinct = sorted(set(present))
-    try:
+    with suppress(ValueError):
         distinct.sort(key=float)
-    except ValueError:
-        pass
     return (*distinct, *((None,) if has_absent else ()))
 
 

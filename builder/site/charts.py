@@ -72,7 +72,7 @@ def chart_specs() -> dict[str, dict[str, Any]]:
 
 def specs_script() -> bytes:
     """`assets/charts-<hash>.js`: the chart kinds, for `site.js` to combine with page data."""
-    return f"window.RB_CHART_SPECS = {script_json(chart_specs())};\n".encode("utf-8")
+    return f"window.RB_CHART_SPECS = {script_json(chart_specs())};\n".encode()
 
 
 def vega_bundle() -> bytes:

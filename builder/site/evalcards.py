@@ -100,7 +100,7 @@ class Cards:
 
     @classmethod
     def build(cls, results: BuildResults, model_paths: dict[str, str], task_paths: dict[str, str],
-              model_labels: dict[str, str] | None = None, simulated: dict[str, bool] | None = None) -> "Cards":
+              model_labels: dict[str, str] | None = None, simulated: dict[str, bool] | None = None) -> Cards:
         signals = results.signals
         model_keys: dict[str, str] = {}
         if signals is not None:

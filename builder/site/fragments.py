@@ -144,7 +144,7 @@ class Fragments:
     def _render_missing(self, names: tuple[str, ...], none_text: str, inline: bool) -> Markup:
         return _partial(self._missing, names=names, none_text=none_text, inline=inline)
 
-    def interval_html(self, iv: Any, range: bool = True) -> Markup:  # noqa: A002 - the templates' keyword
+    def interval_html(self, iv: Any, range: bool = True) -> Markup:
         """An interval as `center ± margin`, with `[low, high]` beside it (or a dash)."""
         return Markup(self._interval_text(iv, range))
 
@@ -155,7 +155,7 @@ class Fragments:
     # An interval's texts are numbers this package formatted (digits, signs, "±", "—"),
     # never data, so they fill the partial as they are.
 
-    def _interval_text(self, iv: Any, range: bool) -> str:  # noqa: A002
+    def _interval_text(self, iv: Any, range: bool) -> str:
         if not iv:
             return self._interval_fill[(False, range)](text="", range_text="")
         return self._interval_fill[(True, range)](text=iv.text, range_text=iv.range_text)
@@ -319,7 +319,7 @@ class Stencil:
         pattern = _HOLDER.sub(lambda m: "{" + self._values[int(m.group(1))] + "}",
                               out.replace("{", "{{").replace("}", "}}"))
         params = ", ".join(self._values)
-        filler: Callable[..., str] = eval(f"lambda *, {params}: f{pattern!r}", {})  # noqa: S307
+        filler: Callable[..., str] = eval(f"lambda *, {params}: f{pattern!r}", {})
         return filler
 
 

@@ -190,7 +190,7 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     yield ".nojekyll", b""
 
 
-def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: Assets) -> bytes:
+def render_page(env: jinja2.Environment, site: _SiteView, page: Page, assets: Assets) -> bytes:
     template = env.get_template(page.template)
     url = _absolute_linker(site.model.base_url) if page.path == "404.html" and site.model.base_url else Linker(page.path)
     html = template.render(page=page, site=site.model, url=url, assets=assets, has_signals=site.has_signals,

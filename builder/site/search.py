@@ -41,4 +41,4 @@ def search_script(pages: Iterable[Page | Deferred]) -> bytes | None:
             # [label, id, slug]; the filter matches label and id.
             models.append([row.label, row.id, row.path[len(PREFIX):-len(SUFFIX)]])
     index = {"prefix": PREFIX, "suffix": SUFFIX, "models": sorted(models)}
-    return f"window.RB_SEARCH = {script_json(index)};\n".encode("utf-8")
+    return f"window.RB_SEARCH = {script_json(index)};\n".encode()

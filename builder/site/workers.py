@@ -38,7 +38,7 @@ CHUNK = 16
 
 #: What forked workers work on, set before the fork (the page model reaches them as
 #: copy-on-write memory; nothing is pickled on the way in, only records come back).
-_FORKED: "tuple[PageJob, Any] | None" = None
+_FORKED: tuple[PageJob, Any] | None = None
 
 #: One output: its path and what the writer gets.
 Record = tuple[str, Output]
@@ -153,7 +153,7 @@ def _work(send: Any, first: int | None, parent: int) -> None:
         while (number := _take(counter)) < job.jobs():
             done.extend(job.job(number, forked=True))
         send.send(("ok", done))
-    except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+    except BaseException as exc:
         exc.add_note(f"(in a render worker, pid {os.getpid()})\n" + "".join(traceback.format_exception(exc)).rstrip())
         try:
             pickle.loads(pickle.dumps(exc))

@@ -92,7 +92,7 @@ class StoreReport:
         return not self.ingested
 
 
-def source_entries(data_dir: Path, part: str) -> list[tuple[str, "os.DirEntry[str] | Path"]]:
+def source_entries(data_dir: Path, part: str) -> list[tuple[str, os.DirEntry[str] | Path]]:
     """The input files of one part of the store: (path relative to `data_dir`, its entry or
     path), in the order of their paths (as `pathlib` orders them: part by part)."""
     found: list[tuple[str, os.DirEntry[str] | Path]] = []
@@ -171,7 +171,7 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
         h = code.copy()
         h.update(part.encode())
         for rel, entry in source_entries(data_dir, part):
-            with open(entry, "rb") as handle:
+            with Path(entry).open("rb") as handle:
                 content = hashlib.file_digest(handle, "sha256").digest()
             h.update(rel.encode())
             h.update(content)

@@ -135,7 +135,7 @@ class PointsDB:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> "PointsDB":
+    def __enter__(self) -> PointsDB:
         return self
 
     def __exit__(self, *exc: object) -> None:

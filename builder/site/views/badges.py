@@ -5,7 +5,7 @@ so colour is never the only cue and N/A never reads like "no divergence" (EVALCA
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from typing import Iterable
 
 from ...signals import TripleSignals
@@ -27,7 +27,7 @@ def median_of(values: Iterable[float]) -> float | None:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-@lru_cache(maxsize=None)
+@cache
 def collection(path: str | None) -> str:
     """The EEE collection of a record path: `eee/helm_lite/org/model/x.json` -> `EEE helm_lite`."""
     if not path:
@@ -47,7 +47,7 @@ def score_text(score: float, unit: str | None) -> str:
     return text + (" %" if unit == "percent" else "")
 
 
-@lru_cache(maxsize=None)
+@cache
 def row_repro_badge(missing: tuple[str, ...], required: tuple[str, ...]) -> Badge:
     """A result row's R badge (a few dozen distinct ones across a corpus: made once each)."""
     if missing:
@@ -63,7 +63,7 @@ def provenance_badge(triple: TripleSignals) -> Badge:
                        tuple(sorted(prov.relationships)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def provenance(first_party_only: bool, multi_party: bool, parties: tuple[str, ...],
                 relationships: tuple[str, ...]) -> Badge:
     """A triple's P badge, made once per distinct provenance (parties and relationships)."""
@@ -86,7 +86,7 @@ def comparability_badge(c: Comparability) -> Badge:
     return not_checked(c.cross_party.not_applicable_reason or c.variant.not_applicable_reason or "nothing to compare")
 
 
-@lru_cache(maxsize=None)
+@cache
 def not_checked(reason: str) -> Badge:
     """The X badge of a triple with nothing to compare: most triples, a handful of reasons."""
     return Badge("X", "Comparability", "na", "not checked", f"not checked: {reason}")

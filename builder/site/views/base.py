@@ -27,7 +27,7 @@ class BandView:
     high: float | None = None
 
     @classmethod
-    def of(cls, scale: str, band: Band | None) -> "BandView | None":
+    def of(cls, scale: str, band: Band | None) -> BandView | None:
         """The one view of `band` on `scale` (a page shows a band for each of its ~40
         intervals, and a build has a dozen bands): made once, then shared."""
         if band is None:
@@ -38,7 +38,7 @@ class BandView:
         return view
 
     @classmethod
-    def of_band(cls, scale: str, band: Band) -> "BandView":
+    def of_band(cls, scale: str, band: Band) -> BandView:
         return cls(scale, band.key, band.label, band.text, band.low, band.high)
 
     @property
