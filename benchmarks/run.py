@@ -25,9 +25,10 @@ fresh process so peak memory is the build's own:
 bytes, largest file and peak RSS of each (each build's own, from `wait4`), the growth
 exponents `log(y2/y1) / log(n2/n1)` over the two evaluation counts, a rebuild after one
 model's points change at the small size (time, files rewritten, equal to a clean build;
-`--rounds` changes in a row, each beside its own clean build, and the median ratio), and
-the small build's ratio to its I/O floor: parsing every input file once (JSON, CSV, JSONL)
-and writing the same output bytes to a fresh directory.
+`--rounds` changes in a row, each beside its own clean build, and the median ratio), the
+small build's ratio to its I/O floor: parsing every input file once (JSON, CSV, JSONL)
+and writing the same output bytes to a fresh directory, the cold build (empty cache, as in a
+CI job) and the pull-request workflow's two builds (base and head) sharing one restored cache.
 """
 
 from __future__ import annotations
@@ -281,7 +282,26 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     # finds the site up to date.
     _, wall_same, _ = measured_build(data, site, cache)
     print(f"nothing changed: {wall_same:.2f} s wall (the site is up to date)")
+    print(f"cold build (empty cache, as a CI job without a restored cache): {small['wall']:.1f} s wall")
+    pull_request_builds(data, cache, work, small["wall"])
     one_model_rebuild(data, site, cache, work, args.rounds)
+
+
+def pull_request_builds(data: Path, cache: Path, work: Path, cold: float) -> None:
+    """The pull-request workflow's two builds sharing one restored cache: the cache of the
+    last build of the base (`cache`, copied as `actions/cache` restores it), then the base
+    built into a new folder and the head (the base with one model's points changed, in its
+    own checkout) built with the same cache, as the scaffolded pr-report.yml does."""
+    restored, head = work / "pr-cache", work / "pr-head-data"
+    for path in (restored, head, work / "pr-base-site", work / "pr-head-site"):
+        shutil.rmtree(path, ignore_errors=True)
+    shutil.copytree(cache, restored)
+    shutil.copytree(data, head)
+    change_one_model(head / "points")
+    _, wall_base, _ = measured_build(data, work / "pr-base-site", restored)
+    _, wall_head, _ = measured_build(head, work / "pr-head-site", restored)
+    print(f"pull request, one restored cache: base {wall_base:.1f} s, head {wall_head:.1f} s "
+          f"(together {wall_base + wall_head:.1f} s, against {2 * cold:.1f} s for two cold builds)", flush=True)
 
 
 def one_model_rebuild(data: Path, site: Path, cache: Path, work: Path, rounds: int = 1) -> None:
