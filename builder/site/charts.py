@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jinja2.utils import htmlsafe_json_dumps
+
 
 @dataclass(frozen=True)
 class Chart:
@@ -49,10 +51,11 @@ class Chart:
 
 
 def script_json(value: Any) -> str:
-    """JSON text that cannot close or open a tag when embedded in HTML."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e") \
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    """JSON text that cannot close or open a tag when embedded in HTML: Jinja's
+    `htmlsafe_json_dumps` (`<`, `>`, `&` and `'` as `\\u` escapes), with sorted keys, compact
+    separators and no NaN, so equal values give equal bytes."""
+    return str(htmlsafe_json_dumps(value, dumps=json.dumps, ensure_ascii=False, sort_keys=True,
+                                   separators=(",", ":"), allow_nan=False))
 
 
 # -- the chart kinds and the Vega bundle, shipped with the package --------------------

@@ -8,8 +8,8 @@ Table rows and intervals (`partials/result_row.html`, `task_row.html`, `estimato
 `estimator_cell.html`, `interval.html`, `cibar.html`) differ in every value but come in a
 few shapes: each is rendered once per shape with placeholders (`Stencil`) and filled per
 row, by name, with strings the views formatted (`site/format.py`), every piece of data
-escaped. Rendering each row through Jinja instead costs more than a tenth of the page
-throughput (measured; see the maintainers' rebuilds page). A project can override every
+escaped. Rendering each row through Jinja instead kept 0.27 of the page throughput
+(measured with benchmarks/compare_throughput.py; docs/maintainers/performance.md). A project can override every
 partial: an override that uses a value other than by placing it (`{% if score %}`,
 `{{ score | upper }}`), which would render otherwise than in plain Jinja, is refused when
 the build starts, naming the file (`check_placed`).
