@@ -163,6 +163,8 @@ def run_steps(installed, workflow: Path, workspace: Path, summary: Path) -> list
     """Run every `run:` step in order, as the runner would (bash -e, in the step's directory);
     the install step is the one pinned requirement, replaced by the locally built wheel."""
     ran = []
+    runner_temp = workspace.parent / "runner-temp"  # the runner's $RUNNER_TEMP (the build cache lives there)
+    runner_temp.mkdir(exist_ok=True)
     for step in steps(load(workflow)):
         if "run" not in step:
             continue
@@ -171,7 +173,7 @@ def run_steps(installed, workflow: Path, workspace: Path, summary: Path) -> list
             script = f"python -m pip install -q --no-deps {shlex.quote(str(installed.wheel))}"
         cwd = workspace / step.get("working-directory", ".")
         result = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=900,
-                                env=installed.env(GITHUB_STEP_SUMMARY=str(summary)))
+                                env=installed.env(GITHUB_STEP_SUMMARY=str(summary), RUNNER_TEMP=str(runner_temp)))
         assert result.returncode == 0, f"{workflow.name}: step {step['name']!r} failed:\n{result.stdout}\n{result.stderr}"
         ran.append(step["name"])
     return ran
@@ -190,6 +192,13 @@ def test_the_scaffolded_workflows_install_one_pinned_requirement(installed, tmp_
         assert setup["with"]["cache"] == "pip" and setup["with"]["cache-dependency-path"] == "requirements.txt"
         assert (lab / setup["with"]["cache-dependency-path"]).is_file()
         assert all("${{" not in r for r in runs), name  # values reach scripts via env only
+        # One build cache, restored and saved by actions/cache keyed by the tool and the
+        # inputs; every build of the workflow uses it.
+        cache = next(s for s in steps(workflow) if s.get("uses", "").startswith("actions/cache@"))
+        assert cache["with"]["path"] == "${{ runner.temp }}/reasonboard-cache"
+        assert "hashFiles('requirements.txt')" in cache["with"]["key"] and "data/**" in cache["with"]["key"]
+        builds = [r for r in runs if r.startswith("reasonboard build")]
+        assert builds and all('--cache "$RUNNER_TEMP/reasonboard-cache"' in r for r in builds), (name, builds)
 
 
 def test_the_scaffolded_pages_workflow_builds_the_site(installed, tmp_path):
@@ -220,3 +229,8 @@ def test_the_scaffolded_pr_workflow_reports_both_sides(installed, tmp_path):
     assert "Elm 120B" in report  # the model the pull request adds
     assert summary.read_text(encoding="utf-8") == report
     assert "STATISTICS.md" not in report  # a lab has no such file: the report cites the methodology page
+    # Both builds used the one cache the workflow restores and saves (actions/cache): one
+    # PointsDB, named by the code that wrote it, and nothing in either checkout.
+    cache = tmp_path / "runner-temp" / "reasonboard-cache"
+    assert len(list(cache.glob("pointsdb-*.duckdb"))) == 1 and list(cache.glob("statistics-*.npz"))
+    assert not (lab / ".reasonboard-cache").exists() and not (base / ".reasonboard-cache").exists()
