@@ -26,7 +26,9 @@ from .signals import Signals, compute_signals, own_results
 from .site import publish
 from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
+from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
+from .stats.history import score_history
 from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
@@ -137,11 +139,14 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     settings = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
                             templates_dirs=project.templates_dirs, static_dir=project.static_dir,
                             strict=options.strict, allow_empty=options.allow_empty)
-    key = build_key(settings, sources=sources.whole if sources else "", db_path=options.db_path)
+    # The releases' pages and each model's history are made from the release snapshots.
+    key = build_key(settings, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
+                    db_path=options.db_path)
     previous = load_state(cache_dir, out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
+    releases = read_releases(project.root)  # a bad snapshot stops the build before the slow steps
 
     gathered = gather(options, project, config, bands, sources, phase)
     board, signals, store, config, project = (
@@ -150,7 +155,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         config=config,
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
         signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-        timings=timings,
+        timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
     )
     # The state is cleared first, so an interrupted write can never leave a state that
     # vouches for a half-replaced site.
