@@ -5,7 +5,7 @@ a list of pages, each knowing its output path, its title, whether it shows simul
 and every figure it prints, already paired with its band and interval; the model and
 benchmark pages are `Deferred`, made by the process that renders them (`build_page_model`
 makes them all at once, for tests and tools that look at every page). Each page kind is
-built by its own module in `views/` (the benchmark and signals pages by `evalcards`);
+built by its own module in `views/` (the benchmark and signals pages by `views/evalcards`);
 this module only puts them in order. Templates only display these objects; nothing here
 does I/O or produces HTML.
 
@@ -22,9 +22,9 @@ from typing import Sequence
 
 from ..results import BuildResults
 from ..slugs import unique_slugs
-from . import evalcards
 from .markdown import ContentPage
 from .urls import evaluation_page_path, page_path
+from .views import evalcards
 from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.content import ContentView, NotFoundPage, band_table
 from .views.leaderboard import leaderboard_pages

@@ -21,15 +21,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Sequence
 
-from ..results import BuildResults
-from ..signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
-from ..slugs import unique_slugs
-from . import format as fmt
-from .dashboard import signals_page
-from .markdown import is_web_url
-from .resultviews import ResultViews
-from .urls import page_path
-from .views.badges import (
+from ...results import BuildResults
+from ...signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
+from ...slugs import unique_slugs
+from .. import format as fmt
+from ..markdown import is_web_url
+from ..urls import page_path
+from .badges import (
     comparability_badge,
     divergence,
     median_of,
@@ -37,8 +35,8 @@ from .views.badges import (
     text_html,
     triple_anchor,
 )
-from .views.base import Badge, Deferred, NavLink, Page, Pager, Ref
-from .views.cards import (
+from .base import Badge, Deferred, NavLink, Page, Pager, Ref
+from .cards import (
     BenchmarkPage,
     BenchmarkRowsPage,
     BenchmarkSummary,
@@ -50,6 +48,8 @@ from .views.cards import (
     SubItemView,
     TripleView,
 )
+from .dashboard import signals_page
+from .resultviews import ResultViews
 
 #: Result rows and comparisons on one page at most, unless the site config sets `page_size`
 #: (a benchmark of the full EEE corpus has ~4,500 rows: they continue on numbered pages).
@@ -79,7 +79,7 @@ class Cards:
             return
         keys = [b.key for b in signals.benchmarks]
         self.bench_paths = {k: page_path("benchmarks", s) for k, s in zip(keys, unique_slugs(keys))}
-        from ..store.keys import key as signal_key
+        from ...store.keys import key as signal_key
 
         self.task_by_key = {signal_key(t): t for t in task_paths}
         self._summaries = {b.key: self._summary(b) for b in signals.benchmarks}
@@ -181,7 +181,7 @@ class Cards:
     def summary_for_task(self, task: str) -> BenchmarkSummary | None:
         if self.signals is None:
             return None
-        from ..store.keys import key as signal_key
+        from ...store.keys import key as signal_key
 
         return self._summaries.get(signal_key(task))
 

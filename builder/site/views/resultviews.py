@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..signals import ResultRow, Signals, TripleSignals
-from ..signals.model import record_builder
-from . import format as fmt
-from .views.badges import collection, comparability_badge, provenance_badge, row_repro_badge, score_text
-from .views.base import Badge, Ref
-from .views.cards import ResultView
+from ...signals import ResultRow, Signals, TripleSignals
+from ...signals.model import record_builder
+from .. import format as fmt
+from .badges import collection, comparability_badge, provenance_badge, row_repro_badge, score_text
+from .base import Badge, Ref
+from .cards import ResultView
 
 #: `ResultView(...)` with every field given positionally, without the frozen dataclass's
 #: per-field `object.__setattr__` (the same instances).
