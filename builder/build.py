@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .config import SiteConfig, load_config
+from .confined import read_confined
 from .errors import InputError
 from .forking import Beside
 from .gcpause import long_lived, no_cyclic_gc
@@ -336,7 +337,7 @@ def static_files(project: Project, generated: OutputPaths) -> Iterator[tuple[str
     for site_path, source in project.static_files().items():
         if site_path in generated:
             raise InputError(source, f"would replace the generated file {site_path} of the site; rename or remove it")
-        data = source.read_bytes()
+        data = read_confined(source, project.static_dir)
         try:
             generated.claim(site_path, data)
         except OutputPathError as exc:  # unsafe name, case clash, file used as a directory

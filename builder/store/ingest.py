@@ -22,6 +22,7 @@ from typing import Any, Mapping, NamedTuple
 
 import duckdb
 
+from ..confined import checked_name
 from ..errors import InputError
 from ..sources.points import (
     OPTIONAL,
@@ -263,7 +264,9 @@ def _stage_csv_group(con: duckdb.DuckDBPyConnection, header: tuple[str, ...], pa
     Rows keep their file and line order (DuckDB preserves insertion order), so a row's
     number in its file is its global position minus the file's first position.
     """
-    names = {str(p): (i, rel) for p, i, rel in zip(paths, indices, rels)}
+    # DuckDB opens the files itself: it is given each file's real name once the file has
+    # been found to be a regular file inside its folder (confined.py), so it follows no link.
+    names = {checked_name(p): (i, rel) for p, i, rel in zip(paths, indices, rels)}
     con.execute(
         "CREATE OR REPLACE TEMP TABLE csv_files AS "
         "SELECT unnest(?::VARCHAR[]) AS filename, unnest(?::INTEGER[]) AS file_idx, unnest(?::VARCHAR[]) AS source",
@@ -283,7 +286,7 @@ def _stage_csv_group(con: duckdb.DuckDBPyConnection, header: tuple[str, ...], pa
                             delim = ',', quote = '"', escape = '"', filename = true)) r
         JOIN csv_files f USING (filename)
         """,
-        [[str(p) for p in paths]],
+        [list(names)],
     )
     con.execute("DROP TABLE csv_files")
 
@@ -340,7 +343,8 @@ def _insert_rows(con: duckdb.DuckDBPyConnection, idx: int, rel: str, rows: list[
 
 
 def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
-    described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
+    real = checked_name(path)  # DuckDB opens it: the real name of a file inside its folder
+    described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [real]).fetchall()
     types = {name: typ for name, typ, *_ in described}
     check_columns(path, list(types), line=None)
 
@@ -363,7 +367,7 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: st
                {as_list('tiers')}, {as_list('groups')}
         FROM read_parquet(?)
         """,
-        [idx, rel, str(path)],
+        [idx, rel, real],
     )
 
 
