@@ -66,13 +66,45 @@ def open_confined(path: str | Path, root: str | Path | None = None) -> BinaryIO:
         raise
 
 
-def read_confined(path: str | Path, root: str | Path | None = None) -> bytes:
-    """The bytes of `path`, opened by `open_confined`."""
+def read_confined(path: str | Path, root: str | Path | None = None, max_line: int | None = None) -> bytes:
+    """The bytes of `path`, opened by `open_confined`; with `max_line`, read in chunks and
+    refused at the first line longer than that many bytes, before the rest is held."""
     with open_confined(path, root) as handle:
         try:
-            return handle.read()
+            if max_line is None:
+                return handle.read()
+            return _lines_within(handle, Path(path), max_line)
         except OSError as exc:
             raise InputError(path, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def _lines_within(handle: BinaryIO, path: Path, max_line: int) -> bytes:
+    """The rest of `handle`, read by 1 MiB; each chunk's line lengths measured with numpy."""
+    import numpy as np
+
+    chunks: list[bytes] = []
+    run = done = 0  # bytes of the line read so far; lines ended before it
+
+    def too_long(line: int) -> InputError:
+        return InputError(path, f"a line longer than {max_line:,} bytes (the limit); is this the right file?",
+                          line=line)
+
+    while chunk := handle.read(1 << 20):
+        ends = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
+        if ends.size:
+            lengths = np.diff(ends, prepend=-1) - 1
+            lengths[0] += run
+            over = np.flatnonzero(lengths > max_line)
+            if over.size:
+                raise too_long(done + int(over[0]) + 1)
+            done += int(ends.size)
+            run = len(chunk) - int(ends[-1]) - 1
+        else:
+            run += len(chunk)
+        if run > max_line:
+            raise too_long(done + 1)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def checked_name(path: str | Path, root: str | Path | None = None) -> str:

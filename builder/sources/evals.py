@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..vocabulary import RELATIONSHIPS
+from .limits import load_json
 from .text import read_text
 
 EVAL_KEYS = {
@@ -30,7 +31,7 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
     """Parse and check `evals.json`: a list of objects, one per (model, template, sampler)."""
     text = read_text(path)
     try:
-        raw = json.loads(text)
+        raw = load_json(text, path)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", line=exc.lineno) from None
     if isinstance(raw, dict) and isinstance(raw.get("evaluations"), list):

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from ..confined import NotConfined
 from ..errors import InputError
+from .limits import load_json
 from .text import read_text
 
 
@@ -39,7 +40,7 @@ def read_documents(paths: list[Path], base: Path, problems: list[tuple[str, str]
     for path in paths:
         rel = relative(path, base)
         try:
-            document = json.loads(read_text(path, base))
+            document = load_json(read_text(path, base), path)
         except NotConfined:
             raise
         except InputError as exc:  # not UTF-8, or unreadable: the same rule as every input

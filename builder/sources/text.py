@@ -23,10 +23,11 @@ _OTHER_BOMS = (
 ADVICE = "save it as UTF-8"
 
 
-def read_text(path: Path, root: Path | None = None) -> str:
+def read_text(path: Path, root: Path | None = None, max_line: int | None = None) -> str:
     """The text of `path` decoded by the rule; `InputError` when it is not UTF-8, or not a
-    regular file inside `root` (default: its own folder; confined.py)."""
-    return decode_text(path, read_confined(path, root))
+    regular file inside `root` (default: its own folder; confined.py), or has a line longer
+    than `max_line` bytes."""
+    return decode_text(path, read_confined(path, root, max_line))
 
 
 def decode_text(path: str | Path, data: bytes) -> str:

@@ -16,6 +16,7 @@ identity again from all rows, so its result is the one a fresh ingest would give
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
@@ -24,12 +25,14 @@ import duckdb
 
 from ..confined import checked_name
 from ..errors import InputError
+from ..sources.limits import MAX_LINE_BYTES, load_json, over_depth, too_deep
 from ..sources.points import (
     OPTIONAL,
     REQUIRED,
     check_columns,
     csv_header,
     csv_problem,
+    error_at,
     relative_path,
     where,
 )
@@ -153,7 +156,7 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
     # Surrounding spaces are typing noise, not a different model or task.
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
-    _canonicalise_params(con)
+    _canonicalise_params(con, files)
 
 
 def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport,
@@ -295,11 +298,11 @@ def _stage_jsonl(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str)
     # Parsed in Python: a bad line must be reported by its line number, which DuckDB's
     # JSON reader does not give. The rows then go to DuckDB in one columnar insert.
     rows: list[dict[str, Any]] = []
-    for line_no, line in enumerate(read_text(path).split("\n"), start=1):
+    for line_no, line in enumerate(read_text(path, max_line=MAX_LINE_BYTES).split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = load_json(line, path, line_no)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"invalid JSON ({exc.msg})", line=line_no) from None
         if not isinstance(obj, dict):
@@ -371,14 +374,27 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: st
     )
 
 
-def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:
+def _params(con: duckdb.DuckDBPyConnection, files: list[Path], text: str) -> Any:
+    """One distinct `params` text, parsed; nested deeper than the limit, an error at the
+    first row that gives it (found only then)."""
+    if not over_depth(text):
+        with suppress(RecursionError):
+            return json.loads(text)
+    idx, row = con.execute("SELECT file_idx, source_row FROM staged WHERE params = ? ORDER BY file_idx, source_row "
+                           "LIMIT 1", [text]).fetchone() or (0, 0)
+    problem = too_deep(files[idx]).problem
+    raise error_at(files[idx], row, f"'params' is {problem}")
+
+
+def _canonicalise_params(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
     """Rewrite `params` as canonical JSON (sorted keys, compact) so identity is textual.
 
     There are few distinct difficulty coordinates, so this is done once per distinct
     text in Python (json.dumps with sort_keys) and joined back in SQL.
     """
     distinct = [r[0] for r in con.execute("SELECT DISTINCT params FROM staged").fetchall()]
-    mapping = [json.dumps(json.loads(p), sort_keys=True, separators=(",", ":"), ensure_ascii=False) for p in distinct]
+    mapping = [json.dumps(_params(con, files, p), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+               for p in distinct]
     con.execute(
         "CREATE OR REPLACE TEMP TABLE canonical AS SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS canon",
         [distinct, mapping],
