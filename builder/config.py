@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 import duckdb
 
@@ -76,6 +77,20 @@ def _string_map(value: Any) -> dict[str, str]:
     return dict(sorted(value.items()))
 
 
+def _http_url(value: Any) -> str:
+    """Empty, or an absolute http(s) URL: `javascript:` or `data:` would run in every link
+    made from it (404.html's). No spaces or control characters, which a browser drops or
+    reads otherwise."""
+    text = _string(value).strip()
+    if not text:
+        return ""
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(c.isspace() or not c.isprintable()
+                                                                                 for c in text):
+        raise ValueError("must be an http:// or https:// URL such as 'https://example.org/board/'")
+    return text
+
+
 def _static_path(value: Any) -> str:
     """A relative path inside `static/`, as it will appear in the site (`img/logo.svg`)."""
     text = _string(value)
@@ -132,7 +147,7 @@ class SiteConfig:
     title: str = option("Leaderboard", _string)
     description: str = option("ReasonScores with confidence intervals, statistical ties and Evaluation Card signals",
                               _string)
-    base_url: str = option("", _string)
+    base_url: str = option("", _http_url)
     organization: str = option("", _string)
     relationship: str = option("third_party", _choice(*RELATIONSHIPS))
     tasks: tuple[str, ...] = option((), _string_list)

@@ -25,6 +25,7 @@ import duckdb
 
 from ..confined import checked_name
 from ..errors import InputError
+from ..names import UNSAFE_RE2
 from ..sources.limits import MAX_LINE_BYTES, load_json, over_depth, too_deep
 from ..sources.points import (
     OPTIONAL,
@@ -87,7 +88,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         recorded = dict(con.execute("SELECT source, digest FROM point_files").fetchall())
         kept = {rel for rel in rels if rel in digests and recorded.get(rel) == digests[rel]}
     fresh = [i for i, rel in enumerate(rels) if rel not in kept]
-    _stage(con, files, rels, fresh)
+    report.warnings += _stage(con, files, rels, fresh)
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
     # Which row an identity keeps can change only where rows go (changed and removed files)
     # or come (the staged ones): with files kept, only those identities are chosen again.
@@ -117,9 +118,9 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     return report
 
 
-def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> None:
-    """Stage, check, trim and canonicalise the files at `indices` (of `files`) in the temp
-    table `staged`, each row with its file's index in `files`."""
+def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> list[str]:
+    """Stage, check, trim, clean and canonicalise the files at `indices` (of `files`) in the
+    temp table `staged`, each row with its file's index in `files`; the warnings."""
     con.execute("DROP TABLE IF EXISTS staged")
     con.execute(
         """
@@ -153,10 +154,30 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
                         files[i], f"cannot read csv file: {_first_line(one)}") from None
             raise InputError(files[group[0]].parent, f"cannot read csv files: {_first_line(exc)}") from None
     validate_staged(con, files)
+    warnings = _clean_names(con, files)
     # Surrounding spaces are typing noise, not a different model or task.
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
     _canonicalise_params(con, files)
+    return warnings
+
+
+NAMES = ("model", "template", "sampler", "base_task")
+
+
+def _clean_names(con: duckdb.DuckDBPyConnection, files: list[Path]) -> list[str]:
+    """Names in NFC without control or bidirectional characters (names.py), before they
+    become identities; a warning names the first row that had them."""
+    dirty = " OR ".join(f"regexp_matches({c}, $unsafe) OR {c} <> nfc_normalize({c})" for c in NAMES)
+    first = con.execute(f"SELECT file_idx, source_row, count(*) OVER () FROM staged WHERE {dirty} "
+                        "ORDER BY file_idx, source_row LIMIT 1", {"unsafe": UNSAFE_RE2}).fetchone()
+    if first is None:
+        return []
+    sets = ", ".join(f"{c} = nfc_normalize(regexp_replace({c}, $unsafe, '', 'g'))" for c in NAMES)
+    con.execute(f"UPDATE staged SET {sets}", {"unsafe": UNSAFE_RE2})
+    idx, row, count = first
+    return [f"{count} point(s) name a model, template, sampler or task with control or bidirectional characters "
+            f"(removed) or not in Unicode NFC (normalised); first: {files[idx]}, {where(files[idx], row)}"]
 
 
 def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport,
