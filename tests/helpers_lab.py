@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -46,3 +47,17 @@ def error_line(result) -> str:
     line = result.output.strip().splitlines()[0]
     assert line.startswith("error: "), result.output
     return line
+
+
+def mirror(source: Path, target: Path) -> Path:
+    """`source` as a folder of its own at `target`: hard links where the file system allows
+    (instant, no space), copies elsewhere. A symbolic link to it would be refused, as a link
+    out of the project is (confined.py)."""
+    def link_or_copy(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, copy_function=link_or_copy)
+    return target
