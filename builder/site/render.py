@@ -38,7 +38,7 @@ from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, plan_page_model
 from .reuse import PageReuse
 from .search import search_script
-from .templating import sandboxed
+from .templating import sandboxed, template_error
 from .urls import Linker, check_output_path
 from .views.base import Deferred, Page
 from .views.content import ContentView
@@ -246,10 +246,13 @@ def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets,
 
 
 def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: Assets) -> bytes:
-    template = env.get_template(page.template)
     url = _absolute_linker(site.model.base_url) if page.path == "404.html" and site.model.base_url else Linker(page.path)
-    html = template.render(page=page, site=site.model, url=url, assets=assets, has_signals=site.has_signals,
-                           current_section=_section(page), footer=site.footer(page.path))
+    try:
+        template = env.get_template(page.template)
+        html = template.render(page=page, site=site.model, url=url, assets=assets, has_signals=site.has_signals,
+                               current_section=_section(page), footer=site.footer(page.path))
+    except jinja2.TemplateError as exc:
+        raise template_error(exc, page.template) from None
     return html.encode("utf-8")
 
 

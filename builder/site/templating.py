@@ -22,10 +22,12 @@ from types import SimpleNamespace
 from typing import Callable, Sequence
 
 import jinja2
+from jinja2.exceptions import SecurityError
 from jinja2.loaders import split_template_path
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..confined import read_confined
+from ..errors import InputError
 from ..sources.text import decode_text
 from . import format as fmt
 
@@ -72,3 +74,17 @@ def sandboxed(folders: Sequence[Path]) -> jinja2.Environment:
     )
     env.globals["fmt"] = FORMAT
     return env
+
+
+def template_error(exc: jinja2.TemplateError, name: str) -> InputError:
+    """A template's failure as one line naming its file and line: a syntax error, an
+    undefined name, or the sandbox refusing what the template tried to reach."""
+    path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None)
+    tb = exc.__traceback__
+    while tb is not None:  # Jinja gives each template's frames the template's own file name
+        if tb.tb_frame.f_code.co_filename.endswith((".html", ".css", ".js")):
+            path, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+        tb = tb.tb_next
+    kind = "the sandbox refused it" if isinstance(exc, SecurityError) else type(exc).__name__
+    return InputError(path or name, f"template error ({kind}): {str(exc).splitlines()[0] if str(exc) else exc!r}",
+                      line=line)
