@@ -17,7 +17,6 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .config import SiteConfig, load_config
-from .confined import read_confined
 from .errors import InputError
 from .forking import Beside
 from .gcpause import long_lived, no_cyclic_gc
@@ -31,7 +30,9 @@ from .site.render import chart_warmup
 from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
+from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
+from .stats.history import score_history
 from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
@@ -151,11 +152,13 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     render_salt = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
                                templates_dirs=project.templates_dirs, static_dir=project.static_dir,
                                strict=options.strict, allow_empty=options.allow_empty)
-    key = build_key(render_salt, sources=sources.whole if sources else "", db_path=options.db_path)
+    key = build_key(render_salt, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
+                    db_path=options.db_path)  # the releases' pages and each model's history are made from them
     previous = load_state(cache_dir, out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
+    releases = read_releases(project.root)  # a bad snapshot stops the build before the slow steps
 
     # From an empty cache, the chart assets are made by a forked process while this one
     # reads the inputs and computes (forked before the PointsDB is opened).
@@ -173,7 +176,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             config=config,
             leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings,
+            timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -337,7 +340,7 @@ def static_files(project: Project, generated: OutputPaths) -> Iterator[tuple[str
     for site_path, source in project.static_files().items():
         if site_path in generated:
             raise InputError(source, f"would replace the generated file {site_path} of the site; rename or remove it")
-        data = read_confined(source, project.static_dir)
+        data = project.read_static(source)
         try:
             generated.claim(site_path, data)
         except OutputPathError as exc:  # unsafe name, case clash, file used as a directory

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .config import STATIC_KEYS, SiteConfig
+from .confined import read_confined
 from .errors import InputError
 from .resources import CONTENT_DIR, DEMO_CONTENT_DIR, TEMPLATES_DIR
 
@@ -62,6 +63,10 @@ class Project:
             return {}
         return {p.relative_to(self.static_dir).as_posix(): p
                 for p in sorted(self.static_dir.rglob("*")) if p.is_file() and p.name != ".gitkeep"}
+
+    def read_static(self, source: Path) -> bytes:
+        """A file of `static/`, read only when it is a regular file inside it (confined.py)."""
+        return read_confined(source, self.static_dir)
 
     def check_branding(self, config: SiteConfig) -> None:
         """`logo`, `favicon` and `extra_css` must name a file in `static/` (one-line error)."""
