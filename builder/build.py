@@ -220,7 +220,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             results=sum(1 for r in signals.rows if not r.own) if signals else 0,
             pages=pages, files=written.files,
             seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-            timings=timings, warnings=list(store.warnings),
+            timings=timings, warnings=list(store.warnings) + project.cache_warnings(),
             skipped=[tuple(p) for p in reported.get("problems", [])],
             changed=written.files - written.unchanged, rendered=pages - reuse.kept,
         )
