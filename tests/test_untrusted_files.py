@@ -113,3 +113,19 @@ def test_the_check_is_on_the_opened_file_not_on_the_name(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "open", swapping_open)
     with pytest.raises(NotConfined, match="outside"):
         read_confined(tmp_path / "inside" / "a.txt", tmp_path / "inside")
+
+
+def test_an_output_folder_that_is_a_link_is_refused(tmp_path, built):
+    """A pull request adding `head-site -> base-site` would make the head build write into
+    the base site, and the report say "No changes"."""
+    lab, cache = built
+    project = tmp_path / "lab"
+    shutil.copytree(lab, project, symlinks=True)
+    base_site = tmp_path / "base-site"
+    shutil.copytree(project / "site", base_site)
+    before = snapshot(base_site)
+    os.symlink("../base-site", project / "head-site")
+    result = build(project, cache, "--out", str(project / "head-site"))
+    message = error_line(result)
+    assert "head-site is a symbolic link (to ../base-site)" in message
+    assert snapshot(base_site) == before
