@@ -8,7 +8,6 @@ files only once every one is staged, so a failed build leaves the previous site 
 
 from __future__ import annotations
 
-import hashlib
 import time
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
+from .cachekey import salted
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .gcpause import frozen_heap
@@ -174,7 +174,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         results=sum(1 for r in signals.rows if not r.own) if signals else 0,
         pages=pages, files=written.files,
         seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-        timings=timings, warnings=list(store.warnings),
+        timings=timings, warnings=list(store.warnings) + project.cache_warnings(),
         skipped=[tuple(p) for p in store.reported.get("problems", [])],
         changed=written.files - written.unchanged,
     )
@@ -222,7 +222,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         phase("store")
         inputs = read_board(db, config)
         salt = memo_salt(config, inputs.tasks)
-        memo_path = project.cache_dir / f"statistics-{hashlib.sha256(salt.encode()).hexdigest()[:16]}.npz"
+        memo_path = project.cache_dir / f"statistics-{salted(salt)}.npz"
         memo = RankMemo.load(memo_path, salt)
         board = with_curves(db, rank_board(inputs, config, bands, memo), config)
         with suppress(OSError):  # a memo only saves time

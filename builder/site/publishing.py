@@ -34,7 +34,7 @@ def publish(results: BuildResults, project: Project, data: Callable[[], Mapping[
             yield from iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
                                  stage=stage, alongside=data_files)
             for site_path, source in static.items():
-                yield site_path, source.read_bytes()
+                yield site_path, project.read_static(source)
 
         try:
             return stage.write(outputs())

@@ -29,6 +29,7 @@ from typing import Any, Mapping
 
 import duckdb
 
+from ..cachekey import salted
 from ..config import SiteConfig
 from ..errors import InputError
 from ..resources import code_digest
@@ -231,7 +232,9 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     want = known or fingerprints(data_dir, salt)
     # Named by the code that writes it, not by the data directory: the two builds of a pull
     # request (base and head, two checkouts) share it, each re-ingesting only what differs.
-    target = cache_dir / f"pointsdb-{want.code[:16]}.duckdb"
+    # The name is salted with this machine's secret (cachekey.py), so a database made
+    # elsewhere and given the expected name is never opened.
+    target = cache_dir / f"pointsdb-{salted(want.code)}.duckdb"
     summaries, same_code = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
         return PointsDB(target, read_only=True), _report(_known(summaries), ingested=())
