@@ -193,14 +193,43 @@ def _set(cells: list[str], column: int, value: str) -> None:
     cells[column] = value
 
 
+def _no_trials(data: Path) -> None:
+    shutil.rmtree(data / "trials", ignore_errors=True)
+
+
 def _rename_suffix(data: Path) -> None:
+    _no_trials(data)
     for path in _points(data):
         path.rename(path.with_suffix(".tsv"))
 
 
 def _empty_points(data: Path) -> None:
+    _no_trials(data)
     for path in _points(data):
         path.unlink()
+
+
+def _no_points_folder(data: Path) -> None:
+    _no_trials(data)
+    shutil.rmtree(data / "points")
+
+
+#: A points file the demo data gains (the demo writes trials files): the everyday mistakes
+#: of a hand-written points file are made on it. Its evaluation has an evals.json entry.
+LAB_POINTS = (
+    "model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
+    + "".join(f'lab-model,zerocot,greedy-8k,arithmetic,"{{""size"": {i}}}",20,{10 + i},1,0.5,4000\n'
+              for i in range(1, 5))
+)
+
+
+def _with_lab_points(data: Path) -> None:
+    (data / "points").mkdir(exist_ok=True)
+    (data / "points" / "lab-model.csv").write_text(LAB_POINTS, encoding="utf-8")
+    entries = json.loads((data / "evals.json").read_text(encoding="utf-8"))
+    entries.append({**entries[0], "model": "lab-model", "template": "zerocot", "sampler": "greedy-8k",
+                    "label": "Lab Model"})
+    (data / "evals.json").write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
 
 
 #: (the mistake, how it is made on the demo data): the everyday mistakes of a lab's own data.
@@ -211,7 +240,7 @@ ERRORS: tuple[tuple[str, Mutation], ...] = (
      _evals(lambda e: e[1].update(model=e[1]["model"].capitalize()))),
     ("points of an evaluation with no `evals.json` entry", _evals(lambda e: e.pop())),
     ("empty `points/` folder", _empty_points),
-    ("no `points/` folder", lambda data: shutil.rmtree(data / "points")),
+    ("no `points/` folder", _no_points_folder),
     ("points saved as `.tsv`", _rename_suffix),
     ("a `.tsv` beside the `.csv` files", lambda data: (data / "points" / "extra.tsv").write_text("x\n")),
     ("Latin-1 `evals.json`", lambda data: (data / "evals.json").write_bytes(
@@ -243,6 +272,8 @@ def errors_page() -> str:
         root = Path(tmp)
         template = root / "template"
         assert runner.invoke(main, ["demo", "--models", "5", "--out", str(template)]).exit_code == 0
+        if not _points(template):  # a demo that writes trials files: add a hand-written points file
+            _with_lab_points(template)
         for number, (mistake, mutate) in enumerate(ERRORS):
             work = root / f"case{number}"
             data = work / "data"
