@@ -7,14 +7,12 @@ it), so memory stays flat however long the log. Newer Inspect versions compress 
 with zstd (zip method 93), which Python's zipfile cannot read: those are decompressed
 with `zstandard` from the member's raw bytes.
 
-A `.json` log is one JSON document (`eval`, `plan`, `results`, `samples`); it is decoded
-once with the same Structs, so it holds only the small per-sample records, never the
-messages and events that make up most of its bytes.
+A `.json` log (`eval`, `plan`, `results`, `samples`) is decoded once with the same Structs,
+keeping only the small per-sample records, never the messages and events (most of its bytes).
 
 Which score: the log's primary scorer (the first of `results.scores`) or `--scorer`.
-Inspect records a dict-valued scorer's main value by naming a results entry after the
-key (`name` = key, `scorer` = the scorer): that key is used; a dict value without such a
-record has no single correctness, and the task is skipped.
+Inspect names a dict-valued scorer's main value by a results entry named after the key
+(`name` = key, `scorer` = the scorer); a dict value without one has no single correctness.
 """
 
 from __future__ import annotations
@@ -22,11 +20,11 @@ from __future__ import annotations
 import struct
 import zipfile
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import Any, Iterator
 
 import msgspec
 
-from ..limits import MAX_MEMBER_BYTES, MAX_RATIO, RATIO_FROM
+from ..limits import check_member, read_bounded
 from ..trials import (
     Evaluation,
     ReadOptions,
@@ -237,39 +235,14 @@ def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -
     if info.compress_type != ZSTD_METHOD and info.compress_type not in ZIPFILE_METHODS:
         raise UnreadableInput(f"member {info.filename} uses zip compression method {info.compress_type}, "
                               "which reasonboard cannot decompress")
-    _check_member(info)
+    check_member(info)
     try:
         if info.compress_type != ZSTD_METHOD:
             with archive.open(info) as stream:
-                return _bounded(stream, info)
+                return read_bounded(stream, info)
         return _zstd_member(path, info)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise UnreadableInput(f"corrupt member {info.filename} ({exc})") from None
-
-
-def _check_member(info: zipfile.ZipInfo) -> None:
-    """A member's sizes as the archive states them, before anything is decompressed
-    (sources/limits.py): a zip bomb is named by its own header."""
-    if info.file_size > MAX_MEMBER_BYTES:
-        raise UnreadableInput(f"member {info.filename} expands to {info.file_size:,} bytes, over the limit of "
-                              f"{MAX_MEMBER_BYTES:,}")
-    if info.file_size > RATIO_FROM and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-        raise UnreadableInput(f"member {info.filename} expands {info.file_size // max(info.compress_size, 1):,} times "
-                              f"({info.compress_size:,} -> {info.file_size:,} bytes), over the limit of {MAX_RATIO} times")
-
-
-def _bounded(stream: IO[bytes], info: zipfile.ZipInfo) -> bytes:
-    """A member decompressed by 1 MiB, stopped as soon as it passes its stated size or the
-    limits (the stated sizes may lie)."""
-    cap = min(info.file_size, MAX_MEMBER_BYTES)
-    chunks, total = [], 0
-    while chunk := stream.read(1 << 20):
-        total += len(chunk)
-        if total > cap or (total > RATIO_FROM and total > MAX_RATIO * max(info.compress_size, 1)):
-            raise UnreadableInput(f"member {info.filename} expands past its stated {info.file_size:,} bytes or the "
-                                  f"limits ({MAX_MEMBER_BYTES:,} bytes, {MAX_RATIO} times its compressed size)")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
@@ -285,7 +258,7 @@ def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
         raw = fh.read(info.compress_size)
     try:
         with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as stream:
-            return _bounded(stream, info)
+            return read_bounded(stream, info)
     except zstandard.ZstdError as exc:
         raise ValueError(f"zstd: {exc}") from None
 
