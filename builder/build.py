@@ -31,6 +31,7 @@ from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .stats.bands import Bands, load_bands
+from .stats.boardsuggest import board_advice
 from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
@@ -76,6 +77,8 @@ class BuildSummary:
     out_dir: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: Boards ranking fewer than two evaluations, with ready `[[boards]]` lines (board_advice).
+    advice: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
     #: pages rendered by this build; the others kept their file, their inputs unchanged
@@ -88,13 +91,15 @@ class BuildSummary:
         """What the build state keeps for a later build that finds nothing to do: the
         figures, and the warnings and skipped files, which stay true while the inputs do."""
         return {**{name: getattr(self, name) for name in self.FIGURES},
-                "warnings": list(self.warnings), "skipped": [list(p) for p in self.skipped]}
+                "warnings": list(self.warnings), "advice": list(self.advice),
+                "skipped": [list(p) for p in self.skipped]}
 
     @classmethod
     def up_to_date(cls, recorded: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
         known: dict[str, Any] = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
         return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False,
                    warnings=[str(w) for w in recorded.get("warnings", [])],
+                   advice=[str(a) for a in recorded.get("advice", [])],
                    skipped=[(str(p), str(r)) for p, r in recorded.get("skipped", [])])
 
     def render(self) -> str:
@@ -117,6 +122,7 @@ class BuildSummary:
     def _input_notes(self) -> list[str]:
         """Warnings and skipped files: repeated on every build until the inputs are fixed."""
         lines = [f"  warning: {w}" for w in self.warnings]
+        lines += [f"  {a}" for a in self.advice]
         if self.skipped:
             lines.append(f"  skipped {len(self.skipped)} malformed file(s) (--strict makes this an error):")
             lines += [f"    {path}: {reason}" for path, reason in self.skipped[:20]]
@@ -172,7 +178,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             config=config,
             leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings,
+            boards=board.boards, timings=timings,
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -211,12 +217,12 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
         pages = sum(1 for p in written.paths if p.endswith(".html"))
         summary = BuildSummary(
             models=len(models), ranked=sum(1 for m in models if m.rank is not None),
-            tasks=len(board.leaderboard.settings.tasks),
+            tasks=len(board.task_rankings),
             benchmarks=len(signals.benchmarks) if signals else 0,
             results=sum(1 for r in signals.rows if not r.own) if signals else 0,
             pages=pages, files=written.files,
             seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-            timings=timings, warnings=list(store.warnings),
+            timings=timings, warnings=list(store.warnings), advice=board_advice(board.boards, board.leaderboard.models),
             skipped=[tuple(p) for p in reported.get("problems", [])],
             changed=written.files - written.unchanged, rendered=pages - reuse.kept,
         )

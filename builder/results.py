@@ -12,7 +12,7 @@ from typing import Mapping
 from .config import SiteConfig
 from .signals import Signals
 from .stats.bands import Bands
-from .stats.board import Curves, Leaderboard, Pairwise
+from .stats.board import Curves, Leaderboard, Pairwise, RankedBoard
 from .stats.evaluations import Evaluation
 from .stats.taskranks import TaskRanking
 
@@ -31,4 +31,6 @@ class BuildResults:
     bands: Bands
     #: Each task's own ranking of the evaluations (the task pages).
     task_rankings: Mapping[str, TaskRanking]
+    #: Every board (PRODUCT.md "Boards"), the first being `leaderboard`'s.
+    boards: tuple[RankedBoard, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)

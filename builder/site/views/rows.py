@@ -70,12 +70,13 @@ class ModelRow:
         return Ref(self.label, self.path)
 
 
-def score_interval(bands: Bands, rs: Score) -> Interval | None:
-    """A ReasonScore interval with its band and its CI-width category."""
+def score_interval(bands: Bands, rs: Score, ranked: bool = True) -> Interval | None:
+    """A ReasonScore interval with its band (only when `ranked`: a score over fewer tasks
+    than the board's is not banded as if ranked) and its CI-width category."""
     if rs.center is None or rs.margin is None or rs.ci_low is None or rs.ci_high is None:
         return None
     return Interval(rs.center, rs.margin, rs.ci_low, rs.ci_high, "score",
-                    band=BandView.of("reasonscore", bands.reasonscore(rs.center)),
+                    band=BandView.of("reasonscore", bands.reasonscore(rs.center)) if ranked else None,
                     width=BandView.of("ci_width", bands.ci_width(rs.margin)))
 
 
@@ -125,6 +126,10 @@ class Context:
     intervals: dict[tuple[str, str], Interval | None] = field(default_factory=dict)
     #: Each model's position in leaderboard order (filled on first use).
     positions: dict[str, int] = field(default_factory=dict)
+    #: The boards' page slugs, in config order (the first board is the front page).
+    board_slugs: list[str] = field(default_factory=list)
+    #: Whether the front page is the matrix (no board ranks two evaluations).
+    front_matrix: bool = False
 
     def board_page(self, model_id: str) -> str:
         """The leaderboard page holding the model's row (its anchor is `anchors[model_id]`):
@@ -163,7 +168,7 @@ def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
         id=e.id, path=ctx.paths[e.id], anchor=ctx.anchors[e.id], label=e.label, model=e.model,
         template_name=e.template, sampler=e.sampler, rank=m.rank, rank_range=m.rank_range,
         complete=m.complete, missing_tasks=m.missing_tasks,
-        score=score_interval(ctx.bands, m.score),
+        score=score_interval(ctx.bands, m.score, ranked=m.rank is not None),
         avg_tokens=m.avg_tokens, score_per_token=spt,
         score_per_token_band=BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
         truncation_rate=m.truncation_rate,
