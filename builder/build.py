@@ -77,8 +77,7 @@ class BuildSummary:
     out_dir: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    #: Boards ranking fewer than two evaluations, with ready `[[boards]]` lines (board_advice).
-    advice: list[str] = field(default_factory=list)
+    advice: list[str]  #: boards ranking fewer than two evaluations, and ready [[boards]] lines = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
     #: pages rendered by this build; the others kept their file, their inputs unchanged
@@ -91,8 +90,7 @@ class BuildSummary:
         """What the build state keeps for a later build that finds nothing to do: the
         figures, and the warnings and skipped files, which stay true while the inputs do."""
         return {**{name: getattr(self, name) for name in self.FIGURES},
-                "warnings": list(self.warnings), "advice": list(self.advice),
-                "skipped": [list(p) for p in self.skipped]}
+                "warnings": list(self.warnings), "advice": self.advice, "skipped": [list(p) for p in self.skipped]}
 
     @classmethod
     def up_to_date(cls, recorded: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":

@@ -14,6 +14,7 @@ from ...stats.board import Leaderboard, RankedBoard
 from ..charts import Chart
 from ..urls import board_path, page_path
 from .base import Badge, BandView, NavLink, Page, Pager, Ref
+from .facets import Facet, facets
 from .rows import Context, ModelRow, model_row
 
 
@@ -50,6 +51,7 @@ class LeaderboardPage(Page):
     boards: tuple[Ref, ...] = ()
     #: A badge every row of the board carries, said once above the table instead.
     common_badges: tuple[Badge, ...] = ()
+    facets: tuple[Facet, ...] = ()
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -112,6 +114,7 @@ def _pages(ctx: Context, config: SiteConfig, tasks: list[str], rows: list[ModelR
     name = board.name if board is not None else ""
     front = paths[0] == "index.html"
     common = _common_badges([r for r in rows if r.rank is not None])
+    row_facets = facets(r.groups for r in rows if r.rank is not None)
     pages = []
     for k, chunk in enumerate(chunks):
         page_groups = tuple(groups_on.get(k, ()))
@@ -131,7 +134,7 @@ def _pages(ctx: Context, config: SiteConfig, tasks: list[str], rows: list[ModelR
             board=name if len(ctx.results.boards) > 1 else "",
             board_description=board.description if board is not None else "",
             boards=board_refs(ctx) if len(ctx.results.boards) > 1 else (),
-            common_badges=common,
+            common_badges=common, facets=row_facets,
         ))
     return pages
 

@@ -22,6 +22,8 @@ from ...stats.taskranks import TaskRanking
 from .. import format as fmt
 from ..urls import matrix_path
 from .base import NavLink, Page, Pager, Ref
+from .facets import Facet, groups_attribute
+from .facets import facets as facet_list
 from .rows import Context
 
 #: A task result is marked as highly truncated from this share of truncated trials on.
@@ -72,16 +74,7 @@ class MatrixRow:
 
     @property
     def groups_text(self) -> str:
-        return " ".join(self.groups)
-
-
-@dataclass(frozen=True)
-class Facet:
-    """One group key ("family") and its options across the evaluations: each the group as
-    evals.json spells it ("family:llama") and the value shown ("llama")."""
-
-    key: str
-    options: tuple[tuple[str, str], ...]
+        return groups_attribute(self.groups)
 
 
 @dataclass(frozen=True)
@@ -117,7 +110,7 @@ def matrix_pages(ctx: Context, config: SiteConfig, tasks: Sequence[str], base: s
     front = base == "index"
     paths = [(("index.html" if k == 0 else f"index-{k + 1}.html") if front else matrix_path(k + 1))
              for k in range(len(chunks))]
-    facets = _facets(rows)
+    facets = facet_list(r.groups for r in rows)
     task_refs = tuple(Ref(t, ctx.task_paths[t]) for t in tasks)
     pages = []
     for k, chunk in enumerate(chunks):
@@ -163,14 +156,3 @@ def _cell(t: TaskResult | None, rank_text: str, truncation_observed: bool) -> Ma
         range_text=f"[{fmt.probability(t.low)}, {fmt.probability(t.high)}]",
         rank_text=rank_text, truncation=truncation,
         high_truncation=truncation is not None and truncation >= HIGH_TRUNCATION)
-
-
-def _facets(rows: Sequence[MatrixRow]) -> tuple[Facet, ...]:
-    """The group keys ("family" of "family:llama") with their values; a group without a
-    colon is a value of the facet "group"."""
-    options: dict[str, set[tuple[str, str]]] = {}
-    for r in rows:
-        for g in r.groups:
-            key, _, value = g.partition(":") if ":" in g else ("group", "", g)
-            options.setdefault(key, set()).add((g, value))
-    return tuple(Facet(k, tuple(sorted(v, key=lambda o: (o[1], o[0])))) for k, v in sorted(options.items()))

@@ -15,6 +15,7 @@ from ...stats.evaluations import Evaluation
 from ..evalcards import Cards
 from ..urls import page_path
 from .base import Badge, BandView, Interval, Ref, TieMark
+from .facets import groups_attribute
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ class ModelRow:
     #: harness could not record them (INGEST.md section 6): never a misleading 0.
     truncation_note: str | None = None
     tokens_note: str | None = None
+    #: evals.json groups ("family:llama"): the facets a reader filters by.
+    groups: tuple[str, ...] = ()
 
     @property
     def rank_text(self) -> str:
@@ -68,6 +71,10 @@ class ModelRow:
     @property
     def ref(self) -> Ref:
         return Ref(self.label, self.path)
+
+    @property
+    def groups_text(self) -> str:
+        return groups_attribute(self.groups)
 
 
 def score_interval(bands: Bands, rs: Score, ranked: bool = True) -> Interval | None:
@@ -176,5 +183,5 @@ def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
         tied_count=m.tied_count,
         badges=ctx.cards.model_badges(e.id),
         simulated=ctx.simulated[e.id],
-        truncation_note=truncation_note, tokens_note=tokens_note,
+        truncation_note=truncation_note, tokens_note=tokens_note, groups=e.groups,
     )
