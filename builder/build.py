@@ -77,7 +77,7 @@ class BuildSummary:
     out_dir: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    advice: list[str]  #: boards ranking fewer than two evaluations, and ready [[boards]] lines = field(default_factory=list)
+    advice: list[str] = field(default_factory=list)  # boards ranking < 2 evaluations, [[boards]] lines
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
     #: pages rendered by this build; the others kept their file, their inputs unchanged

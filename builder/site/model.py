@@ -27,7 +27,7 @@ from .markdown import ContentPage
 from .urls import evaluation_page_path, page_path
 from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.content import ContentView, NotFoundPage, band_table
-from .views.leaderboard import board_refs, leaderboard_pages, other_board_pages
+from .views.leaderboard import leaderboard_pages, other_board_pages
 from .views.matrix import matrix_order, matrix_pages
 from .views.model import draws_chart, model_groups, model_page, model_page_key
 from .views.pairwise import pairwise_page
@@ -94,7 +94,7 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     # matrix, which orders nothing (PRODUCT.md "Boards").
     ranked_counts = [b.ranked for b in results.boards] or [sum(1 for m in models if m.rank is not None)]
     ctx.front_matrix = max(ranked_counts) < 2
-    boards = board_refs(ctx) if len(results.boards) > 1 else ()
+    boards = ctx.board_refs() if len(results.boards) > 1 else ()
 
     pages: list[Page | Deferred] = []
     if ctx.front_matrix:

@@ -62,13 +62,6 @@ class LeaderboardPage(Page):
         return self.first_rank + len(self.ranked) + len(self.incomplete) - 1
 
 
-def board_refs(ctx: Context) -> tuple[Ref, ...]:
-    """A link to each board's first page, the front page first."""
-    boards = ctx.results.boards
-    return tuple(Ref(b.name, "index.html" if k == 0 else board_path(ctx.board_slugs[k]))
-                 for k, b in enumerate(boards))
-
-
 def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> list[LeaderboardPage]:
     """The front page's board (the first), over `ctx.models`' rows."""
     board = ctx.results.boards[0] if ctx.results.boards else None
@@ -133,7 +126,7 @@ def _pages(ctx: Context, config: SiteConfig, tasks: list[str], rows: list[ModelR
             mode=config.mode, bootstrap=config.bootstrap, seed=config.seed, bands=band_views,
             board=name if len(ctx.results.boards) > 1 else "",
             board_description=board.description if board is not None else "",
-            boards=board_refs(ctx) if len(ctx.results.boards) > 1 else (),
+            boards=ctx.board_refs() if len(ctx.results.boards) > 1 else (),
             common_badges=common, facets=row_facets,
         ))
     return pages

@@ -13,7 +13,7 @@ from ...stats.bands import Bands
 from ...stats.board import EvaluationRow, Score, TaskResult
 from ...stats.evaluations import Evaluation
 from ..evalcards import Cards
-from ..urls import page_path
+from ..urls import board_path, page_path
 from .base import Badge, BandView, Interval, Ref, TieMark
 from .facets import groups_attribute
 
@@ -137,6 +137,19 @@ class Context:
     board_slugs: list[str] = field(default_factory=list)
     #: Whether the front page is the matrix (no board ranks two evaluations).
     front_matrix: bool = False
+    #: Each board's rows by evaluation id (filled on first use).
+    boards_by_id: dict[str, dict[str, EvaluationRow]] = field(default_factory=dict)
+
+    def board_refs(self) -> tuple[Ref, ...]:
+        """A link to each board's first page, the front page first."""
+        return tuple(Ref(b.name, "index.html" if k == 0 else board_path(self.board_slugs[k]))
+                     for k, b in enumerate(self.results.boards))
+
+    def board_rows(self, name: str) -> dict[str, EvaluationRow]:
+        """The rows of the board called `name`, by evaluation id."""
+        if not self.boards_by_id:
+            self.boards_by_id.update((b.name, {m.id: m for m in b.leaderboard.models}) for b in self.results.boards)
+        return self.boards_by_id.get(name, {})
 
     def board_page(self, model_id: str) -> str:
         """The leaderboard page holding the model's row (its anchor is `anchors[model_id]`):
