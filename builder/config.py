@@ -129,10 +129,11 @@ def _boards(value: Any) -> tuple[BoardSpec, ...]:
         if not isinstance(description, str):
             raise ValueError(f"entry {n} ('{table['name']}'): description must be a string")
         boards.append(BoardSpec(table["name"].strip(), tasks, description))
-    names = [b.name.casefold() for b in boards]
-    twice = next((b.name for b, k in zip(boards, names) if names.count(k) > 1), None)
-    if twice is not None:
-        raise ValueError(f"names the board '{twice}' twice; board names are unique")
+    seen: dict[str, str] = {}
+    for b in boards:
+        first = seen.setdefault(b.name.casefold(), b.name)
+        if first is not b.name:
+            raise ValueError(f"names two boards '{first}' and '{b.name}'; board names are unique (ignoring case)")
     return tuple(boards)
 
 

@@ -158,7 +158,13 @@
       var button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
-      while (header.firstChild) { button.appendChild(header.firstChild); }
+      if (header.querySelector("a")) {
+        // A heading that links elsewhere (a task's page) keeps its link; the sort button
+        // beside it is named for the column (a control inside a link is not operable).
+        button.setAttribute("aria-label", "Sort by " + columnName(header));
+      } else {
+        while (header.firstChild) { button.appendChild(header.firstChild); }
+      }
       header.appendChild(button);
       button.addEventListener("click", function () {
         var now = header.getAttribute("aria-sort");
@@ -201,18 +207,23 @@
     }
     input.addEventListener("input", function () { apply(true); });
     menus.forEach(function (m) { m.addEventListener("change", function () { apply(true); }); });
-    // A view restored from the URL: the same filters, applied before the reader sees the rows.
-    var state = currentState;
-    var restored = false;
-    if (state.q) { input.value = state.q; restored = true; }
-    menus.forEach(function (m) {
-      if (state[m.name] && m.querySelector("option[value=\"" + state[m.name].replace(/["\\]/g, "\\$&") + "\"]")) {
-        m.value = state[m.name];
-        restored = true;
-      }
-    });
-    if (restored) { apply(false); }
+    // A view restored from the URL: the same filters, applied before the reader sees the rows
+    // (on load, and when the fragment changes: a link to another view of this page).
+    function restore() {
+      var state = currentState;
+      input.value = state.q || "";
+      menus.forEach(function (m) {
+        var wanted = state[m.name] || "";
+        var known = Array.prototype.some.call(m.options, function (o) { return o.value === wanted; });
+        m.value = known ? wanted : "";
+      });
+      apply(false);
+    }
+    restorers.push(restore);
+    if (Object.keys(currentState).length) { restore(); }
   }
+
+  var restorers = [];
 
   function restoreSort(table) {
     var wanted = currentState[sortKey(table)];
@@ -341,8 +352,19 @@
     currentState = readState();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), setUpSorting);
     Array.prototype.forEach.call(document.querySelectorAll("form[data-filter-for]"), setUpFilter);
-    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), restoreSort);
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), function (table) {
+      restorers.push(function () { restoreSort(table); });
+      restoreSort(table);
+    });
     if (Object.keys(currentState).length) { writeState({}); }
+    window.addEventListener("hashchange", function () {
+      // A fragment naming a row ("#m-...") is an anchor, not a view: left alone.
+      var state = readState();
+      if (!Object.keys(state).length && !Object.keys(currentState).length) { return; }
+      currentState = state;
+      restorers.forEach(function (restore) { restore(); });
+      writeState({});
+    });
     drawCharts();
   }
 
