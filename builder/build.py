@@ -30,8 +30,9 @@ from .site.render import chart_warmup
 from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
+from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
-from .stats.boardsuggest import board_advice
+from .stats.history import score_history
 from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
@@ -77,7 +78,6 @@ class BuildSummary:
     out_dir: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    advice: list[str] = field(default_factory=list)  # boards ranking < 2 evaluations, [[boards]] lines
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
     #: pages rendered by this build; the others kept their file, their inputs unchanged
@@ -90,14 +90,13 @@ class BuildSummary:
         """What the build state keeps for a later build that finds nothing to do: the
         figures, and the warnings and skipped files, which stay true while the inputs do."""
         return {**{name: getattr(self, name) for name in self.FIGURES},
-                "warnings": list(self.warnings), "advice": self.advice, "skipped": [list(p) for p in self.skipped]}
+                "warnings": list(self.warnings), "skipped": [list(p) for p in self.skipped]}
 
     @classmethod
     def up_to_date(cls, recorded: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
         known: dict[str, Any] = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
         return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False,
                    warnings=[str(w) for w in recorded.get("warnings", [])],
-                   advice=[str(a) for a in recorded.get("advice", [])],
                    skipped=[(str(p), str(r)) for p, r in recorded.get("skipped", [])])
 
     def render(self) -> str:
@@ -120,7 +119,6 @@ class BuildSummary:
     def _input_notes(self) -> list[str]:
         """Warnings and skipped files: repeated on every build until the inputs are fixed."""
         lines = [f"  warning: {w}" for w in self.warnings]
-        lines += [f"  {a}" for a in self.advice]
         if self.skipped:
             lines.append(f"  skipped {len(self.skipped)} malformed file(s) (--strict makes this an error):")
             lines += [f"    {path}: {reason}" for path, reason in self.skipped[:20]]
@@ -154,11 +152,13 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     render_salt = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
                                templates_dirs=project.templates_dirs, static_dir=project.static_dir,
                                strict=options.strict, allow_empty=options.allow_empty)
-    key = build_key(render_salt, sources=sources.whole if sources else "", db_path=options.db_path)
+    key = build_key(render_salt, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
+                    db_path=options.db_path)  # the releases' pages and each model's history are made from them
     previous = load_state(cache_dir, out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
+    releases = read_releases(project.root)  # a bad snapshot stops the build before the slow steps
 
     # From an empty cache, the chart assets are made by a forked process while this one
     # reads the inputs and computes (forked before the PointsDB is opened).
@@ -176,7 +176,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             config=config,
             leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            boards=board.boards, timings=timings,
+            boards=board.boards, timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -220,7 +220,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             results=sum(1 for r in signals.rows if not r.own) if signals else 0,
             pages=pages, files=written.files,
             seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-            timings=timings, warnings=list(store.warnings), advice=board_advice(board.boards, board.leaderboard.models),
+            timings=timings, warnings=[*store.warnings, *board.advice],
             skipped=[tuple(p) for p in reported.get("problems", [])],
             changed=written.files - written.unchanged, rendered=pages - reuse.kept,
         )

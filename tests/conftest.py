@@ -120,12 +120,12 @@ def real_build(real_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Rea
 @pytest.fixture(scope="session")
 def real_boards_build(real_data: Path, real_build: RealBuild, tmp_path_factory: pytest.TempPathFactory) -> RealBuild:
     """The real data built with the boards the first build suggested, pasted into site.toml."""
-    return build_real(real_data, tmp_path_factory.mktemp("real-boards"), suggested_boards(real_build.summary.advice))
+    return build_real(real_data, tmp_path_factory.mktemp("real-boards"), suggested_boards(real_build.summary.warnings))
 
 
-def suggested_boards(advice: list[str]) -> str:
-    """The `[[boards]]` lines a build printed, as a site.toml."""
-    lines = [line.strip() for line in advice]
+def suggested_boards(warnings: list[str]) -> str:
+    """The `[[boards]]` lines a build printed among its warnings, as a site.toml."""
+    lines = [line.strip() for line in "\n".join(warnings).splitlines()]
     start = next(i for i, line in enumerate(lines) if line == "[[boards]]")
     return "\n".join(lines[start:]) + "\n"
 

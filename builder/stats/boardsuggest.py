@@ -63,7 +63,8 @@ def suggest_boards(task_sets: Iterable[Iterable[str]], limit: int = 5) -> list[S
 
 def board_advice(boards: Sequence[RankedBoard], models: Sequence[EvaluationRow]) -> list[str]:
     """What the build says when a board ranks fewer than two evaluations: which board, and
-    the task sets at least two of `models` share, as `[[boards]]` lines for site.toml."""
+    the task sets at least two of `models` share, as `[[boards]]` lines for site.toml (one
+    warning, its lines indented under it)."""
     short = [b for b in boards if b.ranked < 2]
     if not short:
         return []
@@ -73,9 +74,8 @@ def board_advice(boards: Sequence[RankedBoard], models: Sequence[EvaluationRow])
     if not suggestions:
         lines.append("no two evaluations share a task: every result is on its model's page and in matrix.html")
         return lines
+    entries = [f"    # ranks {s.evaluations} evaluations\n" + "\n".join(f"    {line}" for line in s.toml())
+               for s in suggestions]
     lines.append("task sets that at least two evaluations share, as boards for content/site.toml "
-                 "(each ranks the evaluations that have all its tasks):")
-    for s in suggestions:
-        lines.append(f"  # ranks {s.evaluations} evaluations")
-        lines += [f"  {line}" for line in s.toml()]
+                 "(each ranks the evaluations that have all its tasks):\n" + "\n".join(entries))
     return lines

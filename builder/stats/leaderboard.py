@@ -39,6 +39,7 @@ from .board import (
     TieGroup,
     TierResult,
 )
+from .boardsuggest import board_advice
 from .curves import difficulty_curves
 from .evaluations import Evaluation, identify
 from .grid import EVAL_KEYS, Tables, grid, r3, r6, rounded
@@ -63,6 +64,11 @@ class LeaderboardResult:
     task_rankings: Mapping[str, TaskRanking]
     evaluations: Mapping[str, Evaluation]
     boards: tuple[RankedBoard, ...] = ()
+
+    @property
+    def advice(self) -> list[str]:
+        """What the build says of boards ranking fewer than two evaluations (boardsuggest)."""
+        return board_advice(self.boards, self.leaderboard.models)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from ..charts import Chart
 from ..urls import page_path
 from .base import BandView, Interval, Page, Ref
 from .cards import ReportedResults
+from .history import HistoryView, history_view
 from .rows import Context, ModelRow, score_interval
 
 #: Nearest neighbours (each side) whose win rates a model page shows.
@@ -103,10 +104,12 @@ class ModelPage(Page):
     boards: tuple[BoardStanding, ...] = ()
     #: How many of the front page board's tasks it has (its score there is over these).
     board_tasks_present: int = 0
+    #: Its score across the project's releases and this build; None when in no release.
+    history: HistoryView | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
-        return (self.chart,) if self.chart else ()
+        return tuple(c for c in (self.chart, self.history.chart if self.history else None) if c is not None)
 
 
 @dataclass(frozen=True)
@@ -161,10 +164,11 @@ def model_groups(ctx: Context) -> list[ModelGroupPage]:
     return pages
 
 
-def draws_chart(m: EvaluationRow) -> bool:
-    """Whether the model page of `m` draws its chart: when it lists a task result, i.e. a
-    task with an interval. Known before the page is made (`Deferred`)."""
-    return any(t.has_interval for t in m.tasks.values())
+def draws_chart(m: EvaluationRow, history: object = ()) -> bool:
+    """Whether the model page of `m` draws a chart: when it lists a task result, i.e. a
+    task with an interval, or has a history across releases. Known before the page is
+    made (`Deferred`)."""
+    return bool(history) or any(t.has_interval for t in m.tasks.values())
 
 
 def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> ModelPage:
@@ -208,6 +212,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
         board=ctx.board_page(m.id), boards=board_standings(ctx, m.id),
         board_tasks_present=len(ctx.results.leaderboard.settings.tasks) - len(m.missing_tasks),
+        history=history_view(ctx.results.history.get(m.id, ()), row.label),
     )
 
 
@@ -237,7 +242,8 @@ def model_page_key(ctx: Context, m: EvaluationRow, parent: Ref | None = None) ->
     if reported is None:
         return None
     return (m, ctx.rows[m.id], _neighbours(ctx, m.id), parent, ctx.board_page(m.id),
-            tuple(ctx.task_ref(task) for task in m.tasks), reported, board_standings(ctx, m.id))
+            tuple(ctx.task_ref(task) for task in m.tasks), reported, board_standings(ctx, m.id),
+            ctx.results.history.get(m.id, ()))
 
 
 #: Tier names read in difficulty order; other names follow alphabetically.
