@@ -155,7 +155,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         config=config,
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
         signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-        timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
+        boards=board.boards, timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
     )
     # The state is cleared first, so an interrupted write can never leave a state that
     # vouches for a half-replaced site.
@@ -169,12 +169,12 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     pages = sum(1 for p in written.paths if p.endswith(".html"))
     summary = BuildSummary(
         models=len(models), ranked=sum(1 for m in models if m.rank is not None),
-        tasks=len(board.leaderboard.settings.tasks),
+        tasks=len(board.task_rankings),
         benchmarks=len(signals.benchmarks) if signals else 0,
         results=sum(1 for r in signals.rows if not r.own) if signals else 0,
         pages=pages, files=written.files,
         seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-        timings=timings, warnings=list(store.warnings) + project.cache_warnings(),
+        timings=timings, warnings=[*store.warnings, *board.advice, *project.cache_warnings()],
         skipped=[tuple(p) for p in store.reported.get("problems", [])],
         changed=written.files - written.unchanged,
     )
