@@ -22,11 +22,10 @@ from __future__ import annotations
 import struct
 import zipfile
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import Any, Iterator
 
 import msgspec
 
-from ..limits import MAX_MEMBER_BYTES, MAX_RATIO, RATIO_FROM
 from ..trials import (
     Evaluation,
     ReadOptions,
@@ -41,6 +40,7 @@ from ..trials import (
     score_value,
     strip_registry,
 )
+from .archive import bounded, check_member
 
 FORMAT = "inspect"
 HARNESS = "inspect_ai"
@@ -232,49 +232,22 @@ def _decode(decoder: msgspec.json.Decoder[Any], data: bytes, member: str | None)
 
 
 def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> bytes:
-    """One member's bytes; zstd members are read raw and decompressed here. A member in a
-    compression method neither zipfile nor this reader knows is named as such up front."""
+    """One member's bytes within the limits (archive.py); zstd ones decompressed here."""
     if info.compress_type != ZSTD_METHOD and info.compress_type not in ZIPFILE_METHODS:
         raise UnreadableInput(f"member {info.filename} uses zip compression method {info.compress_type}, "
                               "which reasonboard cannot decompress")
-    _check_member(info)
+    check_member(info)
     try:
         if info.compress_type != ZSTD_METHOD:
             with archive.open(info) as stream:
-                return _bounded(stream, info)
+                return bounded(stream, info)
         return _zstd_member(path, info)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise UnreadableInput(f"corrupt member {info.filename} ({exc})") from None
 
 
-def _check_member(info: zipfile.ZipInfo) -> None:
-    """A member's sizes as the archive states them, before anything is decompressed
-    (sources/limits.py): a zip bomb is named by its own header."""
-    if info.file_size > MAX_MEMBER_BYTES:
-        raise UnreadableInput(f"member {info.filename} expands to {info.file_size:,} bytes, over the limit of "
-                              f"{MAX_MEMBER_BYTES:,}")
-    if info.file_size > RATIO_FROM and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-        raise UnreadableInput(f"member {info.filename} expands {info.file_size // max(info.compress_size, 1):,} times "
-                              f"({info.compress_size:,} -> {info.file_size:,} bytes), over the limit of {MAX_RATIO} times")
-
-
-def _bounded(stream: IO[bytes], info: zipfile.ZipInfo) -> bytes:
-    """A member decompressed by 1 MiB, stopped as soon as it passes its stated size or the
-    limits (the stated sizes may lie)."""
-    cap = min(info.file_size, MAX_MEMBER_BYTES)
-    chunks, total = [], 0
-    while chunk := stream.read(1 << 20):
-        total += len(chunk)
-        if total > cap or (total > RATIO_FROM and total > MAX_RATIO * max(info.compress_size, 1)):
-            raise UnreadableInput(f"member {info.filename} expands past its stated {info.file_size:,} bytes or the "
-                                  f"limits ({MAX_MEMBER_BYTES:,} bytes, {MAX_RATIO} times its compressed size)")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
     import zstandard
-
     with path.open("rb") as fh:
         fh.seek(info.header_offset)
         local = fh.read(30)
@@ -285,7 +258,7 @@ def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
         raw = fh.read(info.compress_size)
     try:
         with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as stream:
-            return _bounded(stream, info)
+            return bounded(stream, info)
     except zstandard.ZstdError as exc:
         raise ValueError(f"zstd: {exc}") from None
 
