@@ -7,12 +7,14 @@ it), so memory stays flat however long the log. Newer Inspect versions compress 
 with zstd (zip method 93), which Python's zipfile cannot read: those are decompressed
 with `zstandard` from the member's raw bytes.
 
-A `.json` log (`eval`, `plan`, `results`, `samples`) is decoded once with the same Structs,
-keeping only the small per-sample records, never the messages and events (most of its bytes).
+A `.json` log is one JSON document (`eval`, `plan`, `results`, `samples`); it is decoded
+once with the same Structs, so it holds only the small per-sample records, never the
+messages and events that make up most of its bytes.
 
 Which score: the log's primary scorer (the first of `results.scores`) or `--scorer`.
-Inspect names a dict-valued scorer's main value by a results entry named after the key
-(`name` = key, `scorer` = the scorer); a dict value without one has no single correctness.
+Inspect records a dict-valued scorer's main value by naming a results entry after the
+key (`name` = key, `scorer` = the scorer): that key is used; a dict value without such a
+record has no single correctness, and the task is skipped.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from typing import Any, Iterator
 
 import msgspec
 
-from ..limits import check_member, read_bounded
 from ..trials import (
     Evaluation,
     ReadOptions,
@@ -39,6 +40,7 @@ from ..trials import (
     score_value,
     strip_registry,
 )
+from .archive import bounded, check_member
 
 FORMAT = "inspect"
 HARNESS = "inspect_ai"
@@ -230,8 +232,7 @@ def _decode(decoder: msgspec.json.Decoder[Any], data: bytes, member: str | None)
 
 
 def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> bytes:
-    """One member's bytes; zstd members are read raw and decompressed here. A member in a
-    compression method neither zipfile nor this reader knows is named as such up front."""
+    """One member's bytes within the limits (archive.py); zstd ones decompressed here."""
     if info.compress_type != ZSTD_METHOD and info.compress_type not in ZIPFILE_METHODS:
         raise UnreadableInput(f"member {info.filename} uses zip compression method {info.compress_type}, "
                               "which reasonboard cannot decompress")
@@ -239,7 +240,7 @@ def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -
     try:
         if info.compress_type != ZSTD_METHOD:
             with archive.open(info) as stream:
-                return read_bounded(stream, info)
+                return bounded(stream, info)
         return _zstd_member(path, info)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise UnreadableInput(f"corrupt member {info.filename} ({exc})") from None
@@ -247,7 +248,6 @@ def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -
 
 def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
     import zstandard
-
     with path.open("rb") as fh:
         fh.seek(info.header_offset)
         local = fh.read(30)
@@ -258,7 +258,7 @@ def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
         raw = fh.read(info.compress_size)
     try:
         with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as stream:
-            return read_bounded(stream, info)
+            return bounded(stream, info)
     except zstandard.ZstdError as exc:
         raise ValueError(f"zstd: {exc}") from None
 
