@@ -49,7 +49,7 @@ SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model
             "task.html": "index.html",
             "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html",
             "benchmark_rows.html": "signals.html", "releases.html": "releases.html", "release.html": "releases.html",
-            "release_changes.html": "releases.html"}
+            "release_changes.html": "releases.html", "cost.html": "cost.html"}
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...stats.board import EvaluationRow, ModeEstimate
+from ...stats.cost import evaluation_cost
 from ...vocabulary import MODES
 from .. import format as fmt
 from ..charts import Chart
 from ..urls import page_path
 from .base import BandView, Interval, Page, Ref
 from .cards import ReportedResults
+from .cost import CostView, cost_view
 from .history import HistoryView, history_view
 from .rows import Context, ModelRow
 
@@ -91,6 +93,8 @@ class ModelPage(Page):
     modes: tuple[str, ...] = MODES
     #: Its score across the project's releases and this build; None when in no release.
     history: HistoryView | None = None
+    #: Its prices and what its run cost; None when evals.json gives no price.
+    cost: CostView | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -196,6 +200,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
         board=ctx.board_page(m.id), history=history_view(ctx.results.history.get(m.id, ()), row.label),
+        cost=cost_view(evaluation_cost(m)),
     )
 
 
