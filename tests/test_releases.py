@@ -235,6 +235,7 @@ def test_diff_takes_release_names(project):
     assert [e["model"]["label"] for e in report["added"]] == ["D"]
     result = CliRunner().invoke(main, ["diff", "latest", str(root / "site"), "--project", str(root)])
     assert result.exit_code == 0, result.output
+    assert result.output.startswith("## Score changes: release r3 → ")
     assert "**No changes.** 4 models with the same score" in result.output  # the site is the latest release
 
 
