@@ -36,6 +36,7 @@ from .charts import content_hash, specs_script, vega_bundle
 from .fragments import Fragments, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, plan_page_model
+from .releaserows import release_rows
 from .reuse import PageReuse
 from .search import search_script
 from .urls import Linker, check_output_path
@@ -138,6 +139,7 @@ def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jin
     env.globals["result_rows"] = fragments.result_rows
     env.globals["task_rows"] = fragments.task_rows
     env.globals["estimator_rows"] = fragments.estimator_rows
+    env.globals["release_rows"] = release_rows
     return env
 
 
