@@ -26,6 +26,10 @@ SAMPLES = {
                  "move": "no significant move"},
                 {"label": "v2", "order": 1, "low": 650.0, "high": 670.0, "center": 660.0, "text": "660.0 ± 10.0",
                  "move": "significantly up"}],
+    "cost-score": [{"label": "A", "cost": 1.5, "cost_text": "$1.50", "low": 600.0, "high": 630.0, "center": 615.0,
+                    "text": "615.0 ± 15.0", "frontier": "on the frontier"},
+                   {"label": "B", "cost": 12.0, "cost_text": "$12.00", "low": 590.0, "high": 640.0, "center": 615.0,
+                    "text": "615.0 ± 25.0", "frontier": "dominated"}],
 }
 
 

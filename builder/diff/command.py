@@ -41,6 +41,8 @@ DROP_EXIT = 1
 class LoadedBuild:
     leaderboard: dict[str, Any]
     signals: dict[str, Any] | None
+    #: "release NAME" when the side is a release, else None (the report names the path)
+    name: str | None = None
 
 
 def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
@@ -52,7 +54,8 @@ def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
         _check_leaderboard(leaderboard, release / "leaderboard.json.gz")
         if signals is not None:
             _check_signals(signals, release / "signals.json.gz")
-        return LoadedBuild(dict(leaderboard), dict(signals) if signals is not None else None)
+        return LoadedBuild(dict(leaderboard), dict(signals) if signals is not None else None,
+                           f"release {release.name}")
     leaderboard_path, signals_path = _locate(path)
     leaderboard = _read_json(leaderboard_path)
     _check_leaderboard(leaderboard, leaderboard_path)
@@ -169,7 +172,7 @@ def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_o
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(2)
     report = compare(old.leaderboard, new.leaderboard, old.signals, new.signals,
-                     base_name=str(base), head_name=str(head))
+                     base_name=old.name or str(base), head_name=new.name or str(head))
     if output_format == "json":
         rendered = json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     else:

@@ -169,6 +169,31 @@ def history() -> alt.LayerChart | alt.FacetChart:
     return alt.layer(line, dot).properties(width="container", height=220, autosize=FIT_WIDTH)
 
 
+def cost_score() -> alt.LayerChart | alt.FacetChart:
+    """ReasonScore (y, with its interval) against cost per run (x, log scale), the frontier's
+    evaluations filled and the dominated ones hollow (PRODUCT.md, Cost).
+
+    Rows: `label`, `cost` (USD), `cost_text`, `low`, `high`, `center`, `text`, `frontier`
+    ("on the frontier" or "dominated").
+    """
+    x = alt.X("cost:Q", scale=alt.Scale(type="log"), title="cost per run (US dollars, log scale)")
+    scale = alt.Scale(zero=False, nice=True)
+    tooltip = [alt.Tooltip("label:N", title="evaluation"), alt.Tooltip("text:N", title="ReasonScore"),
+               alt.Tooltip("cost_text:N", title="cost per run"), alt.Tooltip("frontier:N", title="frontier")]
+    base = alt.Chart(_rows()).encode(x=x)
+    line = base.mark_rule(strokeWidth=2, color=RANGE).encode(
+        y=alt.Y("low:Q", scale=scale, title="ReasonScore, 95% interval"), y2="high:Q", tooltip=tooltip)
+    kinds = ["on the frontier", "dominated"]
+    dot = base.mark_point(size=70, strokeWidth=2, opacity=1).encode(
+        y=alt.Y("center:Q", scale=scale),
+        shape=alt.Shape("frontier:N", scale=alt.Scale(domain=kinds, range=["diamond", "circle"]),
+                        legend=alt.Legend(title=None, orient="bottom")),
+        color=alt.value(POINT),
+        fill=alt.condition("datum.frontier == 'on the frontier'", alt.value(POINT), alt.value("transparent")),
+        tooltip=tooltip)
+    return alt.layer(line, dot).properties(width="container", height=300, autosize=FIT_WIDTH)
+
+
 KINDS: dict[str, Callable[[], alt.TopLevelMixin]] = {
     "forest-score": forest_score,
     "forest-probability": forest_probability,
@@ -176,6 +201,7 @@ KINDS: dict[str, Callable[[], alt.TopLevelMixin]] = {
     "heatmap": heatmap,
     "rates": rates,
     "history": history,
+    "cost-score": cost_score,
 }
 
 

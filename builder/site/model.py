@@ -22,11 +22,14 @@ from typing import Sequence
 
 from ..results import BuildResults
 from ..slugs import unique_slugs
+from ..stats.cost import cost_board, costs_of
 from .markdown import ContentPage
 from .urls import evaluation_page_path, page_path
 from .views import evalcards
 from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.content import ContentView, NotFoundPage, band_table
+from .views.cost import PATH as COST_PATH
+from .views.cost import cost_page
 from .views.leaderboard import leaderboard_pages, other_board_pages
 from .views.matrix import matrix_order, matrix_pages
 from .views.model import draws_chart, model_groups, model_page
@@ -115,6 +118,9 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     pages.append(pairwise_page(ctx, config.pairwise_top))
     pages += ctx.cards.pages()
     pages += releases_pages(results.releases, results.bands)
+    costs = costs_of(models)
+    if costs:
+        pages.append(cost_page(cost_board(models, costs), costs, ctx.rows, any(ctx.simulated[i] for i in costs)))
     bands = band_table(ctx.bands)
     for content in content_pages:
         pages.append(ContentView(path=f"{content.slug}.html", title=content.title, template="content.html",
@@ -126,6 +132,7 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     nav = (NavLink("Leaderboard", "index.html"), NavLink("Matrix", "matrix.html"), NavLink("Pairwise", "pairwise.html"),
            NavLink("Signals", "signals.html"),
            *((NavLink("Releases", LIST_PATH),) if results.releases else ()),
+           *((NavLink("Cost", COST_PATH),) if costs else ()),
            *(NavLink(c.title, f"{c.slug}.html") for c in content_pages))
     return SiteModel(title=config.title, description=config.description, nav=nav, pages=tuple(pages),
                      simulated_any=any(ctx.simulated.values()), base_url=config.base_url,

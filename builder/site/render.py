@@ -32,6 +32,7 @@ from .charts import content_hash, specs_script, vega_bundle
 from .fragments import Fragments, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, plan_page_model
+from .releaserows import release_rows
 from .search import search_script
 from .templating import sandboxed, template_error
 from .urls import Linker, check_output_path
@@ -45,7 +46,7 @@ SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model
             "task.html": "index.html", "matrix.html": "matrix.html",
             "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html",
             "benchmark_rows.html": "signals.html", "releases.html": "releases.html", "release.html": "releases.html",
-            "release_changes.html": "releases.html"}
+            "release_changes.html": "releases.html", "cost.html": "cost.html"}
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jin
     env.globals["result_rows"] = fragments.result_rows
     env.globals["task_rows"] = fragments.task_rows
     env.globals["estimator_rows"] = fragments.estimator_rows
+    env.globals["release_rows"] = release_rows
     return env
 
 

@@ -52,6 +52,12 @@ class Evaluation:
     #: INGEST.md section 6: whether the harness recorded truncation and tokens at all.
     truncation_observed: bool
     tokens_observed: bool
+    #: evals.json prices (PRODUCT.md "Cost"): USD per million input and output tokens,
+    #: where and when they were read; None where not given.
+    price_in: float | None = None
+    price_out: float | None = None
+    price_source: str | None = None
+    price_date: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -101,4 +107,6 @@ def identify(rows: list[dict[str, Any]], config: SiteConfig) -> list[Evaluation]
         simulated=bool(e.get("simulated")), groups=tuple(e.get("groups") or ()),
         truncation_observed=e.get("truncation_observed") is not False,
         tokens_observed=e.get("tokens_observed") is not False,
+        price_in=e.get("price_in"), price_out=e.get("price_out"), price_source=e.get("price_source"),
+        price_date=e.get("price_date"),
     ) for e, label, slug in zip(chosen, labels, slugs)]

@@ -165,7 +165,8 @@ class PointsDB:
                    coalesce(e.generation_args, '{}') AS generation_args, e.harness,
                    coalesce(e.simulated, false) AS simulated,
                    coalesce(e.truncation_observed, true) AS truncation_observed,
-                   coalesce(e.tokens_observed, true) AS tokens_observed
+                   coalesce(e.tokens_observed, true) AS tokens_observed,
+                   e.price_in, e.price_out, e.price_source, e.price_date
             FROM (SELECT DISTINCT model, template, sampler FROM points) p
             LEFT JOIN evaluations e USING (model, template, sampler)
             ORDER BY p.model, p.template, p.sampler

@@ -6,12 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...stats.board import EvaluationRow, ModeEstimate
+from ...stats.cost import evaluation_cost
 from ...vocabulary import MODES
 from .. import format as fmt
 from ..charts import Chart
 from ..urls import page_path
 from .base import BandView, Interval, Page, Ref
 from .cards import ReportedResults
+from .cost import CostView, cost_view
 from .history import HistoryView, history_view
 from .rows import Context, ModelRow, score_interval
 
@@ -106,6 +108,8 @@ class ModelPage(Page):
     board_tasks_present: int = 0
     #: Its score across the project's releases and this build; None when in no release.
     history: HistoryView | None = None
+    #: Its prices and what its run cost; None when evals.json gives no price.
+    cost: CostView | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -213,6 +217,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         board=ctx.board_page(m.id), boards=board_standings(ctx, m.id),
         board_tasks_present=len(ctx.results.leaderboard.settings.tasks) - len(m.missing_tasks),
         history=history_view(ctx.results.history.get(m.id, ()), row.label),
+        cost=cost_view(evaluation_cost(m)),
     )
 
 
