@@ -20,7 +20,7 @@ from .config import SiteConfig, load_config
 from .errors import InputError
 from .forking import Beside
 from .gcpause import long_lived, no_cyclic_gc
-from .outputs import board_files, signals_files
+from .outputs import analyses_files, board_files, signals_files
 from .project import Project, resolve_project
 from .results import BuildResults
 from .signals import Signals, compute_signals
@@ -30,6 +30,7 @@ from .site.render import chart_warmup
 from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
+from .stats.analyses import NONE, Analyses, compute_analyses
 from .stats.bands import Bands, load_bands
 from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
 from .stats.memo import RankMemo
@@ -172,7 +173,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             config=config,
             leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings,
+            timings=timings, analyses=gathered.analyses,
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -181,7 +182,8 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             """The data files: the board's, made beside the signals (`gather`), and
             signals.json, made while the pages render."""
             with no_cyclic_gc():  # iter_site pauses it for itself
-                files = {**gathered.board_files, **signals_files(signals)}
+                files = {**gathered.board_files, **signals_files(signals),
+                         **analyses_files(gathered.analyses, board.evaluations)}
                 # Beside the pages too: the model keys whose signals changed, for the next build
                 # (a memo only saves time: one that cannot be written is left as it was).
                 with suppress(OSError):
@@ -240,6 +242,7 @@ class Gathered:
     board_files: Mapping[str, bytes] = field(default_factory=dict)
     #: The signals of each model key, for the next build (`save()` writes what changed).
     signals_memo: SignalsMemo = field(default_factory=lambda: SignalsMemo(None))
+    analyses: Analyses = NONE  # of the evaluations with per-sample trials (stats/analyses.py)
 
 
 def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
@@ -295,13 +298,14 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
                 ranked_board, memo, files = ranked.result()
                 board = with_curves(db, ranked_board, config)
+                analyses = compute_analyses(db, board.leaderboard)
                 with suppress(OSError):  # a memo only saves time (stats/memo.py)
                     memo.save(memo_path)
                 phase("statistics and signals")
         finally:
             db.close()
     return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store,
-                    files, signals_memo)
+                    files, signals_memo, analyses)
 
 
 class Ranked(NamedTuple):

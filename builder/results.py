@@ -11,6 +11,7 @@ from typing import Mapping
 
 from .config import SiteConfig
 from .signals import Signals
+from .stats.analyses import NONE, Analyses
 from .stats.bands import Bands
 from .stats.board import Curves, Leaderboard, Pairwise
 from .stats.evaluations import Evaluation
@@ -32,3 +33,5 @@ class BuildResults:
     #: Each task's own ranking of the evaluations (the task pages).
     task_rankings: Mapping[str, TaskRanking]
     timings: dict[str, float] = field(default_factory=dict)
+    #: The per-sample analyses (compression, token hazard, budget sweep) of evaluations with trials.
+    analyses: Analyses = NONE

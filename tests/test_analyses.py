@@ -315,3 +315,58 @@ def test_budget_ranks_show_which_ranks_depend_on_the_budget():
 def test_unknown_mode_is_refused():
     with pytest.raises(ValueError):
         budget_sweep(trials_db([]), ["t"], {}, mode="X; DROP")
+
+
+# -- a board's analyses, from the PointsDB's trials table ------------------------------------
+
+
+def with_trials_table(db, trials):
+    """The PointsDB's `trials` table as ingest keeps it (SAMPLES.md section 1's columns)."""
+    db.con.execute("""CREATE TABLE trials (model VARCHAR, template VARCHAR, sampler VARCHAR, base_task VARCHAR,
+        params VARCHAR, sample_id VARCHAR, epoch INTEGER, credit DOUBLE, correct BOOLEAN, truncated BOOLEAN,
+        options INTEGER, tokens BIGINT, input_tokens BIGINT, compressed BIGINT)""")
+    names = ("model", "template", "sampler", "base_task", "params", "sample_id", "epoch", "correct", "truncated",
+             "options", "tokens", "compressed")
+    db.con.executemany(f"INSERT INTO trials ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                       [[t[k] for k in names] for t in trials])
+
+
+def test_a_boards_analyses_from_its_trials(tmp_path):
+    from reasonboard.stats.analyses import compute_analyses
+
+    rng = np.random.default_rng(11)
+    tasks = ["t", "u", "v"]
+    trials = simulated_trials(rng, "m", tasks) + simulated_trials(rng, "n", tasks)
+    for k, t in enumerate(trials):
+        t["compressed"] = 20 + t["tokens"] // (2 if t["correct"] else 8)
+    # "o" records no tokens, "p" no limit: analyses without a sweep, each with its reason.
+    bare = [dict(t, model="o", tokens=None) for t in simulated_trials(rng, "o", tasks)]
+    unlimited = simulated_trials(rng, "p", tasks)
+    everything = trials + bare + unlimited
+    evals = [{"model": m, "template": "tpl", "sampler": "smp", "label": m.upper(),
+              "generation_args": {} if m == "p" else {"max_tokens": 1024}} for m in "mnop"]
+    db = ingest_rows(tmp_path, board_points([dict(t, tokens=t["tokens"] or 0) for t in everything]), evals=evals)
+    config = SiteConfig()
+    board = compute_leaderboard(db, config, load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml"))
+    with_trials_table(db, everything)
+    found = compute_analyses(db, board.leaderboard)
+    by_key = {row.evaluation.key: row for row in board.leaderboard.models}
+    for m in "mn":
+        row = by_key[(m, "tpl", "smp")]
+        a = found.evaluations[row.evaluation.id]
+        assert a.sweep is not None and a.sweep_note is None and a.sweep.limit == 1024
+        assert (round(a.sweep.levels[-1].ci_low, 3), round(a.sweep.levels[-1].ci_high, 3)) == \
+            (row.score.ci_low, row.score.ci_high)
+        assert set(a.compression) == set(a.hazard) == set(tasks)
+        for t in tasks:  # wrong answers compress four times better: flagged wherever five or more
+            wrong = a.compression[t].outcome("incorrect")
+            assert ("incorrect" in a.compression[t].looping) == (wrong is not None and wrong.bits_trials >= 5)
+        assert a.recorded["t"].limit == 1024 and a.recorded["t"].with_text == a.recorded["t"].trials
+    o = found.evaluations[by_key[("o", "tpl", "smp")].evaluation.id]
+    assert o.sweep is None and o.hazard == {} and o.sweep_note == "the trials of task t do not record their output tokens"
+    p = found.evaluations[by_key[("p", "tpl", "smp")].evaluation.id]
+    assert p.sweep is None and p.sweep_note == "the run recorded no output-token limit"
+    assert all(not h.limited for h in p.hazard.values())
+    ranked = {row.evaluation.id for row in board.leaderboard.models if row.rank is not None}
+    assert set(found.ranks) == ranked & {by_key[(m, "tpl", "smp")].evaluation.id for m in "mn"}
+    assert compute_analyses(ingest_rows(tmp_path / "x", board_points(trials)), board.leaderboard).evaluations == {}

@@ -10,6 +10,7 @@ from ...vocabulary import MODES
 from .. import format as fmt
 from ..charts import Chart
 from ..urls import page_path
+from .analyses import ModelAnalyses, model_analyses
 from .base import BandView, Interval, Page, Ref
 from .cards import ReportedResults
 from .rows import Context, ModelRow
@@ -88,10 +89,12 @@ class ModelPage(Page):
     #: models it may be tied with.
     board: str = "index.html"
     modes: tuple[str, ...] = MODES
+    #: Compression, token hazard and budget sweep, for an evaluation with per-sample trials.
+    analyses: ModelAnalyses | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
-        return (self.chart,) if self.chart else ()
+        return ((self.chart,) if self.chart else ()) + (self.analyses.charts if self.analyses else ())
 
 
 @dataclass(frozen=True)
@@ -146,10 +149,10 @@ def model_groups(ctx: Context) -> list[ModelGroupPage]:
     return pages
 
 
-def draws_chart(m: EvaluationRow) -> bool:
+def draws_chart(m: EvaluationRow, has_analyses: bool = False) -> bool:
     """Whether the model page of `m` draws its chart: when it lists a task result, i.e. a
     task with an interval. Known before the page is made (`Deferred`)."""
-    return any(t.has_interval for t in m.tasks.values())
+    return any(t.has_interval for t in m.tasks.values()) or has_analyses
 
 
 def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> ModelPage:
@@ -191,8 +194,13 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         task_results=tuple(task_results), chart=chart, tiers=tiers,
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
-        board=ctx.board_page(m.id),
+        board=ctx.board_page(m.id), analyses=_analyses(ctx, m.id, row.label),
     )
+
+
+def _analyses(ctx: Context, model_id: str, label: str) -> ModelAnalyses | None:
+    found = ctx.results.analyses.evaluations.get(model_id)
+    return model_analyses(found, label) if found is not None else None
 
 
 def model_page_key(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> tuple[object, ...] | None:
@@ -206,7 +214,7 @@ def model_page_key(ctx: Context, m: EvaluationRow, parent: Ref | None = None) ->
     if reported is None:
         return None
     return (m, ctx.rows[m.id], _neighbours(ctx, m.id), parent, ctx.board_page(m.id),
-            tuple(ctx.task_ref(task) for task in m.tasks), reported)
+            tuple(ctx.task_ref(task) for task in m.tasks), reported, ctx.results.analyses.evaluations.get(m.id))
 
 
 #: Tier names read in difficulty order; other names follow alphabetically.

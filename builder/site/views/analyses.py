@@ -1,0 +1,284 @@
+"""The per-sample analyses as pages show them (SAMPLES.md section 6): compression by
+outcome and the token hazard on a model page, the models' hazards together on a task page,
+the budget sweep on a model page and the ranking at each budget on the board's page.
+
+Every chart has its table twin; what was not recorded is a sentence, never a number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from ...stats.analyses import EvaluationAnalyses
+from ...stats.budget import DIVISORS, BudgetRank, Sweep
+from ...stats.compression import LOOP_RATIO, Quartiles, TaskCompression
+from ...stats.hazard import FIRST_EDGE, HazardBin, TaskHazard
+from .. import format as fmt
+from ..charts import Chart
+from .base import Page, Ref
+
+#: Said beside every budget sweep (SAMPLES.md section 6).
+BUDGET_CAVEAT = ("A smaller budget is simulated by counting every answer longer than it as cut off. That holds "
+                 "when the prompt did not state the budget: a model told of a smaller budget may answer shorter.")
+
+
+def budget_label(divisor: int) -> str:
+    return "L" if divisor == 1 else f"L/{divisor}"
+
+
+def _spread(q: Quartiles | None, digits: int = 2) -> str:
+    if q is None:
+        return fmt.MISSING
+    return f"{q.median:.{digits}f} ({q.q1:.{digits}f}–{q.q3:.{digits}f})"
+
+
+def _bin_label(b: HazardBin, last: bool, limited: bool) -> str:
+    if last and not limited:
+        return f"{b.low:,}+"
+    return f"{b.low:,}–{b.high:,}"
+
+
+def _hazard_text(b: HazardBin) -> str:
+    if b.hazard is None or b.ci_low is None or b.ci_high is None:
+        return "no trial got this far"
+    return f"{b.hazard:.3f} [{max(b.ci_low, 0.0):.3f}, {min(b.ci_high, 1.0):.3f}]"
+
+
+@dataclass(frozen=True)
+class CompressionRow:
+    task: str
+    outcome: str
+    trials: str
+    bits: str
+    size: str
+
+
+@dataclass(frozen=True)
+class HazardRow:
+    task: str
+    tokens: str
+    at_risk: str
+    events: str
+    hazard: str
+
+
+@dataclass(frozen=True)
+class BudgetRow:
+    budget: str
+    tokens: str
+    score: str
+    tasks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModelAnalyses:
+    """The three analyses of one evaluation, each with its chart (None: nothing to draw),
+    table rows and sentences (what was not recorded, what stands out)."""
+
+    compression_chart: Chart | None
+    compression_rows: tuple[CompressionRow, ...]
+    compression_notes: tuple[str, ...]
+    hazard_chart: Chart | None
+    hazard_rows: tuple[HazardRow, ...]
+    hazard_notes: tuple[str, ...]
+    sweep_chart: Chart | None
+    sweep_rows: tuple[BudgetRow, ...]
+    sweep_tasks: tuple[str, ...]
+    sweep_note: str | None
+    caveat: str = BUDGET_CAVEAT
+
+    @property
+    def charts(self) -> tuple[Chart, ...]:
+        return tuple(c for c in (self.compression_chart, self.hazard_chart, self.sweep_chart) if c is not None)
+
+
+def model_analyses(a: EvaluationAnalyses, label: str) -> ModelAnalyses:
+    tasks = list(a.recorded)
+    comp_rows, comp_data, comp_notes = _compression(a.compression, tasks, a)
+    haz_rows, haz_data, haz_notes = _hazard(a.hazard, tasks, a)
+    comp_chart = Chart("compression", "compression", f"Bits per output token of {label}'s outputs by outcome",
+                       "compression-table", tuple(comp_data)) if comp_data else None
+    haz_chart = Chart("hazard", "hazard", f"Token hazard of {label} on each task", "hazard-table",
+                      tuple(haz_data)) if haz_data else None
+    sweep_rows, sweep_tasks, sweep_chart = _sweep(a.sweep, label)
+    return ModelAnalyses(comp_chart, tuple(comp_rows), tuple(comp_notes), haz_chart, tuple(haz_rows),
+                         tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note)
+
+
+def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
+                 a: EvaluationAnalyses) -> tuple[list[CompressionRow], list[dict[str, object]], list[str]]:
+    rows: list[CompressionRow] = []
+    data: list[dict[str, object]] = []
+    notes: list[str] = []
+    for task in tasks:
+        c = found.get(task)
+        if c is None:
+            notes.append(f"Task {task}: the trials do not record their output text, so nothing can be compressed.")
+            continue
+        for o in c.outcomes:
+            rows.append(CompressionRow(task, o.outcome, fmt.count(o.trials), _spread(o.bits), _spread(o.size, 0)))
+            if o.bits is not None:
+                data.append({"label": f"{task} · {o.outcome}", "order": len(data), "outcome": o.outcome,
+                             "q1": round(o.bits.q1, 4), "median": round(o.bits.median, 4), "q3": round(o.bits.q3, 4),
+                             "text": _spread(o.bits)})
+        good = c.outcome("correct")
+        for name in c.looping:
+            bad = c.outcome(name)
+            if good is not None and good.bits is not None and bad is not None and bad.bits is not None:
+                notes.append(f"Task {task}: {name} outputs compress much better than correct ones (median "
+                             f"{bad.bits.median:.2f} bits per output token against {good.bits.median:.2f}, at most "
+                             f"{LOOP_RATIO:g} of it): repetitive or looping output.")
+        missing = a.recorded[task].trials - a.recorded[task].with_text
+        if missing:
+            notes.append(f"Task {task}: {missing:,} of {a.recorded[task].trials:,} trials record no output text.")
+    return rows, data, notes
+
+
+def _hazard(found: Mapping[str, TaskHazard], tasks: list[str],
+            a: EvaluationAnalyses) -> tuple[list[HazardRow], list[dict[str, object]], list[str]]:
+    rows: list[HazardRow] = []
+    data: list[dict[str, object]] = []
+    notes: list[str] = []
+    for k, task in enumerate(tasks):
+        h = found.get(task)
+        if h is None:
+            notes.append(f"Task {task}: the trials do not record their output tokens, so there is no hazard.")
+            continue
+        if not h.bins:
+            notes.append(f"Task {task}: the top edge ({h.top:,} tokens) leaves no bin above {FIRST_EDGE} tokens.")
+            continue
+        if not h.limited:
+            notes.append(f"Task {task}: no token limit recorded; the bins stop at {h.top:,} tokens, the largest "
+                         "power of two an output reached.")
+        for n, b in enumerate(h.bins):
+            label = _bin_label(b, n == len(h.bins) - 1, h.limited)
+            rows.append(HazardRow(task, label, fmt.count(b.at_risk), fmt.count(b.events), _hazard_text(b)))
+            if b.hazard is not None:
+                data.append(hazard_point(task, k, label, n, b))
+    return rows, data, notes
+
+
+def hazard_point(series: str, order: int, label: str, n: int, b: HazardBin) -> dict[str, object]:
+    """One chart row of the `hazard` kind (rounded: the chart needs no more)."""
+    return {"series": series, "series_order": order, "bin": label, "bin_order": n,
+            "hazard": round(b.hazard or 0.0, 4), "low": round(max(b.ci_low or 0.0, 0.0), 4),
+            "high": round(min(b.ci_high or 1.0, 1.0), 4), "text": _hazard_text(b)}
+
+
+def _sweep(sweep: Sweep | None, label: str) -> tuple[tuple[BudgetRow, ...], tuple[str, ...], Chart | None]:
+    if sweep is None:
+        return (), (), None
+    tasks = tuple(sweep.limits)
+    limit = sweep.limit
+    rows: list[BudgetRow] = []
+    data: list[dict[str, object]] = []
+    for n, level in enumerate(sweep.levels):
+        name = budget_label(level.divisor)
+        tokens = fmt.count(limit / level.divisor) if limit is not None else "per task"
+        score = f"{level.center:.1f} ± {level.margin:.1f}"
+        cells = tuple(f"{e:.3f} [{max(lo, 0.0):.3f}, {min(hi, 1.0):.3f}]"
+                      for e, lo, hi in (level.tasks[t] for t in tasks))
+        rows.append(BudgetRow(name, tokens, score, cells))
+        data.append({"budget": name if limit is None else f"{name} ({tokens})", "order": n,
+                     "center": round(level.center, 2), "low": round(level.ci_low, 2), "high": round(level.ci_high, 2),
+                     "text": score})
+    chart = Chart("budget", "budget", f"ReasonScore of {label} at each output-token budget", "budget-table",
+                  tuple(data))
+    return tuple(rows), tasks, chart
+
+
+@dataclass(frozen=True)
+class TaskHazards:
+    """The hazards of a task page's models together: a chart of the first `charted` and a
+    table row per model, a cell per bin."""
+
+    chart: Chart | None
+    bins: tuple[str, ...]
+    rows: tuple[tuple[Ref, tuple[str, ...]], ...]
+    charted: int
+    notes: tuple[str, ...]
+
+
+def task_hazards(task: str, models: Sequence[tuple[str, Ref]], analyses: Mapping[str, EvaluationAnalyses],
+                 series: int) -> TaskHazards | None:
+    """`models`: (evaluation id, link) in the task page's order; `series`: how many to chart."""
+    found = [(mid, ref, analyses[mid].hazard[task]) for mid, ref in models
+             if mid in analyses and task in analyses[mid].hazard and analyses[mid].hazard[task].bins]
+    if not found:
+        return None
+    labels: dict[str, int] = {}
+    per_model = []
+    data: list[dict[str, object]] = []
+    for k, (_, ref, h) in enumerate(found):
+        cells = {}
+        for n, b in enumerate(h.bins):
+            label = _bin_label(b, n == len(h.bins) - 1, h.limited)
+            labels.setdefault(label, b.low)
+            cells[label] = _hazard_text(b)
+            if k < series and b.hazard is not None:
+                data.append(hazard_point(f"{k + 1}. {ref.label}", k, label, n, b))
+        per_model.append((ref, cells))
+    ordered = tuple(sorted(labels, key=lambda s: (labels[s], s)))
+    # Bins are ordered by their lower edge across models; the chart's order follows it.
+    order = {s: n for n, s in enumerate(ordered)}
+    for row in data:
+        row["bin_order"] = order[str(row["bin"])]
+    rows = tuple((ref, tuple(cells.get(s, fmt.MISSING) for s in ordered)) for ref, cells in per_model)
+    charted = min(series, len(found))
+    chart = Chart("hazard", "task-hazard", f"Token hazard of {charted} models on {task}", "task-hazard-table",
+                  tuple(data)) if data else None
+    notes: tuple[str, ...] = ()
+    if len(found) < len(models):
+        notes = (f"{len(models) - len(found)} of the {len(models)} models listed have no hazard on this task: "
+                 "their trials do not record output tokens, or there are none.",)
+    return TaskHazards(chart, ordered, rows, charted, notes)
+
+
+@dataclass(frozen=True)
+class BudgetRankRow:
+    model: Ref
+    rank: int
+    ranks: tuple[str, ...]
+    depends: bool
+
+
+def budget_rank_rows(models: Sequence[tuple[str, Ref, int]], ranks: Mapping[str, BudgetRank]) -> tuple[BudgetRankRow, ...]:
+    """`models`: the board's ranked evaluations (id, link, rank), in rank order."""
+    out = []
+    for mid, ref, rank in models:
+        r = ranks.get(mid)
+        if r is None:
+            continue
+        cells = tuple(f"{x} ({lo}–{hi})" if lo != hi else str(x) for x, (lo, hi) in zip(r.ranks, r.ranges))
+        out.append(BudgetRankRow(ref, rank, cells, r.depends))
+    return tuple(out)
+
+
+BUDGETS = tuple(budget_label(d) for d in DIVISORS)
+
+
+@dataclass(frozen=True)
+class BudgetPage(Page):
+    """`budget.html`: the board's ranked models with a budget sweep, their rank (and rank
+    range) at each budget, the first `page_size` of them listed; which ranks move."""
+
+    rows: tuple[BudgetRankRow, ...]
+    compared: int
+    moved: int
+    ranked: int
+    budgets: tuple[str, ...] = BUDGETS
+    caveat: str = BUDGET_CAVEAT
+
+
+def budget_page(models: Sequence[tuple[str, Ref, int]], ranks: Mapping[str, BudgetRank], page_size: int,
+                simulated: bool) -> BudgetPage | None:
+    """None when no ranked model has a sweep (no page, no link)."""
+    rows = budget_rank_rows(models, ranks)
+    if not rows:
+        return None
+    return BudgetPage(path="budget.html", title="Ranking at a smaller token budget", template="budget.html",
+                      simulated=simulated, description="The leaderboard's ranks at a sixteenth to the whole of each "
+                      "run's output-token limit, recomputed from the per-sample trials",
+                      rows=rows[:max(1, page_size)], compared=len(rows), moved=sum(r.depends for r in rows),
+                      ranked=len(models))
