@@ -32,7 +32,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("outputs", ("results", "outputs")),
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingest")),
-    ("commands", ("buildstate", "build", "demo", "demoworld", "newproject", "serve", "cli")),
+    ("commands", ("buildstate", "build", "demo", "demoworld", "democompress", "newproject", "serve", "cli")),
 )
 
 
