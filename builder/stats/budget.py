@@ -26,7 +26,8 @@ from .analysissql import EvalKey, query
 from .reasonscore import reasonscore_v2
 from .significance import rank_order, rank_ranges
 
-#: Budgets as divisors of the limit, smallest budget first: L/16, L/8, L/4, L/2, L.
+#: Budgets as divisors of the limit, smallest budget first: L/16, L/8, L/4, L/2, L (the
+#: levels of the `budget` statement in store/sql/analyses.sql, which spells them out).
 DIVISORS = (16, 8, 4, 2, 1)
 
 #: (estimate, low, high) of the site's estimator on one task.
@@ -72,7 +73,7 @@ def budget_sweep(db: PointsDB, tasks: Sequence[str], board_tasks: Mapping[EvalKe
     output tokens and a recorded limit; the others have none."""
     if mode not in MODES:
         raise ValueError(f"unknown estimator mode {mode!r}")
-    names, rows = query(db, "budget", [list(DIVISORS)], replace=("ESTIMATOR", f"est_{mode.lower()}"))
+    names, rows = query(db, "budget", replace=("ESTIMATOR", f"est_{mode.lower()}"))
     column = {t: j for j, t in enumerate(tasks)}
     found: dict[EvalKey, dict[tuple[int, str], Estimate]] = {}
     for row in rows:

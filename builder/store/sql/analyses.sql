@@ -100,48 +100,71 @@ FROM counted
 ORDER BY model, template, sampler, base_task, bin
 
 -- name: budget
--- The budget sweep: at each budget L / divisor (divisors bound as a list), a trial with
--- more output tokens than the budget counts as truncated (and so not correct, and out of the
--- guess accumulator). Points are summed as ingest sums trials (INGEST.md section 2), shrunk
--- to their effective counters (SAMPLES.md section 2), and summed per task; `est_mode` is
--- the estimator named by the caller's whitelisted macro, substituted for ESTIMATOR.
+-- The budget sweep at the five budgets L/16, L/8, L/4, L/2, L (levels 0 to 4; stats/budget.py
+-- DIVISORS): a trial with more output tokens than the budget counts as truncated (and so not
+-- correct, and out of the guess accumulator). `k` is how many of the budgets cut a trial
+-- short (the smallest first), so at level j it is cut when k > j. One pass per grouping:
+-- trials into samples (the counts at each level), samples into points (the exact integer
+-- sums of the design effect), trials into points again for the guess accumulator, summed as
+-- ingest sums it (INGEST.md section 2); then each point becomes one row per level, shrunk to
+-- its effective counters (SAMPLES.md section 2), summed per task, and ESTIMATOR (the site's
+-- estimator macro, substituted by the caller from a whitelist) applied.
 -- Only (evaluation, task) pairs whose every trial records tokens and that have a limit.
 WITH usable AS (
     SELECT t.model, t.template, t.sampler, t.base_task
     FROM analysis_trials t JOIN analysis_limits l USING (model, template, sampler, base_task)
     GROUP BY ALL HAVING count(t.tokens) = count(*)
 ), cut AS (
-    SELECT t.model, t.template, t.sampler, t.base_task, t.params, t.sample_id, t.options, d.divisor,
-           t.truncated OR t.tokens * d.divisor > l.token_limit AS cut_truncated,
-           t.correct AND NOT (t.tokens * d.divisor > l.token_limit) AS cut_correct
+    SELECT t.model, t.template, t.sampler, t.base_task, t.params, t.sample_id, t.options, t.correct, t.truncated,
+           (t.tokens * 16 > l.token_limit)::INTEGER + (t.tokens * 8 > l.token_limit)::INTEGER
+           + (t.tokens * 4 > l.token_limit)::INTEGER + (t.tokens * 2 > l.token_limit)::INTEGER
+           + (t.tokens > l.token_limit)::INTEGER AS k
     FROM analysis_trials t
     SEMI JOIN usable USING (model, template, sampler, base_task)
     JOIN analysis_limits l USING (model, template, sampler, base_task)
-    CROSS JOIN (SELECT unnest(?::INTEGER[]) AS divisor) d
-), points AS (
-    SELECT model, template, sampler, base_task, params, divisor,
-           count(*) AS total,
-           count(*) FILTER (WHERE cut_correct) AS correct,
-           count(*) FILTER (WHERE cut_truncated) AS truncated,
-           round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT cut_truncated AND options IS NOT NULL), 0), 9) AS guess
-    FROM cut GROUP BY ALL
 ), samples AS (
-    SELECT model, template, sampler, base_task, params, divisor, sample_id, count(*) AS m,
-           count(*) FILTER (WHERE cut_correct) AS yc, count(*) FILTER (WHERE cut_truncated) AS yt
-    FROM cut GROUP BY ALL
+    SELECT model, template, sampler, base_task, params, count(*) AS m,
+           count(*) FILTER (WHERE correct AND k <= 0) AS c0, count(*) FILTER (WHERE correct AND k <= 1) AS c1,
+           count(*) FILTER (WHERE correct AND k <= 2) AS c2, count(*) FILTER (WHERE correct AND k <= 3) AS c3,
+           count(*) FILTER (WHERE correct AND k <= 4) AS c4,
+           count(*) FILTER (WHERE truncated OR k > 0) AS t0, count(*) FILTER (WHERE truncated OR k > 1) AS t1,
+           count(*) FILTER (WHERE truncated OR k > 2) AS t2, count(*) FILTER (WHERE truncated OR k > 3) AS t3,
+           count(*) FILTER (WHERE truncated OR k > 4) AS t4
+    FROM cut GROUP BY model, template, sampler, base_task, params, sample_id
 ), clustered AS (
-    SELECT model, template, sampler, base_task, params, divisor,
-           count(*) AS c, sum(m) AS n, sum(yc) AS yc, sum(yt) AS yt,
-           sum(yc::HUGEINT * yc) AS scc, sum(yc::HUGEINT * m) AS scm,
-           sum(yt::HUGEINT * yt) AS stt, sum(yt::HUGEINT * m) AS stm, sum(m::HUGEINT * m) AS smm
+    SELECT model, template, sampler, base_task, params, count(*) AS c, sum(m) AS n, sum(m::HUGEINT * m) AS smm,
+           [sum(c0), sum(c1), sum(c2), sum(c3), sum(c4)] AS yc,
+           [sum(c0::HUGEINT * c0), sum(c1::HUGEINT * c1), sum(c2::HUGEINT * c2), sum(c3::HUGEINT * c3),
+            sum(c4::HUGEINT * c4)] AS scc,
+           [sum(c0::HUGEINT * m), sum(c1::HUGEINT * m), sum(c2::HUGEINT * m), sum(c3::HUGEINT * m),
+            sum(c4::HUGEINT * m)] AS scm,
+           [sum(t0), sum(t1), sum(t2), sum(t3), sum(t4)] AS yt,
+           [sum(t0::HUGEINT * t0), sum(t1::HUGEINT * t1), sum(t2::HUGEINT * t2), sum(t3::HUGEINT * t3),
+            sum(t4::HUGEINT * t4)] AS stt,
+           [sum(t0::HUGEINT * m), sum(t1::HUGEINT * m), sum(t2::HUGEINT * m), sum(t3::HUGEINT * m),
+            sum(t4::HUGEINT * m)] AS stm
     FROM samples GROUP BY ALL
+), guesses AS (
+    SELECT model, template, sampler, base_task, params,
+           [round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 0 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 1 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 2 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 3 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 4 AND options IS NOT NULL), 0), 9)]
+           AS g
+    FROM cut GROUP BY ALL
+), levels AS (
+    SELECT k.model, k.template, k.sampler, k.base_task, k.c, k.n,
+           unnest(range(1, 6)) AS i, k.yc, k.yt, k.scc, k.scm, k.stt, k.stm, k.smm, g.g
+    FROM clustered k JOIN guesses g USING (model, template, sampler, base_task, params)
 ), effective AS (
-    SELECT p.*, design_effect(k.c, k.n, indicator_deff(k.c, k.n, k.yc, k.scc, k.scm, k.smm),
-                              indicator_deff(k.c, k.n, k.yt, k.stt, k.stm, k.smm)) AS deff
-    FROM points p JOIN clustered k USING (model, template, sampler, base_task, params, divisor)
+    SELECT model, template, sampler, base_task, i, n, yc[i] AS correct, yt[i] AS truncated, g[i] AS guess,
+           design_effect(c, n, indicator_deff(c, n, yc[i], scc[i], scm[i], smm),
+                         indicator_deff(c, n, yt[i], stt[i], stm[i], smm)) AS deff
+    FROM levels
 ), tasks AS (
-    SELECT model, template, sampler, base_task, divisor,
-           sum((total / deff)::DECIMAL(38, 12))::DOUBLE AS n,
+    SELECT model, template, sampler, base_task, [16, 8, 4, 2, 1][i] AS divisor,
+           sum((n / deff)::DECIMAL(38, 12))::DOUBLE AS n,
            sum((truncated / deff)::DECIMAL(38, 12))::DOUBLE AS n_t,
            sum((correct / deff)::DECIMAL(38, 12))::DOUBLE AS n_e,
            sum((guess / deff)::DECIMAL(38, 12))::DOUBLE AS g
