@@ -30,9 +30,10 @@ from .site.render import chart_warmup
 from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
-from .stats.analyses import NONE, Analyses, compute_analyses
+from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
-from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
+from .stats.history import score_history
+from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
 from .store.reported import OwnResult
@@ -151,11 +152,13 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     render_salt = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
                                templates_dirs=project.templates_dirs, static_dir=project.static_dir,
                                strict=options.strict, allow_empty=options.allow_empty)
-    key = build_key(render_salt, sources=sources.whole if sources else "", db_path=options.db_path)
+    key = build_key(render_salt, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
+                    db_path=options.db_path)  # the releases' pages and each model's history are made from them
     previous = load_state(cache_dir, out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
+    releases = read_releases(project.root)  # a bad snapshot stops the build before the slow steps
 
     # From an empty cache, the chart assets are made by a forked process while this one
     # reads the inputs and computes (forked before the PointsDB is opened).
@@ -171,9 +174,9 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
 
         results = BuildResults(
             config=config,
-            leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
+            leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves, analyses=board.analyses,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings, analyses=gathered.analyses,
+            timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -182,8 +185,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             """The data files: the board's, made beside the signals (`gather`), and
             signals.json, made while the pages render."""
             with no_cyclic_gc():  # iter_site pauses it for itself
-                files = {**gathered.board_files, **signals_files(signals),
-                         **analyses_files(gathered.analyses, board.evaluations)}
+                files = {**gathered.board_files, **signals_files(signals), **analyses_files(board.analyses, board.evaluations)}
                 # Beside the pages too: the model keys whose signals changed, for the next build
                 # (a memo only saves time: one that cannot be written is left as it was).
                 with suppress(OSError):
@@ -242,7 +244,6 @@ class Gathered:
     board_files: Mapping[str, bytes] = field(default_factory=dict)
     #: The signals of each model key, for the next build (`save()` writes what changed).
     signals_memo: SignalsMemo = field(default_factory=lambda: SignalsMemo(None))
-    analyses: Analyses = NONE  # of the evaluations with per-sample trials (stats/analyses.py)
 
 
 def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
@@ -297,15 +298,14 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 signals_memo = SignalsMemo(project.cache_dir / f"signals-{data_key(data_dir)}")
                 signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
                 ranked_board, memo, files = ranked.result()
-                board = with_curves(db, ranked_board, config)
-                analyses = compute_analyses(db, board.leaderboard)
+                board = with_analyses(db, with_curves(db, ranked_board, config))
                 with suppress(OSError):  # a memo only saves time (stats/memo.py)
                     memo.save(memo_path)
                 phase("statistics and signals")
         finally:
             db.close()
     return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store,
-                    files, signals_memo, analyses)
+                    files, signals_memo)
 
 
 class Ranked(NamedTuple):

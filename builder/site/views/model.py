@@ -13,6 +13,7 @@ from ..urls import page_path
 from .analyses import ModelAnalyses, model_analyses
 from .base import BandView, Interval, Page, Ref
 from .cards import ReportedResults
+from .history import HistoryView, history_view
 from .rows import Context, ModelRow
 
 #: Nearest neighbours (each side) whose win rates a model page shows.
@@ -89,12 +90,15 @@ class ModelPage(Page):
     #: models it may be tied with.
     board: str = "index.html"
     modes: tuple[str, ...] = MODES
+    #: Its score across the project's releases and this build; None when in no release.
+    history: HistoryView | None = None
     #: Compression, token hazard and budget sweep, for an evaluation with per-sample trials.
     analyses: ModelAnalyses | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
-        return ((self.chart,) if self.chart else ()) + (self.analyses.charts if self.analyses else ())
+        own = tuple(c for c in (self.chart, self.history.chart if self.history else None) if c is not None)
+        return own + (self.analyses.charts if self.analyses else ())
 
 
 @dataclass(frozen=True)
@@ -149,10 +153,11 @@ def model_groups(ctx: Context) -> list[ModelGroupPage]:
     return pages
 
 
-def draws_chart(m: EvaluationRow, has_analyses: bool = False) -> bool:
-    """Whether the model page of `m` draws its chart: when it lists a task result, i.e. a
-    task with an interval. Known before the page is made (`Deferred`)."""
-    return any(t.has_interval for t in m.tasks.values()) or has_analyses
+def draws_chart(m: EvaluationRow, history: object = (), has_analyses: bool = False) -> bool:
+    """Whether the model page of `m` draws a chart: when it lists a task result, i.e. a
+    task with an interval, has a history across releases, or per-sample analyses. Known
+    before the page is made (`Deferred`)."""
+    return bool(history) or has_analyses or any(t.has_interval for t in m.tasks.values())
 
 
 def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> ModelPage:
@@ -194,7 +199,8 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         task_results=tuple(task_results), chart=chart, tiers=tiers,
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
-        board=ctx.board_page(m.id), analyses=_analyses(ctx, m.id, row.label),
+        board=ctx.board_page(m.id), history=history_view(ctx.results.history.get(m.id, ()), row.label),
+        analyses=_analyses(ctx, m.id, row.label),
     )
 
 
@@ -214,7 +220,8 @@ def model_page_key(ctx: Context, m: EvaluationRow, parent: Ref | None = None) ->
     if reported is None:
         return None
     return (m, ctx.rows[m.id], _neighbours(ctx, m.id), parent, ctx.board_page(m.id),
-            tuple(ctx.task_ref(task) for task in m.tasks), reported, ctx.results.analyses.evaluations.get(m.id))
+            tuple(ctx.task_ref(task) for task in m.tasks), reported, ctx.results.history.get(m.id, ()),
+            ctx.results.analyses.evaluations.get(m.id))
 
 
 #: Tier names read in difficulty order; other names follow alphabetically.
