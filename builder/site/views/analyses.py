@@ -18,6 +18,10 @@ from .. import format as fmt
 from ..charts import Chart
 from .base import Page, Ref
 
+#: Series a hazard chart draws: the colours and point shapes of the chart kinds stay apart
+#: up to here (the table lists every series).
+CHART_SERIES = 8
+
 #: Said beside every budget sweep (SAMPLES.md section 6).
 BUDGET_CAVEAT = ("A smaller budget is simulated by counting every answer longer than it as cut off. That holds "
                  "when the prompt did not state the budget: a model told of a smaller budget may answer shorter.")
@@ -86,6 +90,9 @@ class ModelAnalyses:
     sweep_rows: tuple[BudgetRow, ...]
     sweep_tasks: tuple[str, ...]
     sweep_note: str | None
+    #: How many tasks the hazard chart draws, of how many with a hazard.
+    hazard_charted: int = 0
+    hazard_tasks: int = 0
     caveat: str = BUDGET_CAVEAT
 
     @property
@@ -97,13 +104,15 @@ def model_analyses(a: EvaluationAnalyses, label: str) -> ModelAnalyses:
     tasks = list(a.recorded)
     comp_rows, comp_data, comp_notes = _compression(a.compression, tasks, a)
     haz_rows, haz_data, haz_notes = _hazard(a.hazard, tasks, a)
+    charted = len({row["series"] for row in haz_data})
+    with_bins = sum(1 for t in tasks if t in a.hazard and a.hazard[t].bins)
     comp_chart = Chart("compression", "compression", f"Bits per output token of {label}'s outputs by outcome",
                        "compression-table", tuple(comp_data)) if comp_data else None
     haz_chart = Chart("hazard", "hazard", f"Token hazard of {label} on each task", "hazard-table",
                       tuple(haz_data)) if haz_data else None
     sweep_rows, sweep_tasks, sweep_chart = _sweep(a.sweep, label)
     return ModelAnalyses(comp_chart, tuple(comp_rows), tuple(comp_notes), haz_chart, tuple(haz_rows),
-                         tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note)
+                         tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note, charted, with_bins)
 
 
 def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
@@ -140,7 +149,8 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str],
     rows: list[HazardRow] = []
     data: list[dict[str, object]] = []
     notes: list[str] = []
-    for k, task in enumerate(tasks):
+    drawn = 0
+    for task in tasks:
         h = found.get(task)
         if h is None:
             notes.append(f"Task {task}: the trials do not record their output tokens, so there is no hazard.")
@@ -154,8 +164,9 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str],
         for n, b in enumerate(h.bins):
             label = _bin_label(b, n == len(h.bins) - 1, h.limited)
             rows.append(HazardRow(task, label, fmt.count(b.at_risk), fmt.count(b.events), _hazard_text(b)))
-            if b.hazard is not None:
-                data.append(hazard_point(task, k, label, n, b))
+            if b.hazard is not None and drawn < CHART_SERIES:
+                data.append(hazard_point(task, drawn, label, n, b))
+        drawn += 1
     return rows, data, notes
 
 
