@@ -311,25 +311,30 @@ def _quartiles(q: Quartiles | None) -> list[float | None] | None:
 
 
 def _analyses_document(e: Evaluation, a: EvaluationAnalyses) -> dict[str, Any]:
+    """Columns rather than records (a list per field): the file stays a few kilobytes."""
     tasks: dict[str, Any] = {}
     for task, rec in a.recorded.items():
         c, h = a.compression.get(task), a.hazard.get(task)
         tasks[task] = {
             "trials": rec.trials, "with_tokens": rec.with_tokens, "with_text": rec.with_text,
             "token_limit": rec.limit,
-            "compression": None if c is None else {"looping": list(c.looping), "outcomes": [
-                {"outcome": o.outcome, "trials": o.trials, "bits_trials": o.bits_trials,
-                 "bits_per_token": _quartiles(o.bits), "size_trials": o.size_trials, "compressed": _quartiles(o.size)}
-                for o in c.outcomes]},
-            "hazard": None if h is None else {"top": h.top, "top_is_limit": h.limited, "bins": [
-                {"low": b.low, "high": b.high, "ending": b.ending, "events": b.events, "at_risk": b.at_risk,
-                 "hazard": r6(b.hazard), "ci_low": r6(b.ci_low), "ci_high": r6(b.ci_high)} for b in h.bins]},
+            "compression": None if c is None else {
+                "looping": list(c.looping), "outcome": [o.outcome for o in c.outcomes],
+                "trials": [o.trials for o in c.outcomes], "bits_trials": [o.bits_trials for o in c.outcomes],
+                "bits_per_token": [_quartiles(o.bits) for o in c.outcomes],
+                "size_trials": [o.size_trials for o in c.outcomes], "compressed": [_quartiles(o.size) for o in c.outcomes]},
+            "hazard": None if h is None else {
+                "top": h.top, "top_is_limit": h.limited, "low": [b.low for b in h.bins], "high": [b.high for b in h.bins],
+                "ending": [b.ending for b in h.bins], "events": [b.events for b in h.bins],
+                "at_risk": [b.at_risk for b in h.bins], "hazard": [r6(b.hazard) for b in h.bins],
+                "ci_low": [r6(b.ci_low) for b in h.bins], "ci_high": [r6(b.ci_high) for b in h.bins]},
         }
     sweep = None
     if a.sweep is not None:
-        sweep = {"limits": dict(a.sweep.limits), "levels": [
-            {"divisor": lv.divisor, "reasonscore": r3(lv.center), "margin": r3(lv.margin), "ci_low": r3(lv.ci_low),
-             "ci_high": r3(lv.ci_high), "tasks": {t: [r6(x) for x in est] for t, est in lv.tasks.items()}}
-            for lv in a.sweep.levels]}
+        levels = a.sweep.levels
+        sweep = {"limits": dict(a.sweep.limits), "divisor": [lv.divisor for lv in levels],
+                 "reasonscore": [r3(lv.center) for lv in levels], "margin": [r3(lv.margin) for lv in levels],
+                 "ci_low": [r3(lv.ci_low) for lv in levels], "ci_high": [r3(lv.ci_high) for lv in levels],
+                 "tasks": {t: [[r6(x) for x in lv.tasks[t]] for lv in levels] for t in a.sweep.limits}}
     return {"schema": ANALYSES_SCHEMA, "id": e.id, "model": e.model, "template": e.template, "sampler": e.sampler,
             "tasks": tasks, "budget_sweep": sweep, "budget_sweep_note": a.sweep_note}

@@ -145,7 +145,7 @@ def compression() -> alt.LayerChart | alt.FacetChart:
     """Bits per output token by outcome: the quartiles as a bar, the median as a tick, one
     row per task and outcome (model pages).
 
-    Rows: `label` ("task · outcome"), `order`, `outcome`, `q1`, `median`, `q3`, `text`.
+    Rows: `label` ("task · outcome"), `order`, `outcome`, `q1`, `median`, `q3`.
     """
     base = alt.Chart(_rows()).encode(
         y=alt.Y("label:N", sort=alt.EncodingSortField(field="order", order="ascending"), title=None),
@@ -153,7 +153,9 @@ def compression() -> alt.LayerChart | alt.FacetChart:
     colour = alt.Color("outcome:N", scale=alt.Scale(domain=["correct", "incorrect", "truncated"],
                                                     range=[SERIES[2], SERIES[1], SERIES[3]]),
                        legend=alt.Legend(title="outcome", orient="bottom"))
-    tooltip = [alt.Tooltip("label:N", title="task and outcome"), alt.Tooltip("text:N", title="bits per token")]
+    tooltip = [alt.Tooltip("label:N", title="task and outcome"), alt.Tooltip("median:Q", format=".2f"),
+               alt.Tooltip("q1:Q", title="lower quartile", format=".2f"),
+               alt.Tooltip("q3:Q", title="upper quartile", format=".2f")]
     box = base.mark_bar(height={"band": 0.6}, opacity=0.55).encode(
         x=alt.X("q1:Q", title="bits per output token (gzip), quartiles and median", scale=alt.Scale(zero=True)),
         x2="q3:Q", color=colour, tooltip=tooltip)
@@ -165,7 +167,7 @@ def hazard() -> alt.LayerChart | alt.FacetChart:
     """Token hazard: per bin of output tokens, the risk of ending wrong given the answer got
     that far, with its 95 % interval; one series per task (model pages) or model (task pages).
 
-    Rows: `series`, `series_order`, `bin` ("32-64"), `bin_order`, `hazard`, `low`, `high`, `text`.
+    Rows: `series`, `series_order`, `bin` ("32–64"), `bin_order`, `hazard`, `low`, `high`.
     """
     series = alt.EncodingSortField(field="series_order", order="ascending")
     legend = alt.Legend(title=None, orient="bottom", columns=2, labelLimit=280, symbolStrokeWidth=1.5)
@@ -174,7 +176,8 @@ def hazard() -> alt.LayerChart | alt.FacetChart:
                 title="output tokens reached", axis=alt.Axis(labelAngle=-40)),
     )
     tooltip = [alt.Tooltip("series:N", title="series"), alt.Tooltip("bin:N", title="tokens"),
-               alt.Tooltip("text:N", title="hazard")]
+               alt.Tooltip("hazard:Q", format=".3f"), alt.Tooltip("low:Q", title="95% low", format=".3f"),
+               alt.Tooltip("high:Q", title="95% high", format=".3f")]
     y = alt.Y("hazard:Q", scale=alt.Scale(domain=[0, 1]), title="risk of ending wrong in the bin",
               axis=alt.Axis(format=".1f"))
     bars = base.mark_rule(strokeWidth=1.5, opacity=0.5).encode(

@@ -45,7 +45,7 @@ def _bin_label(b: HazardBin, last: bool, limited: bool) -> str:
 
 def _hazard_text(b: HazardBin) -> str:
     if b.hazard is None or b.ci_low is None or b.ci_high is None:
-        return "no trial got this far"
+        return "not reached"
     return f"{b.hazard:.3f} [{max(b.ci_low, 0.0):.3f}, {min(b.ci_high, 1.0):.3f}]"
 
 
@@ -60,11 +60,11 @@ class CompressionRow:
 
 @dataclass(frozen=True)
 class HazardRow:
+    """One task: its hazard [interval] in each bin of the table's columns ("—": the task's
+    bins differ there)."""
+
     task: str
-    tokens: str
-    at_risk: str
-    events: str
-    hazard: str
+    cells: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ class ModelAnalyses:
     compression_rows: tuple[CompressionRow, ...]
     compression_notes: tuple[str, ...]
     hazard_chart: Chart | None
+    hazard_bins: tuple[str, ...]
     hazard_rows: tuple[HazardRow, ...]
     hazard_notes: tuple[str, ...]
     sweep_chart: Chart | None
@@ -103,15 +104,15 @@ class ModelAnalyses:
 def model_analyses(a: EvaluationAnalyses, label: str) -> ModelAnalyses:
     tasks = list(a.recorded)
     comp_rows, comp_data, comp_notes = _compression(a.compression, tasks, a)
-    haz_rows, haz_data, haz_notes = _hazard(a.hazard, tasks, a)
+    haz_bins, haz_rows, haz_data, haz_notes = _hazard(a.hazard, tasks)
     charted = len({row["series"] for row in haz_data})
-    with_bins = sum(1 for t in tasks if t in a.hazard and a.hazard[t].bins)
+    with_bins = len(haz_rows)
     comp_chart = Chart("compression", "compression", f"Bits per output token of {label}'s outputs by outcome",
                        "compression-table", tuple(comp_data)) if comp_data else None
     haz_chart = Chart("hazard", "hazard", f"Token hazard of {label} on each task", "hazard-table",
                       tuple(haz_data)) if haz_data else None
     sweep_rows, sweep_tasks, sweep_chart = _sweep(a.sweep, label)
-    return ModelAnalyses(comp_chart, tuple(comp_rows), tuple(comp_notes), haz_chart, tuple(haz_rows),
+    return ModelAnalyses(comp_chart, tuple(comp_rows), tuple(comp_notes), haz_chart, haz_bins, tuple(haz_rows),
                          tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note, charted, with_bins)
 
 
@@ -120,6 +121,7 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
     rows: list[CompressionRow] = []
     data: list[dict[str, object]] = []
     notes: list[str] = []
+    looping: dict[str, list[str]] = {}
     for task in tasks:
         c = found.get(task)
         if c is None:
@@ -129,31 +131,35 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
             rows.append(CompressionRow(task, o.outcome, fmt.count(o.trials), _spread(o.bits), _spread(o.size, 0)))
             if o.bits is not None:
                 data.append({"label": f"{task} · {o.outcome}", "order": len(data), "outcome": o.outcome,
-                             "q1": round(o.bits.q1, 4), "median": round(o.bits.median, 4), "q3": round(o.bits.q3, 4),
-                             "text": _spread(o.bits)})
-        good = c.outcome("correct")
+                             "q1": round(o.bits.q1, 3), "median": round(o.bits.median, 3), "q3": round(o.bits.q3, 3)})
         for name in c.looping:
-            bad = c.outcome(name)
-            if good is not None and good.bits is not None and bad is not None and bad.bits is not None:
-                notes.append(f"Task {task}: {name} outputs compress much better than correct ones (median "
-                             f"{bad.bits.median:.2f} bits per output token against {good.bits.median:.2f}, at most "
-                             f"{LOOP_RATIO:g} of it): repetitive or looping output.")
+            looping.setdefault(name, []).append(task)
         missing = a.recorded[task].trials - a.recorded[task].with_text
         if missing:
             notes.append(f"Task {task}: {missing:,} of {a.recorded[task].trials:,} trials record no output text.")
+    for name, where in looping.items():
+        notes.append(f"Looping: {name} outputs take at most {LOOP_RATIO:g} of the correct ones' median bits per "
+                     f"output token on {_tasks_text(where)}: they compress much better, the mark of repetitive or "
+                     "looping output (the table has the medians).")
     return rows, data, notes
 
 
-def _hazard(found: Mapping[str, TaskHazard], tasks: list[str],
-            a: EvaluationAnalyses) -> tuple[list[HazardRow], list[dict[str, object]], list[str]]:
-    rows: list[HazardRow] = []
+def _tasks_text(tasks: list[str]) -> str:
+    return f"task {tasks[0]}" if len(tasks) == 1 else f"{len(tasks)} tasks ({', '.join(tasks)})"
+
+
+def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
+            ) -> tuple[tuple[str, ...], list[HazardRow], list[dict[str, object]], list[str]]:
+    cells: dict[str, dict[str, str]] = {}
+    edges: dict[str, int] = {}
     data: list[dict[str, object]] = []
     notes: list[str] = []
-    drawn = 0
+    untold = [t for t in tasks if t not in found]
+    if untold:
+        notes.append(f"No hazard on {_tasks_text(untold)}: the trials do not record their output tokens.")
     for task in tasks:
         h = found.get(task)
         if h is None:
-            notes.append(f"Task {task}: the trials do not record their output tokens, so there is no hazard.")
             continue
         if not h.bins:
             notes.append(f"Task {task}: the top edge ({h.top:,} tokens) leaves no bin above {FIRST_EDGE} tokens.")
@@ -161,20 +167,26 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str],
         if not h.limited:
             notes.append(f"Task {task}: no token limit recorded; the bins stop at {h.top:,} tokens, the largest "
                          "power of two an output reached.")
+        mine = cells.setdefault(task, {})
         for n, b in enumerate(h.bins):
             label = _bin_label(b, n == len(h.bins) - 1, h.limited)
-            rows.append(HazardRow(task, label, fmt.count(b.at_risk), fmt.count(b.events), _hazard_text(b)))
-            if b.hazard is not None and drawn < CHART_SERIES:
-                data.append(hazard_point(task, drawn, label, n, b))
-        drawn += 1
-    return rows, data, notes
+            edges.setdefault(label, b.low)
+            mine[label] = _hazard_text(b)
+            if b.hazard is not None and len(cells) <= CHART_SERIES:
+                data.append(hazard_point(task, len(cells) - 1, label, n, b))
+    bins = tuple(sorted(edges, key=lambda s: (edges[s], s)))
+    order = {label: n for n, label in enumerate(bins)}
+    for row in data:
+        row["bin_order"] = order[str(row["bin"])]
+    rows = [HazardRow(task, tuple(c.get(label, fmt.MISSING) for label in bins)) for task, c in cells.items()]
+    return bins, rows, data, notes
 
 
 def hazard_point(series: str, order: int, label: str, n: int, b: HazardBin) -> dict[str, object]:
     """One chart row of the `hazard` kind (rounded: the chart needs no more)."""
     return {"series": series, "series_order": order, "bin": label, "bin_order": n,
-            "hazard": round(b.hazard or 0.0, 4), "low": round(max(b.ci_low or 0.0, 0.0), 4),
-            "high": round(min(b.ci_high or 1.0, 1.0), 4), "text": _hazard_text(b)}
+            "hazard": round(b.hazard or 0.0, 3), "low": round(max(b.ci_low or 0.0, 0.0), 3),
+            "high": round(min(b.ci_high or 1.0, 1.0), 3)}
 
 
 def _sweep(sweep: Sweep | None, label: str) -> tuple[tuple[BudgetRow, ...], tuple[str, ...], Chart | None]:
