@@ -170,7 +170,8 @@ def hazard() -> alt.LayerChart | alt.FacetChart:
     Rows: `series`, `series_order`, `bin` ("32–64"), `bin_order`, `hazard`, `low`, `high`.
     """
     series = alt.EncodingSortField(field="series_order", order="ascending")
-    legend = alt.Legend(title=None, orient="bottom", columns=2, labelLimit=280, symbolStrokeWidth=1.5)
+    # One column: two columns of model names overflow a phone's width.
+    legend = alt.Legend(title=None, orient="bottom", columns=1, labelLimit=300, symbolStrokeWidth=1.5)
     base = alt.Chart(_rows()).encode(
         x=alt.X("bin:N", sort=alt.EncodingSortField(field="bin_order", order="ascending"),
                 title="output tokens reached", axis=alt.Axis(labelAngle=-40)),
@@ -180,11 +181,12 @@ def hazard() -> alt.LayerChart | alt.FacetChart:
                alt.Tooltip("high:Q", title="95% high", format=".3f")]
     y = alt.Y("hazard:Q", scale=alt.Scale(domain=[0, 1]), title="risk of ending wrong in the bin",
               axis=alt.Axis(format=".1f"))
+    # One legend, of the points (colour and shape); the intervals and lines share their colours.
     bars = base.mark_rule(strokeWidth=1.5, opacity=0.5).encode(
         y=alt.Y("low:Q", scale=alt.Scale(domain=[0, 1])), y2="high:Q",
-        stroke=alt.Stroke("series:N", sort=series, scale=alt.Scale(range=SERIES), legend=legend))
+        stroke=alt.Stroke("series:N", sort=series, scale=alt.Scale(range=SERIES), legend=None))
     line = base.mark_line(strokeWidth=1.5).encode(
-        y=y, stroke=alt.Stroke("series:N", sort=series, scale=alt.Scale(range=SERIES), legend=legend), tooltip=tooltip)
+        y=y, stroke=alt.Stroke("series:N", sort=series, scale=alt.Scale(range=SERIES), legend=None), tooltip=tooltip)
     points = base.mark_point(size=45, filled=True, opacity=1).encode(
         y=y, color=alt.Color("series:N", sort=series, scale=alt.Scale(range=SERIES), legend=legend),
         shape=alt.Shape("series:N", sort=series, scale=alt.Scale(range=SHAPES), legend=legend), tooltip=tooltip)

@@ -22,6 +22,9 @@ from .base import Page, Ref
 #: up to here (the table lists every series).
 CHART_SERIES = 8
 
+#: `LOOP_RATIO` in words.
+LOOP_SHARE = {0.5: "half", 0.25: "a quarter"}.get(LOOP_RATIO, f"{LOOP_RATIO:g} of")
+
 #: Said beside every budget sweep (SAMPLES.md section 6).
 BUDGET_CAVEAT = ("A smaller budget is simulated by counting every answer longer than it as cut off. That holds "
                  "when the prompt did not state the budget: a model told of a smaller budget may answer shorter.")
@@ -138,9 +141,9 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
         if missing:
             notes.append(f"Task {task}: {missing:,} of {a.recorded[task].trials:,} trials record no output text.")
     for name, where in looping.items():
-        notes.append(f"Looping: {name} outputs take at most {LOOP_RATIO:g} of the correct ones' median bits per "
-                     f"output token on {_tasks_text(where)}: they compress much better, the mark of repetitive or "
-                     "looping output (the table has the medians).")
+        notes.append(f"Looping: on {_tasks_text(where)}, the median {name} output takes at most {LOOP_SHARE} the "
+                     "bits per output token of the median correct one: it compresses much better, the mark of "
+                     "repetitive or looping output (the table has the medians).")
     return rows, data, notes
 
 
