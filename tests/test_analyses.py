@@ -370,3 +370,22 @@ def test_a_boards_analyses_from_its_trials(tmp_path):
     ranked = {row.evaluation.id for row in board.leaderboard.models if row.rank is not None}
     assert set(found.ranks) == ranked & {by_key[(m, "tpl", "smp")].evaluation.id for m in "mn"}
     assert compute_analyses(ingest_rows(tmp_path / "x", board_points(trials)), board.leaderboard).evaluations == {}
+
+
+def test_the_demo_simulates_a_model_that_loops_when_it_fails():
+    from types import SimpleNamespace
+
+    from reasonboard.democompress import BITS, GZIP_FRAME, LOOP_BITS, compressed_sizes, loops_when_failing
+
+    rng = np.random.default_rng(3)
+    tokens = rng.integers(200, 4000, 4000)
+    correct = rng.random(4000) < 0.5
+    looper, plain = SimpleNamespace(index=1, variant=0), SimpleNamespace(index=2, variant=0)
+    assert loops_when_failing(looper) and not loops_when_failing(plain)
+    for run in (looper, plain):
+        sizes = compressed_sizes(run, 0, tokens, correct)
+        assert (compressed_sizes(run, 0, tokens, correct) == sizes).all() and sizes.dtype == np.int64
+        bits = 8 * (sizes - GZIP_FRAME) / tokens
+        assert np.median(bits[correct]) == pytest.approx(BITS, rel=0.05)
+        wrong = LOOP_BITS if run is looper else BITS
+        assert np.median(bits[~correct]) == pytest.approx(wrong, rel=0.05)
