@@ -125,10 +125,12 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
     data: list[dict[str, object]] = []
     notes: list[str] = []
     looping: dict[str, list[str]] = {}
+    untold = [t for t in tasks if t not in found]
+    if untold:
+        notes.append(f"No compression on {_tasks_text(untold)}: the trials do not record their output text.")
     for task in tasks:
         c = found.get(task)
         if c is None:
-            notes.append(f"Task {task}: the trials do not record their output text, so nothing can be compressed.")
             continue
         for o in c.outcomes:
             rows.append(CompressionRow(task, o.outcome, fmt.count(o.trials), _spread(o.bits), _spread(o.size, 0)))
