@@ -389,3 +389,24 @@ def test_the_demo_simulates_a_model_that_loops_when_it_fails():
         assert np.median(bits[correct]) == pytest.approx(BITS, rel=0.05)
         wrong = LOOP_BITS if run is looper else BITS
         assert np.median(bits[~correct]) == pytest.approx(wrong, rel=0.05)
+
+
+def test_model_page_sections_say_what_was_not_recorded_and_draw_only_what_exists():
+    from reasonboard.site.views.analyses import model_analyses
+    from reasonboard.stats.analyses import EvaluationAnalyses, Recorded
+    from reasonboard.stats.hazard import HazardBin, TaskHazard
+
+    bare = EvaluationAnalyses(recorded={"t": Recorded(10, 0, 0, None)}, compression={}, hazard={}, sweep=None,
+                              sweep_note="the trials of task t do not record their output tokens")
+    view = model_analyses(bare, "M")
+    assert view.charts == () and view.hazard_rows == () and view.compression_rows == ()
+    assert view.hazard_notes == ("No hazard on task t: the trials do not record their output tokens.",)
+    assert view.compression_notes == ("No compression on task t: the trials do not record their output text.",)
+    assert view.sweep_rows == () and view.sweep_note.endswith("output tokens")
+    # A single bin, every trial truncated in it: one chart point, h = 1 with its interval.
+    one = TaskHazard(64, True, (HazardBin(32, 64, 5, 5, 5, 1.0, 0.566, 1.0),))
+    single = EvaluationAnalyses(recorded={"t": Recorded(5, 5, 0, 64)}, compression={}, hazard={"t": one}, sweep=None,
+                                sweep_note="x")
+    view = model_analyses(single, "M")
+    assert view.hazard_bins == ("32–64",) and view.hazard_rows[0].cells == ("1.000 [0.566, 1.000]",)
+    assert [r["hazard"] for r in view.hazard_chart.rows] == [1.0]
