@@ -322,17 +322,14 @@ def test_unknown_mode_is_refused():
 
 def with_trials_table(db, trials):
     """The PointsDB's `trials` table as ingest keeps it (SAMPLES.md section 1's columns)."""
-    db.con.execute("""CREATE TABLE trials (model VARCHAR, template VARCHAR, sampler VARCHAR, base_task VARCHAR,
-        params VARCHAR, sample_id VARCHAR, epoch INTEGER, credit DOUBLE, correct BOOLEAN, truncated BOOLEAN,
-        options INTEGER, tokens BIGINT, input_tokens BIGINT, compressed BIGINT)""")
     names = ("model", "template", "sampler", "base_task", "params", "sample_id", "epoch", "correct", "truncated",
-             "options", "tokens", "compressed")
+             "options", "tokens", "compressed", "source", "source_row")
     db.con.executemany(f"INSERT INTO trials ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                       [[t[k] for k in names] for t in trials])
+                       [[*(t[k] for k in names[:-2]), "trials/x.parquet", i] for i, t in enumerate(trials)])
 
 
 def test_a_boards_analyses_from_its_trials(tmp_path):
-    from reasonboard.stats.analyses import compute_analyses
+    from reasonboard.stats.analyses import UNLIKE, compute_analyses
 
     rng = np.random.default_rng(11)
     tasks = ["t", "u", "v"]
@@ -342,9 +339,12 @@ def test_a_boards_analyses_from_its_trials(tmp_path):
     # "o" records no tokens, "p" no limit: analyses without a sweep, each with its reason.
     bare = [dict(t, model="o", tokens=None) for t in simulated_trials(rng, "o", tasks)]
     unlimited = simulated_trials(rng, "p", tasks)
-    everything = trials + bare + unlimited
+    # "q" answers every sample twice alike: its effective counters halve, which points summed
+    # without a design effect do not show, so its sweep would not end at its own score.
+    twice = [dict(t, model="q", epoch=e) for t in trials if t["model"] == "m" for e in (1, 2)]
+    everything = trials + bare + unlimited + twice
     evals = [{"model": m, "template": "tpl", "sampler": "smp", "label": m.upper(),
-              "generation_args": {} if m == "p" else {"max_tokens": 1024}} for m in "mnop"]
+              "generation_args": {} if m == "p" else {"max_tokens": 1024}} for m in "mnopq"]
     db = ingest_rows(tmp_path, board_points([dict(t, tokens=t["tokens"] or 0) for t in everything]), evals=evals)
     config = SiteConfig()
     board = compute_leaderboard(db, config, load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml"))
@@ -367,6 +367,8 @@ def test_a_boards_analyses_from_its_trials(tmp_path):
     p = found.evaluations[by_key[("p", "tpl", "smp")].evaluation.id]
     assert p.sweep is None and p.sweep_note == "the run recorded no output-token limit"
     assert all(not h.limited for h in p.hazard.values())
+    q = found.evaluations[by_key[("q", "tpl", "smp")].evaluation.id]
+    assert q.sweep is None and q.sweep_note == UNLIKE and q.hazard and q.compression
     ranked = {row.evaluation.id for row in board.leaderboard.models if row.rank is not None}
     assert set(found.ranks) == ranked & {by_key[(m, "tpl", "smp")].evaluation.id for m in "mn"}
     assert compute_analyses(ingest_rows(tmp_path / "x", board_points(trials)), board.leaderboard).evaluations == {}

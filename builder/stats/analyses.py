@@ -16,9 +16,10 @@ from typing import Mapping
 from ..sources.trials import ANSWER_CAP
 from ..store.pointsdb import PointsDB
 from .analysissql import EvalKey, query
-from .board import Leaderboard
+from .board import Leaderboard, TaskResult
 from .budget import BudgetRank, Sweep, budget_ranks, budget_sweep
 from .compression import TaskCompression, compression
+from .grid import r6
 from .hazard import TaskHazard, hazard
 
 
@@ -94,6 +95,11 @@ def compute_analyses(db: PointsDB, board: Leaderboard) -> Analyses:
     on_board = {row.evaluation.key: tuple(row.tasks) for row in board.models}
     with_trials = {key: tasks_of for key, tasks_of in on_board.items() if key in recorded}
     sweeps = budget_sweep(db, tasks, with_trials, settings.mode, settings.bootstrap, settings.seed)
+    # The last level re-counts the board's own trials: where it does not give the board's own
+    # task results (points not derived from these trials), the sweep would contradict the page.
+    by_key = {row.evaluation.key: row for row in board.models}
+    unlike = {key for key, sweep in sweeps.items() if not _reproduces(sweep, by_key[key].tasks)}
+    sweeps = {key: sweep for key, sweep in sweeps.items() if key not in unlike}
     squeezed = compression(db)
     hazards = hazard(db)
     out = {}
@@ -107,11 +113,22 @@ def compute_analyses(db: PointsDB, board: Leaderboard) -> Analyses:
             compression={t: squeezed[(key, t)] for t in tasks if (key, t) in squeezed},
             hazard={t: hazards[(key, t)] for t in tasks if (key, t) in hazards},
             sweep=sweeps.get(key),
-            sweep_note=None if key in sweeps else sweep_note(row.tasks, mine))
+            sweep_note=None if key in sweeps else UNLIKE if key in unlike else sweep_note(row.tasks, mine))
     ranked = [row.evaluation.key for row in board.models if row.rank is not None]
     ids = {row.evaluation.key: row.evaluation.id for row in board.models}
     ranks = budget_ranks(sweeps, ranked)
     return Analyses(out, {ids[key]: rank for key, rank in ranks.items()})
+
+
+UNLIKE = "its trials, re-counted at the full budget, do not give this page's own task results"
+
+
+def _reproduces(sweep: Sweep, results: Mapping[str, TaskResult]) -> bool:
+    """Whether the sweep's last level (the full budget) gives the board's own task
+    estimates and bounds, as published (6 decimals)."""
+    full = sweep.levels[-1].tasks
+    return all(t in results and (r6(full[t][0]), r6(full[t][1]), r6(full[t][2])) ==
+               (results[t].estimate, results[t].low, results[t].high) for t in full)
 
 
 def sweep_note(tasks: Mapping[str, object], recorded: Mapping[str, Recorded]) -> str:
