@@ -176,7 +176,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             config=config,
             leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves, analyses=board.analyses,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
+            boards=board.boards, timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -215,12 +215,12 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
         pages = sum(1 for p in written.paths if p.endswith(".html"))
         summary = BuildSummary(
             models=len(models), ranked=sum(1 for m in models if m.rank is not None),
-            tasks=len(board.leaderboard.settings.tasks),
+            tasks=len(board.task_rankings),
             benchmarks=len(signals.benchmarks) if signals else 0,
             results=sum(1 for r in signals.rows if not r.own) if signals else 0,
             pages=pages, files=written.files,
             seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-            timings=timings, warnings=list(store.warnings),
+            timings=timings, warnings=[*store.warnings, *board.advice],
             skipped=[tuple(p) for p in reported.get("problems", [])],
             changed=written.files - written.unchanged, rendered=pages - reuse.kept,
         )

@@ -14,7 +14,7 @@ from .signals import Signals
 from .sources.releases import ReleaseSnapshot
 from .stats.analyses import NONE, Analyses
 from .stats.bands import Bands
-from .stats.board import Curves, Leaderboard, Pairwise
+from .stats.board import Curves, Leaderboard, Pairwise, RankedBoard
 from .stats.evaluations import Evaluation
 from .stats.history import HistoryPoint
 from .stats.taskranks import TaskRanking
@@ -34,6 +34,8 @@ class BuildResults:
     bands: Bands
     #: Each task's own ranking of the evaluations (the task pages).
     task_rankings: Mapping[str, TaskRanking]
+    #: Every board (PRODUCT.md "Boards"), the first being `leaderboard`'s.
+    boards: tuple[RankedBoard, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
     #: The project's releases, oldest first (PRODUCT.md "Releases and history").
     releases: tuple[ReleaseSnapshot, ...] = ()
