@@ -19,7 +19,7 @@ from .cachekey import salted
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .gcpause import frozen_heap
-from .outputs import data_files
+from .outputs import analyses_files, data_files
 from .project import Project, resolve_project
 from .results import BuildResults
 from .signals import Signals, compute_signals, own_results
@@ -29,7 +29,7 @@ from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
 from .stats.history import score_history
-from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_curves
+from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 
@@ -153,7 +153,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         gathered.board, gathered.signals, gathered.store, gathered.config, gathered.project)
     results = BuildResults(
         config=config,
-        leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
+        leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves, analyses=board.analyses,
         signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
         boards=board.boards, timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
     )
@@ -162,7 +162,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     clear_state(cache_dir, out_dir)
     with frozen_heap():
         written = publish(results, project, cache_dir=cache_dir,
-                          data=lambda: data_files(board.leaderboard, board.pairwise, signals))
+                          data=lambda: {**data_files(board.leaderboard, board.pairwise, signals),
+                                       **analyses_files(board.analyses, board.evaluations)})
     phase("render and write")
 
     models = board.leaderboard.models
@@ -224,7 +225,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         salt = memo_salt(config, inputs.tasks)
         memo_path = project.cache_dir / f"statistics-{salted(salt)}.npz"
         memo = RankMemo.load(memo_path, salt)
-        board = with_curves(db, rank_board(inputs, config, bands, memo), config)
+        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands, memo), config))
         with suppress(OSError):  # a memo only saves time
             memo.fresh().save(memo_path)
         phase("statistics")

@@ -12,6 +12,7 @@ from typing import Mapping
 from .config import SiteConfig
 from .signals import Signals
 from .sources.releases import ReleaseSnapshot
+from .stats.analyses import NONE, Analyses
 from .stats.bands import Bands
 from .stats.board import Curves, Leaderboard, Pairwise, RankedBoard
 from .stats.evaluations import Evaluation
@@ -40,3 +41,5 @@ class BuildResults:
     releases: tuple[ReleaseSnapshot, ...] = ()
     #: Each evaluation's score across the releases and this build (`stats.history`).
     history: Mapping[str, tuple[HistoryPoint, ...]] = field(default_factory=dict)
+    #: The per-sample analyses (compression, token hazard, budget sweep) of evaluations with trials.
+    analyses: Analyses = NONE

@@ -392,3 +392,36 @@ def test_a_signal_badge_shows_its_sentence_on_hover_only(browser, default_build)
         assert session.errors == []
     finally:
         session.close()
+
+
+def test_the_per_sample_analyses_draw_with_their_tables_at_both_widths(browser, default_build):
+    """A model page with all three analyses, a task page's hazards and the budget ranking:
+    every analysis chart drawn (marks, a legend entry per hazard series), its table twin
+    on the page, nothing wider than a phone, a clean console."""
+    pages = [p for p in html_pages(default_build.out) if p.startswith("models/")]
+    full = next((p for p in pages if all(f'data-chart="{k}"' in (default_build.out / p).read_text(encoding="utf-8")
+                                         for k in ("compression", "hazard", "budget"))), None)
+    if full is None:
+        pytest.skip("the default data has no per-sample trials with tokens, text and a token limit")
+    task = next(p for p in html_pages(default_build.out) if p.startswith("tasks/"))
+    for context in (DESKTOP, PHONE):
+        session = Session(browser, **context)
+        try:
+            for rel, kinds in ((full, ("compression", "hazard", "budget")), (task, ("hazard",)), ("budget.html", ())):
+                _open_drawn(session, default_build.out / rel)
+                for kind in kinds:
+                    figure = session.page.locator(f"figure[data-chart={kind}]")
+                    assert figure.count() == 1 and "drawn" in (figure.get_attribute("class") or ""), (rel, kind)
+                    assert figure.locator("svg .role-mark").count() > 0
+                    twin = figure.locator("a").first.get_attribute("href").split("#")[-1]
+                    assert session.page.locator(f"table#{twin} tbody tr").count() > 0, (rel, kind)
+                    if kind == "hazard":
+                        rows = json.loads(figure.locator("script.chart-data").text_content())
+                        entries = figure.locator("svg .role-legend-label text").evaluate_all(
+                            "ts => ts.map(t => t.textContent)")
+                        assert sorted(entries) == sorted({r["series"] for r in rows})
+                assert session.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), rel
+            assert session.page.locator("table#budget-ranks tbody tr").count() > 0
+            assert session.errors == [] and session.warnings == [] and session.blocked == []
+        finally:
+            session.close()

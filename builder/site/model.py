@@ -26,6 +26,7 @@ from ..stats.cost import cost_board, costs_of
 from .markdown import ContentPage
 from .urls import evaluation_page_path, page_path
 from .views import evalcards
+from .views.analyses import budget_page
 from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.content import ContentView, NotFoundPage, band_table
 from .views.cost import PATH as COST_PATH
@@ -60,6 +61,8 @@ class SiteModel:
     logo: str = ""
     favicon: str = ""
     extra_css: str = ""
+    #: The ranking at a smaller token budget (views/analyses.py), when any model has a sweep.
+    budget_page: str = ""
 
 
 def build_page_model(results: BuildResults, content_pages: Sequence[ContentPage] = ()) -> SiteModel:
@@ -111,11 +114,15 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     groups = model_groups(ctx)
     parents = {row.id: Ref(g.label, g.path) for g in groups for row in (e.row for e in g.evaluations)}
     pages += [Deferred(ctx.paths[m.id], "model.html", partial(model_page, ctx, m, parents.get(m.id)),
-                       draws_chart(m, results.history.get(m.id)))
+                       draws_chart(m, results.history.get(m.id), m.id in results.analyses.evaluations))
               for m in models]
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]
     pages.append(pairwise_page(ctx, config.pairwise_top))
+    budget = budget_page([(m.id, ctx.ref(m.id), m.rank) for m in models if m.rank is not None],
+                         results.analyses.ranks, config.page_size, any(ctx.simulated.values()))
+    if budget is not None:
+        pages.append(budget)
     pages += ctx.cards.pages()
     pages += releases_pages(results.releases, results.bands)
     costs = costs_of(models)
@@ -138,4 +145,5 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
                      simulated_any=any(ctx.simulated.values()), base_url=config.base_url,
                      organization=config.organization,
                      content={c.slug: f"{c.slug}.html" for c in content_pages},
-                     logo=config.logo, favicon=config.favicon, extra_css=config.extra_css)
+                     logo=config.logo, favicon=config.favicon, extra_css=config.extra_css,
+                     budget_page=budget.path if budget is not None else "")

@@ -24,6 +24,7 @@ from ..config import BoardSpec, SiteConfig
 from ..errors import InputError
 from ..store.pointsdb import Aggregate, PointsDB
 from ..vocabulary import MODES
+from .analyses import NONE, Analyses, compute_analyses
 from .bands import Bands
 from .board import (
     Curves,
@@ -69,6 +70,8 @@ class LeaderboardResult:
     def advice(self) -> list[str]:
         """What the build says of boards ranking fewer than two evaluations (boardsuggest)."""
         return board_advice(self.boards, self.leaderboard.models)
+    #: The per-sample analyses of the evaluations with trials (`with_analyses`).
+    analyses: Analyses = NONE
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,11 @@ def with_curves(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> 
               for task in tasks}
     index: dict[tuple[str, ...], int] = {e.key: i for i, e in enumerate(evaluations)}
     return replace(result, curves=difficulty_curves(db, tasks, index, [e.id for e in evaluations], listed))
+
+
+def with_analyses(db: PointsDB, result: LeaderboardResult) -> LeaderboardResult:
+    """`result` with the per-sample analyses of its evaluations (analyses.py)."""
+    return replace(result, analyses=compute_analyses(db, result.leaderboard))
 
 
 def memo_salt(config: SiteConfig, tasks: tuple[str, ...]) -> str:

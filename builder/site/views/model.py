@@ -11,6 +11,7 @@ from ...vocabulary import MODES
 from .. import format as fmt
 from ..charts import Chart
 from ..urls import page_path
+from .analyses import ModelAnalyses, model_analyses
 from .base import BandView, Interval, Page, Ref
 from .cards import ReportedResults
 from .cost import CostView, cost_view
@@ -110,10 +111,13 @@ class ModelPage(Page):
     history: HistoryView | None = None
     #: Its prices and what its run cost; None when evals.json gives no price.
     cost: CostView | None = None
+    #: Compression, token hazard and budget sweep, for an evaluation with per-sample trials.
+    analyses: ModelAnalyses | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
-        return tuple(c for c in (self.chart, self.history.chart if self.history else None) if c is not None)
+        own = tuple(c for c in (self.chart, self.history.chart if self.history else None) if c is not None)
+        return own + (self.analyses.charts if self.analyses else ())
 
 
 @dataclass(frozen=True)
@@ -168,11 +172,11 @@ def model_groups(ctx: Context) -> list[ModelGroupPage]:
     return pages
 
 
-def draws_chart(m: EvaluationRow, history: object = ()) -> bool:
+def draws_chart(m: EvaluationRow, history: object = (), has_analyses: bool = False) -> bool:
     """Whether the model page of `m` draws a chart: when it lists a task result, i.e. a
-    task with an interval, or has a history across releases. Known before the page is
-    made (`Deferred`)."""
-    return bool(history) or any(t.has_interval for t in m.tasks.values())
+    task with an interval, has a history across releases, or per-sample analyses. Known
+    before the page is made (`Deferred`)."""
+    return bool(history) or has_analyses or any(t.has_interval for t in m.tasks.values())
 
 
 def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> ModelPage:
@@ -218,7 +222,13 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         board_tasks_present=len(ctx.results.leaderboard.settings.tasks) - len(m.missing_tasks),
         history=history_view(ctx.results.history.get(m.id, ()), row.label),
         cost=cost_view(evaluation_cost(m)),
+        analyses=_analyses(ctx, m.id, row.label),
     )
+
+
+def _analyses(ctx: Context, model_id: str, label: str) -> ModelAnalyses | None:
+    found = ctx.results.analyses.evaluations.get(model_id)
+    return model_analyses(found, label) if found is not None else None
 
 
 def board_standings(ctx: Context, model_id: str) -> tuple[BoardStanding, ...]:
