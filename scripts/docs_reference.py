@@ -135,7 +135,7 @@ def _scaffold_comments(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     pending: list[str] = []
     for line in text.splitlines():
-        setting = re.match(r"#\s*(?:\[(?:aliases\.)?(\w+)\]|(\w+)\s*=)", line)
+        setting = re.match(r"#\s*(?:\[\[?(?:aliases\.)?(\w+)\]\]?|(\w+)\s*=)", line)
         if setting:
             key = setting.group(1) or setting.group(2)
             found.setdefault(key, " ".join(pending))
