@@ -20,7 +20,7 @@ from .config import SiteConfig, load_config
 from .errors import InputError
 from .forking import Beside
 from .gcpause import long_lived, no_cyclic_gc
-from .outputs import board_files, signals_files
+from .outputs import analyses_files, board_files, signals_files
 from .project import Project, resolve_project
 from .results import BuildResults
 from .signals import Signals, compute_signals
@@ -33,7 +33,7 @@ from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
 from .stats.history import score_history
-from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
+from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
 from .store.reported import OwnResult
@@ -174,9 +174,9 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
 
         results = BuildResults(
             config=config,
-            leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
+            leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves, analyses=board.analyses,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
+            boards=board.boards, timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
@@ -185,7 +185,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             """The data files: the board's, made beside the signals (`gather`), and
             signals.json, made while the pages render."""
             with no_cyclic_gc():  # iter_site pauses it for itself
-                files = {**gathered.board_files, **signals_files(signals)}
+                files = {**gathered.board_files, **signals_files(signals), **analyses_files(board.analyses, board.evaluations)}
                 # Beside the pages too: the model keys whose signals changed, for the next build
                 # (a memo only saves time: one that cannot be written is left as it was).
                 with suppress(OSError):
@@ -215,12 +215,12 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
         pages = sum(1 for p in written.paths if p.endswith(".html"))
         summary = BuildSummary(
             models=len(models), ranked=sum(1 for m in models if m.rank is not None),
-            tasks=len(board.leaderboard.settings.tasks),
+            tasks=len(board.task_rankings),
             benchmarks=len(signals.benchmarks) if signals else 0,
             results=sum(1 for r in signals.rows if not r.own) if signals else 0,
             pages=pages, files=written.files,
             seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-            timings=timings, warnings=list(store.warnings),
+            timings=timings, warnings=[*store.warnings, *board.advice],
             skipped=[tuple(p) for p in reported.get("problems", [])],
             changed=written.files - written.unchanged, rendered=pages - reuse.kept,
         )
@@ -298,7 +298,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
                 signals_memo = SignalsMemo(project.cache_dir / f"signals-{data_key(data_dir)}")
                 signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
                 ranked_board, memo, files = ranked.result()
-                board = with_curves(db, ranked_board, config)
+                board = with_analyses(db, with_curves(db, ranked_board, config))
                 with suppress(OSError):  # a memo only saves time (stats/memo.py)
                     memo.save(memo_path)
                 phase("statistics and signals")

@@ -91,6 +91,52 @@ def _regex(value: Any) -> str:
     return str(value)
 
 
+@dataclass(frozen=True)
+class BoardSpec:
+    """A board (PRODUCT.md "Boards"): a named set of tasks ranked together. Empty `tasks`
+    (only for the one board made from a config without `[[boards]]` or `tasks`) means
+    every task found in the data."""
+
+    name: str
+    tasks: tuple[str, ...] = ()
+    description: str = ""
+
+
+BOARD_KEYS = ("name", "tasks", "description")
+
+
+def _boards(value: Any) -> tuple[BoardSpec, ...]:
+    """`[[boards]]`: a list of tables, each with a `name`, a non-empty `tasks` list and an
+    optional `description`; names are unique."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
+        raise ValueError("must be a list of tables: [[boards]] with name = \"...\" and tasks = [...]")
+    boards = []
+    for n, table in enumerate(value, 1):
+        unknown = sorted(set(table) - set(BOARD_KEYS))
+        if unknown:
+            raise ValueError(f"entry {n} has the unknown key '{unknown[0]}' (known: {', '.join(BOARD_KEYS)})")
+        if not isinstance(table.get("name"), str) or not table["name"].strip():
+            raise ValueError(f"entry {n} needs a name (a non-empty string)")
+        if "tasks" not in table:
+            raise ValueError(f"entry {n} ('{table['name']}') needs tasks = [...], the tasks it ranks together")
+        try:
+            tasks = _string_list(table["tasks"])
+        except ValueError as exc:
+            raise ValueError(f"entry {n} ('{table['name']}'): tasks {exc}") from None
+        if not tasks:
+            raise ValueError(f"entry {n} ('{table['name']}'): tasks must name at least one task")
+        description = table.get("description", "")
+        if not isinstance(description, str):
+            raise ValueError(f"entry {n} ('{table['name']}'): description must be a string")
+        boards.append(BoardSpec(table["name"].strip(), tasks, description))
+    seen: dict[str, str] = {}
+    for b in boards:
+        first = seen.setdefault(b.name.casefold(), b.name)
+        if first is not b.name:
+            raise ValueError(f"names two boards '{first}' and '{b.name}'; board names are unique (ignoring case)")
+    return tuple(boards)
+
+
 def option(default: Any, check: Check, *, key: str | None = None) -> Any:
     """A config key: its default and its check, on the `SiteConfig` field that holds it.
     `key` is its name in the file when that differs (`aliases.models`); a dict default is
@@ -112,6 +158,8 @@ class SiteConfig:
     organization: str = option("", _string)
     relationship: str = option("third_party", _choice(*RELATIONSHIPS))
     tasks: tuple[str, ...] = option((), _string_list)
+    #: `[[boards]]`: the first is the front page; without it, `tasks` is the one board.
+    boards: tuple[BoardSpec, ...] = option((), _boards)
     mode: str = option("C_P", _choice(*MODES))
     bootstrap: int = option(5000, _positive_int)
     seed: int = option(42, _int)
@@ -134,6 +182,12 @@ class SiteConfig:
     path: str = field(default="<default config>", compare=False)
     #: The keys the file set, so demo defaults never replace a value the publisher chose.
     given: frozenset[str] = field(default=frozenset(), compare=False)
+
+    @property
+    def board_specs(self) -> tuple[BoardSpec, ...]:
+        """The boards as configured: `[[boards]]`, else one board of `tasks` (empty:
+        every task found)."""
+        return self.boards or (BoardSpec("Leaderboard", self.tasks),)
 
     def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
         """The same config with the task set made explicit (default: every task found)."""
@@ -180,6 +234,9 @@ def parse_config(raw: dict[str, Any], path: str | Path = "<config>") -> SiteConf
         else:
             known = ", ".join(sorted([*OPTIONS, "aliases", *[k for k in TABLES if "." not in k]]))
             raise InputError(path, f"unknown key '{key}' (known keys: {known})")
+    if values.get("boards") and values.get("tasks"):
+        raise InputError(path, "key 'tasks' and [[boards]] are both given; the first board is the front page: "
+                               "move the tasks into a [[boards]] entry and remove 'tasks'")
     return SiteConfig(**values, path=str(path), given=frozenset(raw))
 
 

@@ -1,9 +1,9 @@
 """The seeded demo simulator: fictional models on simulated reasoning tasks.
 
 `reasonboard demo --models N --out DIR` writes a data directory that `build --data DIR`
-accepts (PRODUCT.md "CLI"): `DIR/points/<model>.csv`, one file per model name holding all of
-its evaluations, and `DIR/evals.json`. The repository's default `data/points` and
-`data/evals.json` are this output for 16 models and seed 0 (`reasonboard demo --models 16
+accepts (PRODUCT.md "CLI"): `DIR/trials/<evaluation>.parquet`, one trials file per
+evaluation (SAMPLES.md section 1, written by `demofiles.py`), and `DIR/evals.json`. The
+repository's default `data/trials` and `data/evals.json` are this output for 16 models and seed 0 (`reasonboard demo --models 16
 --out data --force`: `data/` also holds real EEE records and cards, and a directory that is
 not empty is refused without `--force`). Every evaluation is marked `"simulated": true`, so every page that shows one can
 say it is simulated demo data.
@@ -31,9 +31,6 @@ change how it draws normals (NEP 19), and the committed data must regenerate byt
 
 from __future__ import annotations
 
-import csv
-import io
-import itertools
 import json
 import math
 import re
@@ -43,8 +40,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .democompress import compressed_sizes
+from .demofiles import PointTexts, SimulatedTrials, TrialsWriter
 from .demoworld import GRIDS, SPECS, DemoEvaluation, build_roster, logistic, normals, stream
 from .errors import InputError
+from .store.trialfiles import TRIALS_DIR, trials_file_name
 
 DEFAULT_MODELS = 16
 DEFAULT_SEED = 0
@@ -88,6 +88,17 @@ class SimulatedPoints:
 
 def simulate_evaluation(run: DemoEvaluation, seed: int) -> SimulatedPoints:
     """Draw every trial of every point of `run` and sum them into point counters."""
+    return simulate_trials(run, seed)[0]
+
+
+def simulate_trials(run: DemoEvaluation, seed: int) -> tuple[SimulatedPoints, SimulatedTrials]:
+    """Draw every trial of every point of `run`: the points and the trials they sum.
+
+    With `run.epochs` > 1 a point's trials are its samples answered `epochs` times each:
+    the epochs of a sample share its hardness (an item hard once is hard again), and each
+    epoch draws its own knowing, guess and length. A trial's own distribution is the same
+    as with one epoch, so `truth()` holds for both; only the epochs' agreement differs.
+    """
     grids = [GRIDS[name] for name in run.tasks]
     logit = np.concatenate([
         run.ability + run.skills[g.task] - SPECS[g.task].base - SPECS[g.task].slope * run.scaling * g.difficulty
@@ -102,9 +113,12 @@ def simulate_evaluation(run: DemoEvaluation, seed: int) -> SimulatedPoints:
 
     point = np.repeat(np.arange(len(total)), total)
     n = len(point)
+    within = np.arange(n) - np.repeat(np.cumsum(total) - total, total)
     rng = stream(seed, "trials", run.index, run.variant)
     z = normals(rng, 2 * n)
     hardness, noise = z[:n], z[n:]
+    if run.epochs > 1:
+        hardness = hardness[np.arange(n) - within % run.epochs]  # each sample's first epoch's draw
     know_u, options_u, guess_u = rng.random((3, n))
     raw_tokens = np.exp(log_tokens[point] + run.token_sigma * (RHO * hardness + math.sqrt(1 - RHO**2) * noise))
     truncated = raw_tokens > run.max_tokens
@@ -119,7 +133,7 @@ def simulate_evaluation(run: DemoEvaluation, seed: int) -> SimulatedPoints:
     def per_point(values: np.ndarray) -> np.ndarray:
         return np.bincount(point, weights=values, minlength=len(total))
 
-    return SimulatedPoints(
+    points = SimulatedPoints(
         evaluation=run,
         task=tuple(g.task for g in grids for _ in g.params),
         params=tuple(p for g in grids for p in g.params),
@@ -132,6 +146,12 @@ def simulate_evaluation(run: DemoEvaluation, seed: int) -> SimulatedPoints:
         logit=logit, log_tokens=log_tokens, sigma=run.token_sigma, limit=run.max_tokens,
         options_low=options_low, options_high=options_high,
     )
+    trials = SimulatedTrials(
+        point=point, sample=within // run.epochs, epoch=within % run.epochs + 1, correct=correct,
+        truncated=truncated, options=np.where(choice, k, 0).astype(np.int64), tokens=tokens.astype(np.int64),
+        compressed=compressed_sizes(run, seed, tokens, correct),
+    )
+    return points, trials
 
 
 @dataclass(frozen=True)
@@ -259,55 +279,59 @@ def _write_text(path: Path, text: str) -> None:
     tmp.replace(path)  # a reader never sees half a file
 
 
-def _csv_text(evaluations: list[SimulatedPoints]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for points in evaluations:
-        writer.writerows(point_rows(points))
-    return buffer.getvalue()
-
-
-def _stale_demo_files(out_dir: Path, keep: set[str]) -> list[Path]:
-    """Points files of simulated models a previous run listed in `evals.json` and this run
-    does not write (a rerun with fewer models must not leave their points behind). Files of
-    anything not marked simulated are never touched."""
+def _simulated(out_dir: Path) -> list[dict[str, Any]]:
+    """The simulated entries of the `evals.json` a previous run wrote (none if unreadable)."""
     try:
         previous = json.loads((out_dir / EVALS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     if not isinstance(previous, list):
         return []
-    stems = {model_slug(e["model"]) for e in previous
-             if isinstance(e, dict) and e.get("simulated") is True and isinstance(e.get("model"), str)}
-    return [p for p in (out_dir / POINTS_DIR / f"{s}.csv" for s in sorted(stems - keep)) if p.is_file()]
+    return [e for e in previous if isinstance(e, dict) and e.get("simulated") is True
+            and all(isinstance(e.get(k), str) for k in ("model", "template", "sampler"))]
+
+
+def _stale_demo_files(out_dir: Path, keep: set[str]) -> list[Path]:
+    """Files of simulated evaluations a previous run listed in `evals.json` that this run does
+    not write: a rerun with fewer models must not leave their trials behind, and the points
+    files earlier versions of the demo wrote would give the same points twice. Files of
+    anything not marked simulated are never touched."""
+    previous = _simulated(out_dir)
+    stems = sorted({model_slug(e["model"]) for e in previous})
+    names = sorted({trials_file_name(e["model"], e["template"], e["sampler"]) for e in previous} - keep)
+    found = [out_dir / POINTS_DIR / f"{s}.csv" for s in stems] + [out_dir / TRIALS_DIR / n for n in names]
+    return [p for p in found if p.is_file()]
 
 
 def write_demo(out_dir: str | Path, models: int = DEFAULT_MODELS, seed: int = DEFAULT_SEED,
                force: bool = False) -> DemoSummary:
-    """Simulate and write `out_dir/points/<model>.csv` (one per model) and `out_dir/evals.json`.
+    """Simulate and write `out_dir/trials/<evaluation>.parquet` (one trials file per
+    evaluation, SAMPLES.md section 1) and `out_dir/evals.json`.
 
     A directory that is not empty is refused unless `force`: it is most likely someone's
     real data directory, whose `evals.json` this would replace and whose points folder it
-    would fill with simulated models beside the real ones.
+    would fill with simulated models beside the real ones. Evaluations are simulated and
+    written one at a time, so memory holds one evaluation's trials.
     """
     out_dir = Path(out_dir)
     if not force:
         refuse_non_empty(out_dir)
-    data = simulate(models, seed)
-    names = sorted({e.evaluation.model for e in data.evaluations})
-    slugs = {model_slug(m) for m in names}
-    if len(slugs) != len(names):
-        raise ValueError("two simulated model names share a file name")
-    (out_dir / POINTS_DIR).mkdir(parents=True, exist_ok=True)
-    for stale in _stale_demo_files(out_dir, slugs):
+    runs = build_roster(models, seed)
+    names = {trials_file_name(r.model, r.template, r.sampler) for r in runs}
+    if len(names) != len(runs):
+        raise ValueError("two simulated evaluations share a file name")
+    (out_dir / TRIALS_DIR).mkdir(parents=True, exist_ok=True)
+    for stale in _stale_demo_files(out_dir, names):
         stale.unlink()
-    files = []
-    for name, runs in itertools.groupby(data.evaluations, key=lambda e: e.evaluation.model):
-        path = out_dir / POINTS_DIR / f"{model_slug(name)}.csv"
-        _write_text(path, _csv_text(list(runs)))
-        files.append(path)
+    files, points, evals = [], 0, []
+    with TrialsWriter() as writer:
+        for run in runs:
+            simulated, trials = simulate_trials(run, seed)
+            path = out_dir / TRIALS_DIR / trials_file_name(run.model, run.template, run.sampler)
+            writer.write(run, PointTexts(simulated.task, simulated.params, simulated.tiers), trials, path)
+            files.append(path)
+            points += len(simulated)
+            evals.append(run.evals_entry())
     evals_path = out_dir / EVALS_FILE
-    _write_text(evals_path, json.dumps(data.evals, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-    return DemoSummary(models=models, evaluations=len(data.evaluations), points=data.points,
-                       files=(*files, evals_path))
+    _write_text(evals_path, json.dumps(evals, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    return DemoSummary(models=models, evaluations=len(runs), points=points, files=(*files, evals_path))

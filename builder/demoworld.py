@@ -177,7 +177,13 @@ ROLES: dict[str, tuple[int, int]] = {
     "collaborative": (16, 3),
     "no_max_tokens": (7, 4),     # the report leaves out max_tokens (EVALCARDS.md section 4)
     "no_temperature": (10, 8),   # the report leaves out temperature
+    # Sampled several times per item (Inspect's epochs): fewer samples, each answered EPOCHS
+    # times, so the design effect of SAMPLES.md section 2 shows. Past the default 16 models,
+    # whose numbers stay those of the committed demo data.
+    "epochs": (20, 17),
 }
+#: Epochs per sample of a model with the `epochs` role.
+EPOCHS = 4
 
 
 #: Abilities on the logit scale follow a golden-ratio sequence over this range, so even a
@@ -200,7 +206,8 @@ class DemoEvaluation:
     `ability` is the log-odds offset of knowing an answer, `skills` a per-task offset (models
     disagree about which tasks are hard, seed 001), `scaling` multiplies every task's
     difficulty slope, `verbosity` its token length, `token_sigma` is the spread of log token
-    counts and `max_tokens` the limit past which a trial is truncated.
+    counts and `max_tokens` the limit past which a trial is truncated. `epochs` is how many
+    times each sample is answered.
     """
 
     index: int
@@ -221,6 +228,7 @@ class DemoEvaluation:
     verbosity: float
     token_sigma: float
     max_tokens: int
+    epochs: int = 1
 
     def evals_entry(self) -> dict[str, Any]:
         """The `evals.json` object of this run (PRODUCT.md "Inputs"), keys sorted."""
@@ -285,7 +293,11 @@ def build_model(index: int, seed: int) -> list[DemoEvaluation]:
                   "max_tokens": int(SAMPLERS[sampler]["max_tokens"]), **changes}
         return DemoEvaluation(**fields)
 
-    runs = [run(0, "t0.6-16k" if thinking else "greedy-8k")]
+    if has_role(index, "epochs"):
+        # Epochs of a greedy run would repeat one answer: the repeated run samples.
+        runs = [run(0, "t0.6-16k" if thinking else "t0.7-8k", epochs=EPOCHS)]
+    else:
+        runs = [run(0, "t0.6-16k" if thinking else "greedy-8k")]
     if has_role(index, "budget_variant"):
         runs.append(run(1, "t0.6-32k", tasks=TASK_NAMES, relationship="third_party",
                         organization=SECOND_EVALUATOR))

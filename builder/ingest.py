@@ -1,42 +1,38 @@
-"""`reasonboard ingest`: per-sample harness outputs into points files and `evals.json`
-entries (INGEST.md; PRODUCT.md, CLI).
+"""`reasonboard ingest`: per-sample harness outputs into trials files and `evals.json`
+entries (INGEST.md; SAMPLES.md section 1; PRODUCT.md, CLI).
 
 The command first gathers everything, then writes (the MkDocs shape): the registry
 finds the inputs, each reader streams its trials into the `TrialStore` (DuckDB), the
-store sums them into points, and only then are the points files and the merged
+store resolves duplicates and sums them into points (for the summary), and only then are
+the trials files (one Parquet file per evaluation under `trials/`) and the merged
 `evals.json` written, each to a temporary file that replaces its target once all are
 ready. With `--strict` any skipped input or task stops the command before that step,
-so nothing is written.
+so nothing is written. The build derives the points from the trials files.
 
-Re-ingesting the same files writes the same bytes: points files are named from their
-identity and sorted, `evals.json` keeps the user's entries in their order and appends
-new ones in sorted order, and every number is summed deterministically.
+Re-ingesting the same files writes the same bytes: trials files are named from their
+identity with their rows sorted, `evals.json` keeps the user's entries in their order and
+appends new ones in sorted order.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
+import duckdb
 import msgspec
 
 from .atomic import write_files_atomically
 from .errors import InputError
-from .slugs import name_hash, slugify
 from .sources.harness import Ignored, Input, discover
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
+from .store import trialfiles
 from .store.trials import Point, Summed, TrialStore
 from .vocabulary import RELATIONSHIPS
 
-POINTS_SUBDIR = Path("points") / "ingested"
-POINT_COLUMNS = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
-#: Room for the readable part of a points file name (before the identity hash).
-NAME_ROOM = 60
 #: What a reader may raise on a malformed file besides `UnreadableInput`: reported with the
 #: file's path and skipped, never a traceback.
 READ_ERRORS = (UnreadableInput, OSError, ValueError, KeyError, TypeError, IndexError, msgspec.MsgspecError)
@@ -150,14 +146,15 @@ def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None
         evaluations = _read_all(store, inputs, options, result, on_line, progress)
         summed = store.sum()
         _observe_tokens(store, evaluations)
+        _collect(summed, evaluations, result)
+        if options.strict and (result.skipped_files or result.skipped_tasks):
+            first = result.skipped_files[0] if result.skipped_files else (None, result.skipped_tasks[0])
+            raise InputError(first[0], f"{first[1]} (--strict: nothing was written; "
+                                       f"{len(result.skipped_files)} files and {len(result.skipped_tasks)} tasks skipped)")
+        files = trial_files(store, options.data_dir, result.evaluations)
     finally:
         store.close()
-    _collect(summed, evaluations, result)
-    if options.strict and (result.skipped_files or result.skipped_tasks):
-        first = result.skipped_files[0] if result.skipped_files else (None, result.skipped_tasks[0])
-        raise InputError(first[0], f"{first[1]} (--strict: nothing was written; "
-                                   f"{len(result.skipped_files)} files and {len(result.skipped_tasks)} tasks skipped)")
-    result.written = write_outputs(options, result.points, result.evaluations)
+    result.written = write_outputs(options, files, result.evaluations)
     return result
 
 
@@ -235,37 +232,34 @@ def _collect(summed: Summed, evaluations: dict[tuple[str, str, str], EvaluationI
 # -- the writer --------------------------------------------------------------------------
 
 
-def points_file_name(model: str, template: str, sampler: str, task: str) -> str:
-    """A stable file name from a (evaluation, task) identity: readable, and unique by its hash."""
-    readable = slugify(f"{model} {template} {sampler} {task}")[:NAME_ROOM].rstrip("-")
-    return f"{readable}-{name_hash(chr(31).join((model, template, sampler, task)))}.csv"
-
-
-def points_csv(points: Iterable[Point]) -> bytes:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(POINT_COLUMNS)
-    for p in points:
-        writer.writerow([p.model, p.template, p.sampler, p.base_task, p.params, p.total, p.correct,
-                         p.truncated, repr(p.guess), p.tokens])
-    return out.getvalue().encode("utf-8")
-
-
-def write_outputs(options: IngestOptions, points: list[Point], evaluations: list[EvaluationInfo]) -> list[Path]:
-    """Write every points file and the merged `evals.json`: all prepared first, then each
-    moved into place, so a failure leaves no half-written file."""
+def trial_files(store: TrialStore, data_dir: Path, evaluations: list[EvaluationInfo]) -> dict[Path, bytes]:
+    """Each evaluation's trials file (SAMPLES.md section 1), as bytes to be written. An
+    evaluation's file from an earlier ingest keeps the trials of tasks not read this time."""
     files: dict[Path, bytes] = {}
-    groups: dict[tuple[str, str, str, str], list[Point]] = {}
-    for p in points:
-        groups.setdefault((p.model, p.template, p.sampler, p.base_task), []).append(p)
-    for key, rows in groups.items():
-        files[options.data_dir / POINTS_SUBDIR / points_file_name(*key)] = points_csv(rows)
+    scratch = Path(store.scratch)
+    for info in evaluations:
+        name = trialfiles.trials_file_name(info.model, info.template, info.sampler)
+        target = data_dir / trialfiles.TRIALS_DIR / name
+        earlier = target if target.is_file() else None
+        try:
+            store.write_evaluation(info.model, info.template, info.sampler, scratch / name, earlier)
+        except duckdb.Error as exc:
+            raise InputError(target, f"cannot add to this trials file ({str(exc).strip().splitlines()[0]}); "
+                                     "move it away and ingest all of the evaluation's logs again") from None
+        files[target] = (scratch / name).read_bytes()
+        (scratch / name).unlink()
+    return files
+
+
+def write_outputs(options: IngestOptions, files: dict[Path, bytes], evaluations: list[EvaluationInfo]) -> list[Path]:
+    """Write every trials file and the merged `evals.json`: all prepared first, then each
+    moved into place, so a failure leaves no half-written file."""
+    files = dict(files)
     if evaluations:
         evals_path = options.data_dir / "evals.json"
         files[evals_path] = merged_evals(evals_path, evaluations, options)
     write_files_atomically(files)
     return sorted(files)
-
 
 
 def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestOptions) -> bytes:

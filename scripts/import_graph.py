@@ -32,7 +32,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("outputs", ("results", "outputs")),
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingest")),
-    ("commands", ("buildstate", "build", "release", "demo", "demoworld", "newproject", "serve", "cli")),
+    ("commands", ("buildstate", "build", "release", "demo", "demofiles", "demoworld", "democompress", "newproject",
+                  "serve", "cli")),
 )
 
 

@@ -190,3 +190,47 @@ def write_lab_data(data_dir: Path, seed: int = 0, models: Iterable[str] = LAB_MO
     write_csv(data_dir / "points" / "results.csv", rows, COLUMNS)
     (data_dir / "evals.json").write_text(json.dumps(evals, indent=2) + "\n", encoding="utf-8")
     return data_dir
+
+
+# -- the demo on the points path -----------------------------------------------------------
+
+
+def write_demo_points(out_dir: Path, models: int, seed: int) -> None:
+    """The demo's simulated evaluations as points files (one CSV per model, the columns the
+    demo wrote before it wrote trials files) and its `evals.json`: for tests of the points
+    path, which edit points files by hand."""
+    from reasonboard import demo
+
+    data = demo.simulate(models, seed)
+    (out_dir / "points").mkdir(parents=True, exist_ok=True)
+    by_model: dict[str, list[Any]] = {}
+    for evaluation in data.evaluations:
+        by_model.setdefault(evaluation.evaluation.model, []).append(evaluation)
+    for model, evaluations in by_model.items():
+        with (out_dir / "points" / f"{demo.model_slug(model)}.csv").open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(demo.COLUMNS)
+            for evaluation in evaluations:
+                writer.writerows(demo.point_rows(evaluation))
+    (out_dir / "evals.json").write_text(json.dumps(data.evals, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+                                        encoding="utf-8")
+
+
+def trial_counters(data_dir: Path) -> dict[tuple[str, str, str, str], list[float]]:
+    """(model, template, sampler, task) -> [n, n_t, n_e, g, tok] summed by hand over the trials
+    files of `data_dir` (INGEST.md section 2), DuckDB used only to read the Parquet."""
+    import duckdb
+
+    sums: dict[tuple[str, str, str, str], list[float]] = {}
+    for path in sorted((data_dir / "trials").glob("*.parquet")):
+        cur = duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)])
+        names = [d[0] for d in cur.description]
+        for values in cur.fetchall():
+            r = dict(zip(names, values))
+            acc = sums.setdefault((r["model"], r["template"], r["sampler"], r["base_task"]), [0, 0, 0, 0.0, 0])
+            acc[0] += 1
+            acc[1] += r["truncated"]
+            acc[2] += r["correct"]
+            acc[3] += 1 / r["options"] if r["options"] and not r["truncated"] else 0.0
+            acc[4] += r["tokens"] or 0
+    return sums

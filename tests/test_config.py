@@ -47,7 +47,7 @@ def test_the_scaffolded_site_toml_is_valid_and_names_every_key():
     text = (SCAFFOLD_DIR / "content" / "site.toml").read_text(encoding="utf-8")
     assert load_config(SCAFFOLD_DIR / "content" / "site.toml") == SiteConfig()
     for key in [*OPTIONS, "aliases.models", "aliases.benchmarks", "evaluations"]:
-        assert f"# {key} = " in text or f"# [{key}]" in text, key
+        assert f"# {key} = " in text or f"# [{key}]" in text or f"# [[{key}]]" in text, key
 
 
 def test_branding_paths_stay_inside_static(tmp_path):

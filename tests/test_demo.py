@@ -12,6 +12,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -19,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reasonboard import demo, demoworld
 from reasonboard.sources.evals import EVAL_KEYS, read_evals
-from reasonboard.sources.points import discover_point_files
 from reasonboard.store.ingest import ingest_evals, ingest_points
 from reasonboard.store.pointsdb import PointsDB
+from reasonboard.store.trialfiles import discover_trial_files, trials_file_name
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO / "data"
@@ -253,13 +254,12 @@ def test_write_demo_is_byte_identical_and_loads(tmp_path):
     assert read_dir(tmp_path / "a") == read_dir(tmp_path / "b")
     demo.write_demo(tmp_path / "c", models=5, seed=10)
     assert read_dir(tmp_path / "a") != read_dir(tmp_path / "c")
-    assert first.models == 5 and len(first.files) == 6  # five model files and evals.json
+    assert first.models == 5 and len(first.files) == first.evaluations + 1  # a trials file each and evals.json
 
     root = tmp_path / "a"
-    header = (root / "points").glob("*.csv").__next__().read_text().splitlines()[0]
-    assert header == "model,template,sampler,base_task,params,total,correct,truncated,guess,tokens,tiers"
+    assert not (root / "points").exists()
     with PointsDB() as db:
-        report = ingest_points(db, discover_point_files(root), root)
+        report = ingest_points(db, discover_trial_files(root), root)
         ingest_evals(db, read_evals(root / "evals.json"))
         assert report.points == first.points and report.duplicates == 0 and not report.warnings
         evaluations = db.evaluations()
@@ -270,20 +270,59 @@ def test_write_demo_is_byte_identical_and_loads(tmp_path):
     assert [int(x) for x in sums] == expected
 
 
-def test_each_model_gets_its_own_file(tmp_path):
-    demo.write_demo(tmp_path, models=16, seed=0)
-    for path in (tmp_path / "points").glob("*.csv"):
-        models = {line.split(",", 1)[0] for line in path.read_text().splitlines()[1:]}
-        assert models == {path.stem}
+def plain_trials(path: Path) -> list[dict]:
+    """A trials file's rows, read plainly (DuckDB only as the Parquet reader)."""
+    cur = duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+def test_trials_files_sum_to_the_simulated_points(tmp_path):
+    """Each evaluation's trials file, summed by hand, gives the simulator's points (guesses to
+    the CSV's six decimals), one trial per sample except for the evaluations with epochs."""
+    demo.write_demo(tmp_path, models=18, seed=0)
+    data = demo.simulate(18, 0)
+    with_epochs = 0
+    for points in data.evaluations:
+        run = points.evaluation
+        rows = plain_trials(tmp_path / "trials" / trials_file_name(run.model, run.template, run.sampler))
+        keys = [(r["base_task"], r["params"], r["sample_id"], r["epoch"]) for r in rows]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys)
+        assert {(r["model"], r["template"], r["sampler"]) for r in rows} == {(run.model, run.template, run.sampler)}
+        sums: dict = {}
+        for r in rows:
+            assert r["correct"] == (r["credit"] >= 1 and not r["truncated"])
+            s = sums.setdefault((r["base_task"], r["params"]), [0, 0, 0, 0.0, 0, set(), set()])
+            s[0] += 1
+            s[1] += r["correct"]
+            s[2] += r["truncated"]
+            s[3] += 1 / r["options"] if r["options"] and not r["truncated"] else 0.0
+            s[4] += r["tokens"]
+            s[5].add(r["sample_id"])
+            s[6].add(r["tiers"])
+        for i, key in enumerate(zip(points.task, points.params)):
+            total, correct, truncated, guess, tokens, samples, tiers = sums[key]
+            assert (total, correct, truncated, tokens) == (points.total[i], points.correct[i], points.truncated[i],
+                                                           points.tokens[i])
+            assert demo.format_guess(guess) == demo.format_guess(points.guess[i])
+            assert tiers == {";".join(points.tiers[i])}
+            assert total == len(samples) * run.epochs
+        with_epochs += run.epochs > 1
+    assert with_epochs == 1  # model 17 of 18
 
 
 def test_rerun_with_fewer_models_removes_only_stale_demo_files(tmp_path):
     demo.write_demo(tmp_path, models=6, seed=2)
-    mine = tmp_path / "points" / "real-results.csv"
-    mine.write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n")
+    mine = tmp_path / "trials" / "real-results.parquet"
+    mine.write_bytes(b"not the demo's")
+    old = tmp_path / "points" / f"{demo.model_slug(demoworld.build_roster(6, 2)[0].model)}.csv"
+    old.parent.mkdir()
+    old.write_text("written by an earlier demo")
     demo.write_demo(tmp_path, models=3, seed=2, force=True)
-    written = {p.stem for p in (tmp_path / "points").glob("*.csv")}
-    assert written == {r.model for r in demoworld.build_roster(3, 2)} | {"real-results"}
+    written = {p.name for p in (tmp_path / "trials").glob("*.parquet")}
+    assert written == {trials_file_name(r.model, r.template, r.sampler) for r in demoworld.build_roster(3, 2)} | {
+        "real-results.parquet"}
+    assert not old.exists()
 
 
 def test_guess_formatting():
@@ -306,10 +345,10 @@ def test_cli_demo_command(tmp_path):
 
 
 def test_committed_default_data_is_the_simulator_output(tmp_path):
-    """`data/points` and `data/evals.json` are exactly `reasonboard demo --models 16 --out data`."""
+    """`data/trials` and `data/evals.json` are exactly `reasonboard demo --models 16 --out data`."""
     demo.write_demo(tmp_path, models=demo.DEFAULT_MODELS, seed=demo.DEFAULT_SEED)
-    committed = {p.name: p.read_bytes() for p in sorted((DEFAULT_DATA / "points").glob("*.csv"))}
-    regenerated = {p.name: p.read_bytes() for p in sorted((tmp_path / "points").glob("*.csv"))}
+    committed = {p.name: p.read_bytes() for p in sorted((DEFAULT_DATA / "trials").glob("*.parquet"))}
+    regenerated = {p.name: p.read_bytes() for p in sorted((tmp_path / "trials").glob("*.parquet"))}
     assert committed.keys() == regenerated.keys()
     assert committed == regenerated, "regenerate with: reasonboard demo --models 16 --out data --force"
     assert (DEFAULT_DATA / "evals.json").read_bytes() == (tmp_path / "evals.json").read_bytes()
@@ -321,13 +360,11 @@ def test_default_leaderboard_has_leaders_ties_and_a_weak_tail():
     counters, bootstrap geometric mean): every band from near-perfect to catastrophic, both
     tied and distinct neighbours, one incomplete evaluation."""
     sums: dict[tuple, dict[str, np.ndarray]] = {}
-    for path in sorted((DEFAULT_DATA / "points").glob("*.csv")):
-        for line in path.read_text().splitlines()[1:]:
-            head, rest = line.split(',"', 1)
-            model, template, sampler, task = head.split(",")
-            n, ne, nt, g, tok = rest.split('",', 1)[1].split(",")[:5]
-            acc = sums.setdefault((model, template, sampler), {}).setdefault(task, np.zeros(5))
-            acc += [float(n), float(ne), float(nt), float(g), float(tok)]
+    for path in sorted((DEFAULT_DATA / "trials").glob("*.parquet")):
+        for r in plain_trials(path):
+            acc = sums.setdefault((r["model"], r["template"], r["sampler"]), {}).setdefault(r["base_task"], np.zeros(5))
+            completed = not r["truncated"]
+            acc += [1, r["correct"], r["truncated"], 1 / r["options"] if r["options"] and completed else 0, r["tokens"]]
     tasks = sorted({t for per_task in sums.values() for t in per_task})
     assert len(tasks) == 12
     rng = np.random.default_rng(42)

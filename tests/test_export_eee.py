@@ -23,6 +23,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from helpers_points import trial_counters, write_demo_points
 from reasonboard import __version__
 from reasonboard.build import BuildOptions, Gathered, gather, load_settings
 from reasonboard.cli import main
@@ -88,6 +89,8 @@ def c_p_from_points(data_dir: Path) -> dict[tuple[str, str, str, str], tuple[flo
                 acc = sums[(row["model"], row["template"], row["sampler"], row["base_task"])]
                 for i, name in enumerate(("total", "truncated", "correct", "guess")):
                     acc[i] += float(row[name])
+    for key, counters in trial_counters(data_dir).items():
+        sums[key] = counters[:4]
     out = {}
     for k, (n, n_t, n_e, g) in sums.items():
         n_u = n - n_t
@@ -212,8 +215,7 @@ def test_source_date_epoch_sets_the_timestamp_and_not_the_id(default_export: Exp
 
 def copy_inputs(tmp_path: Path, with_reported: bool = False) -> Path:
     data = tmp_path / "data"
-    shutil.copytree(DATA / "points", data / "points")
-    shutil.copy(DATA / "evals.json", data / "evals.json")
+    write_demo_points(data, 16, 0)  # the default data's evaluations, as points files to edit
     if with_reported:
         shutil.copytree(DATA / "eee", data / "eee")
         shutil.copytree(DATA / "cards", data / "cards")
@@ -233,7 +235,8 @@ def test_a_changed_point_changes_that_evaluations_id_and_only_its(default_export
     csv.writer(out, lineterminator="\n").writerow(row)
     points.write_text("".join([lines[0], out.getvalue(), *lines[2:]]), encoding="utf-8")
 
-    before = {r.evaluation: r.evaluation_id for r in default_export.export.records}
+    unchanged = copy_inputs(tmp_path / "unchanged")
+    before = {r.evaluation: r.evaluation_id for r in export_of(unchanged, tmp_path / "cache0").export.records}
     after = {r.evaluation: r.evaluation_id for r in export_of(data, tmp_path / "cache").export.records}
     assert before.keys() == after.keys()
     assert [e for e in before if before[e] != after[e]] == [changed]

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers_points import write_demo_points as write_demo
 from reasonboard.build import BuildOptions, run_build
-from reasonboard.demo import write_demo
 
 ROOT = Path(__file__).resolve().parent.parent
 

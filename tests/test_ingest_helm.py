@@ -100,12 +100,12 @@ def test_scenario_args_are_params_and_valid_split_instances_count():
     assert sum(t.score >= 1 for t in got) == 1
 
 
-def test_valid_only_run_and_task_name_before_the_colon():
+def test_valid_only_run_and_the_dataset_names_the_task():
     expected = plain_trials(HELLASWAG)
     assert {e["split"] for e in expected.values()} == {"valid"}
     run = one_run(HELLASWAG)
     got = list(run.trials)
-    assert run.evaluation.task == "commonsense"            # run spec "commonsense:dataset=hellaswag,..."
+    assert run.evaluation.task == "hellaswag"              # run spec "commonsense:dataset=hellaswag,..."
     assert run.evaluation.model == "eleutherai/pythia-1b-v0"
     assert sum(t.score >= 1 for t in got) == sum(e["exact_match"] == 1 for e in expected.values()) == 3
     assert {t.options for t in got} == {4}
@@ -200,3 +200,16 @@ def test_broken_json_is_unreadable_with_file_and_line(tmp_path):
     (directory / "per_instance_stats.json").write_text('[\n{"instance_id": "a",\n')
     with pytest.raises(UnreadableInput, match=r"per_instance_stats\.json, line 3"):
         one_run(directory)
+
+
+@pytest.mark.parametrize("name, task", [
+    ("commonsense:dataset=hellaswag,method=multiple_choice_joint,model=x", "hellaswag"),
+    ("mmlu:subject=philosophy,method=multiple_choice_joint,model=openai_gpt2", "mmlu"),
+    ("narrative_qa:model=openai_gpt2", "narrative_qa"),
+    ("bbq", "bbq"),
+    ("commonsense:dataset=,model=x", "commonsense"),
+])
+def test_task_name_from_the_run_spec_name(name, task):
+    from reasonboard.sources.harness.helm import task_name
+
+    assert task_name(name) == task

@@ -15,8 +15,9 @@ from conftest import build_site
 from helpers_site import page
 from reasonboard.cli import main
 from reasonboard.errors import InputError
-from reasonboard.ingest import IngestOptions, points_file_name, run_ingest
+from reasonboard.ingest import IngestOptions, run_ingest
 from reasonboard.sources.trials import Trial
+from reasonboard.store.trialfiles import trials_file_name
 from reasonboard.store.trials import TrialStore
 
 DATA = Path(__file__).parent / "data" / "per-instance"
@@ -109,9 +110,9 @@ def test_reingest_gives_byte_identical_files(tmp_path):
     first = _files(tmp_path / "data")
     again = run_ingest(options)
     assert _files(tmp_path / "data") == first
-    assert len([n for n in first if n.startswith("points/ingested/")]) == 4
-    name = points_file_name("openai/gpt-5", "default", "default", "popularity")
-    assert f"points/ingested/{name}" in first
+    assert len([n for n in first if n.startswith("trials/")]) == 4 and not any(n.startswith("points/") for n in first)
+    name = trials_file_name("openai/gpt-5", "default", "default")
+    assert f"trials/{name}" in first
     assert again.summary() == run_ingest(options).summary()
 
 

@@ -102,7 +102,7 @@ def test_a_project_with_no_overrides_gets_neutral_built_in_pages(tmp_path, share
     assert index.find("title").text == "Leaderboard · Leaderboard"
     assert "published by" not in index.find("footer").text  # no organisation by default
     nav = [a.text for a in index.find("nav").find_all("a")]
-    assert nav == ["Leaderboard", "Pairwise", "Signals", "Methodology", "Interpretation guide"]
+    assert nav == ["Leaderboard", "Matrix", "Pairwise", "Signals", "Methodology", "Interpretation guide"]
 
 
 def test_project_files_replace_built_in_ones_of_the_same_name_and_add_the_others(tmp_path, shared_cache):

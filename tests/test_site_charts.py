@@ -30,6 +30,12 @@ SAMPLES = {
                     "text": "615.0 ± 15.0", "frontier": "on the frontier"},
                    {"label": "B", "cost": 12.0, "cost_text": "$12.00", "low": 590.0, "high": 640.0, "center": 615.0,
                     "text": "615.0 ± 25.0", "frontier": "dominated"}],
+    "compression": [{"label": f"arith · {o}", "order": k, "outcome": o, "q1": 1.0 + k, "median": 1.5 + k, "q3": 2.0 + k}
+                    for k, o in enumerate(["correct", "incorrect", "truncated"])],
+    "hazard": [{"series": s, "series_order": i, "bin": f"{32 << b}–{64 << b}", "bin_order": b, "hazard": 0.1 * (b + i),
+                "low": 0.05 * (b + i), "high": 0.2 * (b + i)} for i, s in enumerate(["arith", "dates"]) for b in range(3)],
+    "budget": [{"budget": f"L/{d} ({8192 // d:,})", "order": k, "center": 300.0 + 50 * k, "low": 280.0 + 50 * k,
+                "high": 320.0 + 50 * k, "text": "x"} for k, d in enumerate([16, 8, 4, 2, 1])],
 }
 
 

@@ -141,6 +141,74 @@ def rates() -> alt.Chart:
     ).properties(width="container", height={"step": 18}, autosize=FIT_WIDTH)
 
 
+def compression() -> alt.LayerChart | alt.FacetChart:
+    """Bits per output token by outcome: the quartiles as a bar, the median as a tick, one
+    row per task and outcome (model pages).
+
+    Rows: `label` ("task · outcome"), `order`, `outcome`, `q1`, `median`, `q3`.
+    """
+    base = alt.Chart(_rows()).encode(
+        y=alt.Y("label:N", sort=alt.EncodingSortField(field="order", order="ascending"), title=None),
+    )
+    colour = alt.Color("outcome:N", scale=alt.Scale(domain=["correct", "incorrect", "truncated"],
+                                                    range=[SERIES[2], SERIES[1], SERIES[3]]),
+                       legend=alt.Legend(title="outcome", orient="bottom"))
+    tooltip = [alt.Tooltip("label:N", title="task and outcome"), alt.Tooltip("median:Q", format=".2f"),
+               alt.Tooltip("q1:Q", title="lower quartile", format=".2f"),
+               alt.Tooltip("q3:Q", title="upper quartile", format=".2f")]
+    box = base.mark_bar(height={"band": 0.6}, opacity=0.55).encode(
+        x=alt.X("q1:Q", title="bits per output token (gzip), quartiles and median", scale=alt.Scale(zero=True)),
+        x2="q3:Q", color=colour, tooltip=tooltip)
+    tick = base.mark_tick(thickness=3, size=14).encode(x="median:Q", color=colour, tooltip=tooltip)
+    return alt.layer(box, tick).properties(width="container", height={"step": 18}, autosize=FIT_WIDTH)
+
+
+def hazard() -> alt.LayerChart | alt.FacetChart:
+    """Token hazard: per bin of output tokens, the risk of ending wrong given the answer got
+    that far, with its 95 % interval; one series per task (model pages) or model (task pages).
+
+    Rows: `series`, `series_order`, `bin` ("32–64"), `bin_order`, `hazard`, `low`, `high`.
+    """
+    series = alt.EncodingSortField(field="series_order", order="ascending")
+    # One column: two columns of model names overflow a phone's width.
+    legend = alt.Legend(title=None, orient="bottom", columns=1, labelLimit=300, symbolStrokeWidth=1.5)
+    base = alt.Chart(_rows()).encode(
+        x=alt.X("bin:N", sort=alt.EncodingSortField(field="bin_order", order="ascending"),
+                title="output tokens reached", axis=alt.Axis(labelAngle=-40)),
+    )
+    tooltip = [alt.Tooltip("series:N", title="series"), alt.Tooltip("bin:N", title="tokens"),
+               alt.Tooltip("hazard:Q", format=".3f"), alt.Tooltip("low:Q", title="95% low", format=".3f"),
+               alt.Tooltip("high:Q", title="95% high", format=".3f")]
+    y = alt.Y("hazard:Q", scale=alt.Scale(domain=[0, 1]), title="risk of ending wrong in the bin",
+              axis=alt.Axis(format=".1f"))
+    # One legend, of the points (colour and shape); the intervals and lines share their colours.
+    bars = base.mark_rule(strokeWidth=1.5, opacity=0.5).encode(
+        y=alt.Y("low:Q", scale=alt.Scale(domain=[0, 1])), y2="high:Q",
+        stroke=alt.Stroke("series:N", sort=series, scale=alt.Scale(range=SERIES), legend=None))
+    line = base.mark_line(strokeWidth=1.5).encode(
+        y=y, stroke=alt.Stroke("series:N", sort=series, scale=alt.Scale(range=SERIES), legend=None), tooltip=tooltip)
+    points = base.mark_point(size=45, filled=True, opacity=1).encode(
+        y=y, color=alt.Color("series:N", sort=series, scale=alt.Scale(range=SERIES), legend=legend),
+        shape=alt.Shape("series:N", sort=series, scale=alt.Scale(range=SHAPES), legend=legend), tooltip=tooltip)
+    return alt.layer(bars, line, points).properties(width="container", height=240, autosize=FIT_WIDTH)
+
+
+def budget() -> alt.LayerChart | alt.FacetChart:
+    """The budget sweep: the ReasonScore with its 95 % interval at each output-token budget.
+
+    Rows: `budget` ("L/16 (1,024)"), `order`, `center`, `low`, `high`, `text`.
+    """
+    base = alt.Chart(_rows()).encode(
+        x=alt.X("budget:N", sort=alt.EncodingSortField(field="order", order="ascending"),
+                title="output-token budget", axis=alt.Axis(labelAngle=0)),
+    )
+    tooltip = [alt.Tooltip("budget:N", title="budget"), alt.Tooltip("text:N", title="ReasonScore")]
+    scale = alt.Scale(domain=[0, 1000])
+    bars = base.mark_rule(strokeWidth=3, color=RANGE).encode(
+        y=alt.Y("low:Q", scale=scale, title="ReasonScore, 95% interval"), y2="high:Q", tooltip=tooltip)
+    line = base.mark_line(color=POINT, strokeWidth=1.5).encode(y=alt.Y("center:Q", scale=scale))
+    dots = base.mark_point(size=50, filled=True, color=POINT).encode(y=alt.Y("center:Q", scale=scale), tooltip=tooltip)
+    return alt.layer(bars, line, dots).properties(width="container", height=220, autosize=FIT_WIDTH)
 def history() -> alt.LayerChart | alt.FacetChart:
     """A model's ReasonScore across releases: its interval as a vertical line and its centre
     as a point at each release (x, in release order), a significant move drawn as a
@@ -194,6 +262,9 @@ def cost_score() -> alt.LayerChart | alt.FacetChart:
 
 
 KINDS: dict[str, Callable[[], alt.TopLevelMixin]] = {
+    "compression": compression,
+    "hazard": hazard,
+    "budget": budget,
     "forest-score": forest_score,
     "forest-probability": forest_probability,
     "curves": curves,

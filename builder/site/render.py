@@ -47,7 +47,7 @@ from .writer import Output, SiteFiles, Stage
 
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
-            "task.html": "index.html",
+            "task.html": "index.html", "matrix.html": "matrix.html",
             "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html",
             "benchmark_rows.html": "signals.html", "releases.html": "releases.html", "release.html": "releases.html",
             "release_changes.html": "releases.html", "cost.html": "cost.html"}

@@ -41,6 +41,19 @@ def page_path(section: str, slug: str, page: int = 1) -> str:
     return f"{section}/{slug}.html"
 
 
+def board_path(slug: str, page: int = 1) -> str:
+    """A board's page after the first board (which is the front page): `boards/<slug>.html`,
+    `boards/<slug>-2.html` for its second page."""
+    if not is_safe_slug(slug):
+        raise ValueError(f"unsafe slug {slug!r}")
+    return f"boards/{slug}.html" if page == 1 else f"boards/{slug}-{page}.html"
+
+
+def matrix_path(page: int = 1) -> str:
+    """The model × task matrix: `matrix.html`, `matrix-2.html`, ..."""
+    return "matrix.html" if page == 1 else f"matrix-{page}.html"
+
+
 def evaluation_page_path(slug: str) -> str:
     """The page of a leaderboard row from its `slug` (leaderboard.json): `models/<slug>.html`.
 

@@ -12,6 +12,7 @@ can never disagree on what "truncated", "correct" or the sampler's name means.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from collections import Counter
@@ -84,6 +85,8 @@ class Trial:
     `score` is the trial's value on [0, 1] when the harness gives one (booleans 1/0, Inspect
     letters C=1, P=0.5, I=N=0); credit is `score >= 1`, partial credit `0 < score < 1`. A task
     whose scores leave [0, 1] has no correctness and is skipped where trials are summed.
+    `input_tokens` and `compressed` (SAMPLES.md section 1) are None when not recorded; the
+    output text itself is never kept, only its compressed size.
     """
 
     sample_id: str
@@ -93,6 +96,8 @@ class Trial:
     truncated: bool
     options: int | None    # answer options of a multiple-choice sample; None for write-in
     tokens: int | None     # output tokens; None when not recorded
+    input_tokens: int | None = None
+    compressed: int | None = None
 
 
 @dataclass
@@ -162,6 +167,14 @@ def score_value(value: Any) -> float | None:
             return None
         return number if math.isfinite(number) else None
     return None
+
+
+def compressed_size(text: str | None) -> int | None:
+    """SAMPLES.md section 1: the gzip size of the output text (level 9, no timestamp), the
+    seed's entropy proxy; None when the harness recorded no output text."""
+    if text is None:
+        return None
+    return len(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
 
 
 def _decimal(number: float) -> str:

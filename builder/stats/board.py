@@ -154,6 +154,27 @@ class Leaderboard:
 
 @quick_pickle
 @dataclass(frozen=True, slots=True)
+class RankedBoard:
+    """One board (PRODUCT.md "Boards"): its name, description and tasks, and its own
+    leaderboard: every evaluation, ranked when it has every task of the board, with its
+    ReasonScore over the board's tasks. Each row's `tasks` holds every task the evaluation
+    has, on the board or not, so no result is hidden by a board."""
+
+    name: str
+    description: str
+    leaderboard: Leaderboard
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        return self.leaderboard.settings.tasks
+
+    @property
+    def ranked(self) -> int:
+        return sum(1 for m in self.leaderboard.models if m.rank is not None)
+
+
+@quick_pickle
+@dataclass(frozen=True, slots=True)
 class NeighbourRate:
     """P(this evaluation beats the neighbour `id`) over the tasks both have."""
 

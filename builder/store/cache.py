@@ -40,12 +40,13 @@ from .evaluations import ingest_evals
 from .ingest import ingest_points
 from .pointsdb import PointsDB
 from .reported import ReportedRead, read_reported, store_reported
+from .trialfiles import discover_trial_files
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
 #: (folder, glob) pairs, or (file, None).
 POINTS, REPORTED = "points", "reported"
 PART_SOURCES = {
-    POINTS: (("points", "**/*"), ("evals.json", None)),
+    POINTS: (("points", "**/*"), ("trials", "**/*.parquet"), ("evals.json", None)),
     REPORTED: (("eee", "**/*.json"), ("cards", "*.json")),
 }
 PART_NAMES = {POINTS: "points", REPORTED: "reported results and cards"}
@@ -191,7 +192,7 @@ def fingerprints(data_dir: Path, salt: str = "", cache_dir: Path | None = None) 
 def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None) -> dict:
     """(Re)fill the points and evaluations tables; returns the part's ingest summary.
     `digests` (`Fingerprints.point_files`) lets unchanged points files keep their rows."""
-    points = ingest_points(db, discover_point_files(data_dir), data_dir, digests)
+    points = ingest_points(db, discover_point_files(data_dir) + discover_trial_files(data_dir), data_dir, digests)
     evals_path = data_dir / "evals.json"
     entries = read_evals(evals_path) if evals_path.is_file() else []
     ingest_evals(db, entries)

@@ -36,6 +36,7 @@ from ..sources.text import read_text
 from .checks import validate_staged
 from .evaluations import ingest_evals
 from .pointsdb import IDENTITY, PointsDB, fetch_as
+from .trialrows import check_clashes, is_trials_file, old_ingested_warning, stage_trials
 
 __all__ = ["ingest_evals", "ingest_points"]
 
@@ -83,8 +84,9 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         recorded = dict(con.execute("SELECT source, digest FROM point_files").fetchall())
         kept = {rel for rel in rels if rel in digests and recorded.get(rel) == digests[rel]}
     fresh = [i for i, rel in enumerate(rels) if rel not in kept]
-    _stage(con, files, rels, fresh)
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
+    con.execute("DELETE FROM trials WHERE source NOT IN (SELECT source FROM kept_files)")
+    _stage(con, files, rels, fresh)
     # Which row an identity keeps can change only where rows go (changed and removed files)
     # or come (the staged ones): with files kept, only those identities are chosen again.
     if kept:
@@ -110,6 +112,10 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         con.execute("INSERT INTO point_files SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                     [known, [digests[rel] for rel in known]])
     _choose_points(con, files, rels, report, only_touched=bool(kept))
+    check_clashes(con, data_dir)
+    old = old_ingested_warning(con)
+    if old:
+        report.warnings.append(old)
     return report
 
 
@@ -126,9 +132,12 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
             tiers VARCHAR[], groups VARCHAR[])
         """
     )
+    stage_trials(con, files, rels, indices)
     csv_groups: dict[tuple[str, ...], list[int]] = {}
     for idx in indices:
         path = files[idx]
+        if is_trials_file(rels[idx]):
+            continue
         if path.suffix.lower() == ".csv":
             csv_groups.setdefault(csv_header(path), []).append(idx)
         else:

@@ -9,7 +9,9 @@ every value is a bound parameter, so no data is ever formatted into SQL.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
 
@@ -50,6 +52,18 @@ EXACT = "DECIMAL(38,12)"
 
 def load_sql(name: str) -> str:
     return (SQL_DIR / name).read_text(encoding="utf-8")
+
+
+_NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+
+
+@lru_cache(maxsize=None)
+def named_statements(name: str) -> tuple[str, dict[str, str]]:
+    """A SQL file of named statements: the part before the first `-- name: x` line (tables or
+    macros to create first), and each statement by its name."""
+    parts = _NAME.split(load_sql(name))
+    rest = parts[1:]
+    return parts[0], {rest[i]: rest[i + 1].strip() for i in range(0, len(rest), 2)}
 
 
 Record = TypeVar("Record")

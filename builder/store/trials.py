@@ -21,6 +21,7 @@ import duckdb
 import numpy as np
 
 from ..sources.trials import Trial
+from . import trialfiles
 from .pointsdb import fetch_as, load_sql, picker
 
 SQL_FILE = "trials.sql"
@@ -115,6 +116,11 @@ class TrialStore:
         self._pending_runs: list[int] = []
         self._seq = 0
 
+    @property
+    def scratch(self) -> str:
+        """A private folder for files made on the way (removed by `close`)."""
+        return self._dir.name
+
     def close(self) -> None:
         self.con.close()
         self._dir.cleanup()
@@ -157,6 +163,10 @@ class TrialStore:
             "truncated": np.fromiter((t.truncated for t in batch), dtype=np.bool_, count=n),
             "options": np.fromiter((t.options or 0 for t in batch), dtype=np.int32, count=n),
             "tokens": np.fromiter((-1 if t.tokens is None else t.tokens for t in batch), dtype=np.int64, count=n),
+            "input_tokens": np.fromiter((-1 if t.input_tokens is None else t.input_tokens for t in batch),
+                                        dtype=np.int64, count=n),
+            "compressed": np.fromiter((-1 if t.compressed is None else t.compressed for t in batch),
+                                      dtype=np.int64, count=n),
         }
         self._seq += n
         self._pending, self._pending_runs = [], []
@@ -183,6 +193,20 @@ class TrialStore:
         """(model, template, sampler, any trial recorded tokens) per evaluation; after `sum`."""
         return [(r.model, r.template, r.sampler, bool(r.recorded))
                 for r in fetch_as(self.con.execute(_sql("tokens_recorded")), TokensRecorded, "tokens_recorded")]
+
+    def write_evaluation(self, model: str, template: str, sampler: str, path: Path,
+                         earlier: Path | None = None) -> None:
+        """Write one evaluation's trials file to `path` (after `sum`). With `earlier` (the
+        evaluation's file from a previous ingest), its trials of the tasks this ingest did
+        not read are kept: ingesting one task's logs never drops another task's trials."""
+        source = _sql("evaluation_trials")
+        parameters: list[object] = [model, template, sampler]
+        if earlier is not None:
+            source = (f"({source} UNION ALL SELECT {trialfiles.select_list()} FROM read_parquet(?) "
+                      f"WHERE base_task NOT IN (SELECT task FROM ingest_kept WHERE model = ? AND template = ? "
+                      "AND sampler = ?))")
+            parameters += [str(earlier), model, template, sampler]
+        trialfiles.write_trials(self.con, source, parameters, path)
 
     def sum(self) -> Summed:
         """Resolve duplicates, drop tasks without correctness, and sum into points."""

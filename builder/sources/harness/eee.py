@@ -28,6 +28,7 @@ from ..trials import (
     Run,
     Trial,
     UnreadableInput,
+    compressed_size,
     count_tokens,
     is_truncated,
     pick_params,
@@ -52,8 +53,13 @@ class _Input(msgspec.Struct):
 
 
 class _Usage(msgspec.Struct):
+    input_tokens: int | None = None
     output_tokens: int | None = None
     reasoning_tokens: int | None = None
+
+
+class _Output(msgspec.Struct):
+    raw: Any = None
 
 
 class _Line(msgspec.Struct):
@@ -63,6 +69,7 @@ class _Line(msgspec.Struct):
     schema_version: str | None = None
     evaluation: _Evaluation | None = None
     input: _Input | None = None
+    output: _Output | None = None
     token_usage: _Usage | None = None
     metadata: dict[str, Any] | None = None
     error: Any = None
@@ -145,7 +152,16 @@ def _trials(run: Run, path: Path, options: ReadOptions, limit: int | None, model
                 truncated=is_truncated(stop if isinstance(stop, str) else None, usage.output_tokens, limit),
                 options=choices,
                 tokens=count_tokens(usage.output_tokens, usage.reasoning_tokens),
+                input_tokens=usage.input_tokens, compressed=compressed_size(_output_text(line.output)),
             )
+
+
+def _output_text(output: _Output | None) -> str | None:
+    """The instance's output: `output.raw` as a string (schema 0.2) or the first of a list (0.3)."""
+    raw = output.raw if output is not None else None
+    if isinstance(raw, list):
+        raw = raw[0] if raw else None
+    return raw if isinstance(raw, str) else None
 
 
 def _options(given: _Input | None) -> int | None:

@@ -23,7 +23,7 @@ The rules, and why:
   `max_tokens` (`is_truncated`: the `length` stops of `multiple_choice_joint`'s one-token
   answers are not truncation; a null reason with output tokens at the limit is).
 * Evaluation: model `adapter_spec.model`, template `adapter_spec.method`, sampler from its
-  temperature and max_tokens, task the run spec name before `:`, params the scenario's
+  temperature and max_tokens, task the run spec name before `:` or its `dataset=`, params the scenario's
   arguments as strings (`subject=philosophy`). HELM records no version of itself.
 * A request that failed (`result.success` false) is a harness error; an instance with no
   `exact_match` on either split is unscored. Incomplete runs are read as they are.
@@ -44,6 +44,7 @@ from ..trials import (
     Trial,
     UnreadableInput,
     canonical_params,
+    compressed_size,
     is_truncated,
     mapping_of,
     read_json_file,
@@ -98,7 +99,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
         model=model.strip(),
         template=template,
         sampler=sampler_name(temperature if _is_number(temperature) else None, limit),
-        task=name.split(":", 1)[0].strip(),
+        task=task_name(name),
         metric=METRIC,
         generation_args={k: adapter[k] for k in GENERATION_KEYS if k in adapter},
         truncation_observed=reasons_recorded or (tokens_recorded and limit is not None),
@@ -109,6 +110,18 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     yield Run(path, FORMAT, evaluation,
               _trials(instances, requests, canonical_params(scenario_args), multiple_choice, limit, counts),
               counts)
+
+
+def task_name(run_spec_name: str) -> str:
+    """INGEST.md section 5: the run spec name before `:`, except that a `dataset=` argument
+    names the task (`commonsense:dataset=hellaswag,...` -> `hellaswag`, as the Every Eval
+    Ever conversion of the same run names it)."""
+    head, _, args = run_spec_name.partition(":")
+    for arg in args.split(","):
+        key, _, value = arg.partition("=")
+        if key.strip() == "dataset" and value.strip():
+            return value.strip()
+    return head.strip()
 
 
 def _load(path: Path, kind: type) -> Any:
@@ -134,6 +147,7 @@ class _Request:
     references: int
     finish_reason: str | None
     failed: bool
+    text: str | None
 
 
 def _requests(state: Mapping[str, Any]) -> dict[tuple[str, int], _Request]:
@@ -159,6 +173,7 @@ def _requests(state: Mapping[str, Any]) -> dict[tuple[str, int], _Request]:
             references=len(references) if isinstance(references, list) else 0,
             finish_reason=_finish_reason(first.get("finish_reason")),
             failed=result.get("success") is False,
+            text=first.get("text") if isinstance(first.get("text"), str) else None,
         )
     return found
 
@@ -211,6 +226,9 @@ def _trials(instances: list[Any], requests: Mapping[tuple[str, int], _Request], 
         tokens_value = (_stat_value(tokens_stat[1], "sum")
                         if tokens_stat is not None and tokens_stat[0] == split else None)
         tokens = int(tokens_value) if tokens_value is not None else None
+        prompt_stat = _stat(entry, "num_prompt_tokens")
+        prompt_value = (_stat_value(prompt_stat[1], "sum")
+                        if prompt_stat is not None and prompt_stat[0] == split else None)
         finish_reason = request.finish_reason if request is not None else None
         references = request.references if request is not None else 0
         yield Trial(
@@ -221,4 +239,6 @@ def _trials(instances: list[Any], requests: Mapping[tuple[str, int], _Request], 
             truncated=is_truncated(finish_reason, tokens, limit),
             options=references if multiple_choice and references else None,
             tokens=tokens,
+            input_tokens=int(prompt_value) if prompt_value is not None else None,
+            compressed=compressed_size(request.text if request is not None else None),
         )

@@ -32,6 +32,7 @@ from ..trials import (
     Run,
     Trial,
     UnreadableInput,
+    compressed_size,
     count_tokens,
     is_truncated,
     pick_params,
@@ -93,18 +94,30 @@ class _Score(msgspec.Struct):
 
 
 class _Usage(msgspec.Struct):
+    input_tokens: int | None = None
     output_tokens: int | None = None
     reasoning_tokens: int | None = None
 
 
+class _Part(msgspec.Struct):
+    type: str = ""
+    text: str | None = None
+
+
+class _Message(msgspec.Struct):
+    content: str | list[_Part] | None = None
+
+
 class _Choice(msgspec.Struct):
     stop_reason: str | None = None
+    message: _Message | None = None
 
 
 class _Output(msgspec.Struct):
     usage: _Usage | None = None
     choices: list[_Choice] = []
     stop_reason: str | None = None
+    completion: str | None = None
 
 
 class _Event(msgspec.Struct):
@@ -332,7 +345,21 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
             params=_params(sample.metadata, options.params), score=score,
             truncated=is_truncated(stop, usage.output_tokens, sample_limit),
             options=len(sample.choices) if sample.choices else None, tokens=tokens,
+            input_tokens=usage.input_tokens, compressed=compressed_size(_output_text(output)),
         )
+
+
+def _output_text(output: _Output) -> str | None:
+    """The model's completion (SAMPLES.md section 1): `output.completion`, else the text parts
+    of the first choice's message; reasoning parts a provider returns apart are left out."""
+    if output.completion:
+        return output.completion
+    message = output.choices[0].message if output.choices else None
+    if message is None or message.content is None:
+        return output.completion
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(part.text or "" for part in message.content if part.type == "text")
 
 
 def _score_key(scores: dict[str, _Score], scorer: str | None, main_key: str | None) -> str | None:

@@ -45,6 +45,7 @@ from ..trials import (
     Run,
     Trial,
     UnreadableInput,
+    compressed_size,
     pick_params,
     score_value,
 )
@@ -317,4 +318,14 @@ def _trials(path: Path, metric: str, filter_: str | None, multiple_choice: bool,
             truncated=False,
             options=_options(sample) if multiple_choice else None,
             tokens=None,
+            compressed=None if multiple_choice else compressed_size(_first_response(sample)),
         )
+
+
+def _first_response(sample: Mapping[str, Any]) -> str | None:
+    """A generation's text: the first response (`resps[0][0]`); None when it is not text."""
+    resps = sample.get("resps")
+    first = resps[0] if isinstance(resps, list) and resps else None
+    if isinstance(first, list):
+        first = first[0] if first else None
+    return first if isinstance(first, str) else None

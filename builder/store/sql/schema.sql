@@ -42,6 +42,31 @@ CREATE TABLE IF NOT EXISTS point_rows (
     source_row BIGINT  NOT NULL
 );
 
+-- Every trial of every trials file under trials/ (SAMPLES.md section 1), with its file and
+-- row: the points of an (evaluation, task) given by trials are derived from these rows
+-- (store/trialrows.py), and the per-sample views read them.
+CREATE TABLE IF NOT EXISTS trials (
+    -- Checked after loading (store/trialrows.py), so that a missing value is named by its
+    -- file and row rather than refused by the table.
+    model        VARCHAR,
+    template     VARCHAR,
+    sampler      VARCHAR,
+    base_task    VARCHAR,
+    params       VARCHAR,            -- canonical JSON object, as points.params
+    sample_id    VARCHAR,
+    epoch        INTEGER,
+    credit       DOUBLE,
+    correct      BOOLEAN,
+    truncated    BOOLEAN,
+    options      INTEGER,
+    tokens       BIGINT,
+    input_tokens BIGINT,
+    compressed   BIGINT,
+    tiers        VARCHAR,            -- optional: the point's tier labels, ';'-separated
+    source       VARCHAR NOT NULL,   -- the trials file, relative to the data dir
+    source_row   BIGINT  NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS point_files (
     source VARCHAR NOT NULL,   -- relative to the data dir, as `points.source`
     digest VARCHAR NOT NULL    -- sha256 of the file's bytes and of the store's code

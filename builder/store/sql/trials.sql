@@ -25,13 +25,16 @@ CREATE OR REPLACE TABLE ingest_trials (
     score     DOUBLE  NOT NULL,
     truncated BOOLEAN NOT NULL,
     options   INTEGER,            -- NULL: write-in
-    tokens    BIGINT              -- NULL: not recorded
+    tokens    BIGINT,             -- NULL: not recorded
+    input_tokens BIGINT,          -- NULL: not recorded
+    compressed   BIGINT           -- NULL: no output text
 );
 
 -- name: insert_trials
--- The batch arrives as numpy columns; 0 options and -1 tokens stand for "none".
+-- The batch arrives as numpy columns; 0 options and -1 counts stand for "none".
 INSERT INTO ingest_trials
-SELECT run_idx, seq, sample_id, epoch, params, score, truncated, NULLIF(options, 0), NULLIF(tokens, -1)
+SELECT run_idx, seq, sample_id, epoch, params, score, truncated, NULLIF(options, 0), NULLIF(tokens, -1),
+       NULLIF(input_tokens, -1), NULLIF(compressed, -1)
 FROM trial_batch
 
 -- name: insert_runs
@@ -43,7 +46,7 @@ SELECT run_idx, input_idx, model, template, sampler, task, metric, skipped FROM 
 -- copy inside it.
 CREATE OR REPLACE TABLE ingest_kept AS
 SELECT r.model, r.template, r.sampler, r.task, r.metric, t.params, t.sample_id, t.epoch,
-       t.score, t.truncated, t.options, t.tokens
+       t.score, t.truncated, t.options, t.tokens, t.input_tokens, t.compressed
 FROM ingest_trials t JOIN ingest_runs r USING (run_idx)
 WHERE NOT r.skipped
 QUALIFY row_number() OVER (PARTITION BY r.model, r.template, r.sampler, r.task, t.params, t.sample_id, t.epoch
@@ -85,3 +88,12 @@ ORDER BY k.model, k.template, k.sampler, k.task, k.params
 -- Whether any kept trial of an evaluation recorded its output tokens.
 SELECT model, template, sampler, count(tokens) > 0 AS recorded FROM ingest_kept
 GROUP BY model, template, sampler ORDER BY model, template, sampler
+
+-- name: evaluation_trials
+-- The trials file of one evaluation (SAMPLES.md section 1): every kept trial of its tasks
+-- that have correctness, in the file's columns.
+(SELECT k.model, k.template, k.sampler, k.task AS base_task, k.params, k.sample_id, k.epoch,
+        k.score AS credit, k.score >= 1 AND NOT k.truncated AS correct, k.truncated, k.options,
+        k.tokens, k.input_tokens, k.compressed
+ FROM ingest_kept k ANTI JOIN ingest_no_credit n USING (model, template, sampler, task)
+ WHERE k.model = ? AND k.template = ? AND k.sampler = ?)

@@ -1,0 +1,249 @@
+"""Trials files into the PointsDB (SAMPLES.md section 1; INGEST.md section 2).
+
+A trials file's rows are staged, checked (first bad row first, named by its Parquet row),
+their `params` made canonical, and then summed in SQL into the same staged points rows a
+points file gives: from there on a point is a point, whatever its file. The trials
+themselves go to the `trials` table with their file, for everything that reads samples.
+
+The same (evaluation, task) in a trials file and in a points file (or in two trials files)
+is an error naming both files: the points would count its trials twice, or disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+import duckdb
+
+from ..errors import InputError
+from . import trialfiles
+from .pointsdb import fetch_as
+
+#: The earlier ingest's folder of points files (INGEST.md section 6).
+OLD_INGESTED = "points/ingested/"
+
+#: Checks on a staged trial, in order: (SQL condition TRUE for a bad row, the problem).
+TRIAL_CHECKS = [
+    *[(f"{name} IS NULL", f"'{name}' is empty") for name in trialfiles.NAMES if name not in trialfiles.NULLABLE],
+    *[(f"trim({name}) = ''", f"'{name}' is empty") for name in ("model", "template", "sampler", "base_task",
+                                                                 "sample_id")],
+    ("NOT json_valid(params) OR json_type(params::JSON) <> 'OBJECT'",
+     "'params' must be a JSON object such as {\"level\": \"3\"}, or {}"),
+    ("epoch < 1", "'epoch' must be at least 1"),
+    ("NOT isfinite(credit) OR credit < 0 OR credit > 1", "'credit' must be between 0 and 1"),
+    ("correct <> (credit >= 1 AND NOT truncated)",
+     "'correct' must be true exactly when the credit is 1 and the trial is not truncated"),
+    ("options < 1", "'options' must be at least 1 (or empty for a write-in item)"),
+    *[(f"{name} < 0", f"'{name}' must not be negative") for name in ("tokens", "input_tokens", "compressed")],
+    ("tokens >= 1000000000000", "'tokens' must be below 10^12 per trial"),
+]
+
+
+#: Name columns whose surrounding spaces are typing noise, not another model or task.
+TRIMMED = ("model", "template", "sampler", "base_task")
+
+
+class BadTrial(NamedTuple):
+    source: str
+    source_row: int
+    rule: int
+
+
+class Repeated(NamedTuple):
+    source: str
+    source_row: int
+    base_task: str
+    sample_id: str
+    epoch: int
+
+
+class Clash(NamedTuple):
+    """An (evaluation, task) given by two files, one of them a trials file."""
+
+    model: str
+    template: str
+    sampler: str
+    base_task: str
+    first: str
+    second: str
+
+
+def is_trials_file(rel: str) -> bool:
+    return rel.startswith(f"{trialfiles.TRIALS_DIR}/") and rel.endswith(trialfiles.SUFFIX)
+
+
+def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> None:
+    """Load the trials files at `indices` (of `files`) into the `trials` table, checked row by
+    row, and stage their points. One scan reads them all (thousands of per-evaluation files
+    cost about what one file of their size costs); a file DuckDB cannot read is found by
+    reading the files one by one, only on that failure path."""
+    chosen = [i for i in indices if is_trials_file(rels[i])]
+    if not chosen:
+        return
+    con.execute("CREATE OR REPLACE TEMP TABLE trial_files AS SELECT unnest(?::VARCHAR[]) AS filename, "
+                "unnest(?::INTEGER[]) AS file_idx, unnest(?::VARCHAR[]) AS source",
+                [[str(files[i]) for i in chosen], chosen, [rels[i] for i in chosen]])
+    try:
+        _load(con, [files[i] for i in chosen])
+    except duckdb.Error as exc:
+        for i in chosen:
+            _check_readable(con, files[i])
+        raise InputError(files[chosen[0]].parent, f"cannot read the trials files: {_first_line(exc)}") from None
+    _canonicalise(con)
+    _check(con, files)
+    stage_points(con)
+    con.execute("DROP TABLE trial_files")
+
+
+def _load(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
+    """Every trial of `paths` into `trials`, names trimmed, each with its file and row."""
+    listed = [str(p) for p in paths]
+    present = {row[0] for row in con.execute(
+        "DESCRIBE SELECT * FROM read_parquet(?, union_by_name = true)", [listed]).fetchall()}
+    kinds = dict(trialfiles.COLUMNS)
+    columns = ", ".join(
+        (f"trim({n}::VARCHAR)" if n in TRIMMED else f"{n}::{kinds[n]}") if n in present else f"NULL::{kinds[n]}"
+        for n in trialfiles.NAMES)
+    tiers = f"{trialfiles.TIERS}::VARCHAR" if trialfiles.TIERS in present else "NULL::VARCHAR"
+    con.execute(
+        f"""
+        INSERT INTO trials
+        SELECT {columns}, {tiers}, f.source, r.file_row_number + 1
+        FROM read_parquet(?, filename = true, union_by_name = true, file_row_number = true) r
+        JOIN trial_files f USING (filename)
+        """, [listed])
+
+
+def _check_readable(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Name the first problem of one trials file: unreadable, a column missing, a bad type."""
+    try:
+        described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
+    except duckdb.Error as exc:
+        raise InputError(path, f"cannot read this trials file: {_first_line(exc)}") from None
+    present = {name for name, *_ in described}
+    missing = [name for name in trialfiles.NAMES if name not in present]
+    if missing:
+        raise InputError(path, f"not a trials file: no column '{missing[0]}' "
+                               f"(expected {', '.join(trialfiles.NAMES)}; SAMPLES.md section 1)")
+    try:
+        con.execute(f"SELECT count(*) FROM (SELECT {trialfiles.select_list()} FROM read_parquet(?))", [str(path)])
+    except duckdb.Error as exc:
+        raise InputError(path, f"a column of this trials file has the wrong type: {_first_line(exc)}") from None
+
+
+FRESH = "trials SEMI JOIN trial_files USING (source)"
+
+
+def _canonicalise(con: duckdb.DuckDBPyConnection) -> None:
+    """`params` as canonical JSON (sorted keys, compact), as points files' are: few distinct
+    texts, made canonical in Python; only rows whose text changes are updated."""
+    distinct = [r[0] for r in con.execute(f"SELECT DISTINCT params FROM {FRESH} WHERE params IS NOT NULL").fetchall()]
+    raw, canon = [], []
+    for text in distinct:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue  # named by the checks, with its row
+        if isinstance(value, dict):
+            made = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            if made != text:
+                raw.append(text)
+                canon.append(made)
+    if raw:
+        con.execute("CREATE OR REPLACE TEMP TABLE canonical AS "
+                    "SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS canon", [raw, canon])
+        con.execute("UPDATE trials SET params = c.canon FROM canonical c "
+                    "WHERE trials.params = c.raw AND trials.source IN (SELECT source FROM trial_files)")
+        con.execute("DROP TABLE canonical")
+
+
+def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
+    """The first bad trial (by file, then row), rules in order; then a trial given twice."""
+    at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
+    cases = " ".join(f"WHEN {condition} THEN {i}" for i, (condition, _) in enumerate(TRIAL_CHECKS))
+    bad = fetch_as(con.execute(
+        f"""SELECT source, source_row, rule FROM (SELECT source, source_row, CASE {cases} END AS rule FROM {FRESH})
+            WHERE rule IS NOT NULL ORDER BY source, source_row LIMIT 1"""), BadTrial)
+    if bad:
+        path = files[at[bad[0].source]]
+        problem = TRIAL_CHECKS[bad[0].rule][1]
+        if problem.endswith("is empty"):
+            _check_readable(con, path)  # a column missing from this file is named as such
+        raise InputError(path, problem, row=bad[0].source_row)
+    repeated = fetch_as(con.execute(
+        f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch FROM {FRESH}
+            GROUP BY source, model, template, sampler, base_task, params, sample_id, epoch HAVING count(*) > 1
+            ORDER BY source, source_row LIMIT 1"""), Repeated)
+    if repeated:
+        first = repeated[0]
+        raise InputError(files[at[first.source]], f"trial ({first.base_task}, sample {first.sample_id}, "
+                                                  f"epoch {first.epoch}) is given twice: a trials file holds "
+                                                  "each trial once", row=first.source_row)
+
+
+def stage_points(con: duckdb.DuckDBPyConnection) -> None:
+    """The points of the fresh trials (INGEST.md section 2) as staged points rows (text
+    columns, as a points file is staged), one per (evaluation, task, params). Guesses are
+    summed as ingest sums them (Kahan, 9 decimals), so a point has the same bytes either way."""
+    con.execute(
+        f"""
+        INSERT INTO staged
+        SELECT f.file_idx, t.source,
+               row_number() OVER (PARTITION BY t.source ORDER BY model, template, sampler, base_task, params),
+               model, template, sampler, base_task, params, n::VARCHAR, n_e::VARCHAR, n_t::VARCHAR,
+               g::VARCHAR, tok::VARCHAR, regexp_extract_all(coalesce(tiers, ''), '[^;\\s]([^;]*[^;\\s])?'),
+               []::VARCHAR[]
+        FROM (SELECT source, model, template, sampler, base_task, params, count(*) AS n,
+                     count(*) FILTER (WHERE correct) AS n_e, count(*) FILTER (WHERE truncated) AS n_t,
+                     round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9) AS g,
+                     coalesce(sum(tokens), 0) AS tok, min(tiers) AS tiers
+              FROM {FRESH} GROUP BY source, model, template, sampler, base_task, params) t
+        JOIN trial_files f USING (source)
+        """
+    )
+
+
+def check_clashes(con: duckdb.DuckDBPyConnection, data_dir: Path) -> None:
+    """An error naming both files when an (evaluation, task) has trials and is also given by
+    a points file or another trials file, with the fix."""
+    clashes = fetch_as(con.execute(
+        f"""
+        SELECT model, template, sampler, base_task, list(DISTINCT source ORDER BY source)[1] AS first,
+               list(DISTINCT source ORDER BY source)[2] AS second
+        FROM point_rows GROUP BY model, template, sampler, base_task
+        HAVING count(DISTINCT source) > 1 AND bool_or(starts_with(source, '{trialfiles.TRIALS_DIR}/'))
+        ORDER BY model, template, sampler, base_task LIMIT 1
+        """), Clash)
+    if not clashes:
+        return
+    clash = clashes[0]
+    trials_rel, other = (clash.second, clash.first) if is_trials_file(clash.second) else (clash.first, clash.second)
+    what = f"{clash.model} / {clash.template} / {clash.sampler}, task {clash.base_task}"
+    if other.startswith(OLD_INGESTED):
+        fix = (f"{OLD_INGESTED} was written by an earlier reasonboard ingest, which now keeps the trials "
+               f"in {trialfiles.TRIALS_DIR}/: delete {OLD_INGESTED}")
+    elif is_trials_file(other):
+        fix = "keep the task's trials in one file: remove the other file or its rows of this task"
+    else:
+        fix = "the points would count its trials twice: remove the task's rows from the points file"
+    raise InputError(data_dir / trials_rel, f"trials of {what} are also given by {other}; {fix}")
+
+
+def old_ingested_warning(con: duckdb.DuckDBPyConnection) -> str | None:
+    """A points file under `points/ingested/` was written by an earlier `reasonboard ingest`:
+    still valid, but without its trials; the warning names the files and the fix."""
+    rows = con.execute("SELECT DISTINCT source FROM point_rows WHERE starts_with(source, ?) ORDER BY source",
+                       [OLD_INGESTED]).fetchall()
+    if not rows:
+        return None
+    names = [r[0] for r in rows]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"{shown}: points written by an earlier reasonboard ingest, without their trials (no samples, epochs "
+            f"or per-sample outcomes): ingest the logs again (it writes {trialfiles.TRIALS_DIR}/), then delete "
+            f"{OLD_INGESTED}")
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,191 @@
+"""Trials files (SAMPLES.md section 1): what ingest writes, what the store derives from them,
+and the errors a bad or doubled file gives.
+
+The real per-instance tree is ingested once; its points are summed twice independently:
+by ingest's own summing (the counters ingest printed and wrote before trials were kept) and
+by the store from the trials files, and by hand from a plain reading of the files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from reasonboard.errors import InputError
+from reasonboard.ingest import IngestOptions, run_ingest
+from reasonboard.sources.points import discover_point_files
+from reasonboard.store import trialfiles
+from reasonboard.store.ingest import ingest_points
+from reasonboard.store.pointsdb import PointsDB
+from reasonboard.store.trialfiles import discover_trial_files, trials_file_name
+
+DATA = Path(__file__).parent / "data" / "per-instance"
+SET = DATA / "inspect" / "inspect_ai" / "log-sets" / "set"
+STREAMING = DATA / "inspect" / "inspect_ai" / "tests" / "log" / "test_eval_log" / "log_streaming.eval"
+
+
+def plain_rows(path: Path) -> list[dict]:
+    cur = duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+def load(data: Path) -> PointsDB:
+    db = PointsDB()
+    ingest_points(db, discover_point_files(data) + discover_trial_files(data), data)
+    return db
+
+
+def stored_points(db: PointsDB) -> dict[tuple, tuple]:
+    rows = db.con.execute("SELECT model, template, sampler, base_task, params, total, correct, truncated, guess, "
+                          "tokens FROM points").fetchall()
+    return {tuple(r[:5]): tuple(r[5:]) for r in rows}
+
+
+@pytest.fixture(scope="module")
+def whole_tree(tmp_path_factory):
+    data = tmp_path_factory.mktemp("trials") / "data"
+    result = run_ingest(IngestOptions(paths=(DATA,), data_dir=data))
+    return data, result
+
+
+def test_every_real_file_gives_through_its_trials_file_the_points_ingest_summed(whole_tree):
+    data, result = whole_tree
+    with load(data) as db:
+        stored = stored_points(db)
+    summed = {(p.model, p.template, p.sampler, p.base_task, p.params): (p.total, p.correct, p.truncated, p.guess, p.tokens)
+              for p in result.points}
+    assert stored == summed and len(stored) > 50
+
+
+def test_trials_files_by_hand(whole_tree):
+    """Every trials file read plainly: the spec's columns and nothing else (no text), sorted,
+    one file per evaluation, and its counters summed by hand equal the stored points."""
+    data, _ = whole_tree
+    files = sorted((data / "trials").glob("*.parquet"))
+    evaluations = {(e["model"], e["template"], e["sampler"]) for e in json.loads((data / "evals.json").read_text())}
+    assert {f.name for f in files} == {trials_file_name(*e) for e in evaluations}
+    by_hand: dict[tuple, list] = {}
+    for path in files:
+        names = [d[0] for d in duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)]).description]
+        assert tuple(names) == trialfiles.NAMES
+        rows = plain_rows(path)
+        keys = [(r["base_task"], r["params"], r["sample_id"], r["epoch"]) for r in rows]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys)
+        for r in rows:
+            assert 0 <= r["credit"] <= 1 and r["correct"] == (r["credit"] >= 1 and not r["truncated"])
+            p = by_hand.setdefault((r["model"], r["template"], r["sampler"], r["base_task"], r["params"]),
+                                   [0, 0, 0, 0.0, 0])
+            p[0] += 1
+            p[1] += r["correct"]
+            p[2] += r["truncated"]
+            p[3] += 1 / r["options"] if r["options"] and not r["truncated"] else 0.0
+            p[4] += r["tokens"] or 0
+    with load(data) as db:
+        stored = stored_points(db)
+    assert stored.keys() == by_hand.keys()
+    for key, (n, ne, nt, g, tok) in by_hand.items():
+        assert stored[key][:3] == (n, ne, nt) and stored[key][4] == tok
+        assert stored[key][3] == pytest.approx(g, abs=1e-8)
+
+
+def test_partial_credit_is_kept_and_helm_names_the_dataset(whole_tree):
+    data, _ = whole_tree
+    rows = [r for f in (data / "trials").glob("*.parquet") for r in plain_rows(f)]
+    partial = [r for r in rows if 0 < r["credit"] < 1]
+    assert partial and not any(r["correct"] for r in partial)
+    tasks = {r["base_task"] for r in rows}
+    assert "hellaswag" in tasks and "commonsense" not in tasks
+    # output text is kept only as its compressed size, prompt and output tokens where recorded
+    assert any(r["compressed"] for r in rows) and any(r["input_tokens"] for r in rows)
+
+
+def test_epochs_are_kept_as_trials_of_one_sample(tmp_path):
+    run_ingest(IngestOptions(paths=(STREAMING,), data_dir=tmp_path))
+    [path] = (tmp_path / "trials").glob("*.parquet")
+    rows = plain_rows(path)
+    assert sorted((r["sample_id"], r["epoch"]) for r in rows) == [("1", 1), ("1", 2), ("2", 1), ("2", 2)]
+
+
+def test_reingesting_one_task_keeps_the_evaluations_other_tasks(tmp_path):
+    short = DATA / "inspect" / "every_eval_ever" / "tests" / "data" / "inspect" / "inspect_shortened"
+    run_ingest(IngestOptions(paths=(short / "piqa.json", short / "hellaswag.json"), data_dir=tmp_path))
+    [path] = (tmp_path / "trials").glob("*.parquet")
+    both = path.read_bytes()
+    run_ingest(IngestOptions(paths=(short / "piqa.json",), data_dir=tmp_path))
+    assert path.read_bytes() == both
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def copy_set(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    run_ingest(IngestOptions(paths=(SET,), data_dir=data))
+    return data
+
+
+def test_the_same_task_in_a_points_file_and_a_trials_file_names_both(tmp_path):
+    data = copy_set(tmp_path)
+    rows = "model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
+    rows += "openai/gpt-5,default,default,popularity,{},10,5,0,0,100\n"
+    (data / "points").mkdir()
+    (data / "points" / "mine.csv").write_text(rows)
+    with pytest.raises(InputError) as raised:
+        load(data)
+    message = str(raised.value)
+    name = trials_file_name("openai/gpt-5", "default", "default")
+    assert f"trials/{name}" in message and "points/mine.csv" in message and "popularity" in message
+    assert "remove the task's rows from the points file" in message
+
+
+def test_old_ingested_points_are_named_with_the_fix(tmp_path):
+    data = copy_set(tmp_path)
+    old = data / "points" / "ingested"
+    old.mkdir(parents=True)
+    (old / "gpt5.csv").write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
+                                  "openai/gpt-5,default,default,popularity,{},100,50,0,0,100\n")
+    with pytest.raises(InputError, match="earlier reasonboard ingest.*delete points/ingested/"):
+        load(data)
+    shutil.rmtree(data / "trials")
+    with PointsDB() as db:
+        report = ingest_points(db, discover_point_files(data), data)
+    [warning] = report.warnings
+    assert "points/ingested/gpt5.csv" in warning and "ingest the logs again" in warning
+
+
+def write_rows(path: Path, select: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    duckdb.connect().execute(f"COPY ({select}) TO '{path}' (FORMAT parquet)")
+
+
+GOOD = ("SELECT 'm' AS model, 't' AS template, 's' AS sampler, 'task' AS base_task, '{}' AS params, "
+        "i::VARCHAR AS sample_id, 1 AS epoch, 1.0 AS credit, true AS correct, false AS truncated, "
+        "NULL::INTEGER AS options, 10::BIGINT AS tokens, NULL::BIGINT AS input_tokens, NULL::BIGINT AS compressed "
+        "FROM range(5) r(i)")
+
+
+@pytest.mark.parametrize("select, problem, row", [
+    (GOOD.replace("1.0 AS credit", "CASE WHEN i = 3 THEN 1.5 ELSE 1.0 END AS credit"), "'credit' must be between 0 and 1", 4),
+    (GOOD.replace("true AS correct", "i <> 2 AS correct"), "'correct' must be true exactly when", 3),
+    (GOOD.replace("i::VARCHAR AS sample_id", "(i % 4)::VARCHAR AS sample_id"), "is given twice", 5),
+    (GOOD.replace("'{}' AS params", "'[1]' AS params"), "'params' must be a JSON object", 1),
+    (GOOD.replace("1 AS epoch", "0 AS epoch"), "'epoch' must be at least 1", 1),
+    (GOOD.replace("1.0 AS credit, ", ""), "no column 'credit'", None),
+])
+def test_a_bad_trials_file_is_named_with_its_row(tmp_path, select, problem, row):
+    write_rows(tmp_path / "trials" / "bad.parquet", select)
+    with pytest.raises(InputError) as raised:
+        load(tmp_path)
+    assert problem in raised.value.problem and raised.value.path.endswith("bad.parquet")
+    assert raised.value.row == row
+
+
+def test_a_good_hand_made_trials_file_loads(tmp_path):
+    write_rows(tmp_path / "trials" / "good.parquet", GOOD.replace("'{}' AS params", "'{\"b\": \"1\", \"a\": \"2\"}' AS params"))
+    with load(tmp_path) as db:
+        assert stored_points(db) == {("m", "t", "s", "task", '{"a":"2","b":"1"}'): (5, 5, 0, 0.0, 50.0)}
+        assert db.con.execute("SELECT DISTINCT params FROM trials").fetchall() == [('{"a":"2","b":"1"}',)]
