@@ -220,7 +220,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             results=sum(1 for r in signals.rows if not r.own) if signals else 0,
             pages=pages, files=written.files,
             seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-            timings=timings, warnings=[*store.warnings, *board.advice],
+            timings=timings, warnings=[*store.warnings, *board.advice, *project.cache_warnings()],
             skipped=[tuple(p) for p in reported.get("problems", [])],
             changed=written.files - written.unchanged, rendered=pages - reuse.kept,
         )
@@ -340,7 +340,7 @@ def static_files(project: Project, generated: OutputPaths) -> Iterator[tuple[str
     for site_path, source in project.static_files().items():
         if site_path in generated:
             raise InputError(source, f"would replace the generated file {site_path} of the site; rename or remove it")
-        data = source.read_bytes()
+        data = project.read_static(source)
         try:
             generated.claim(site_path, data)
         except OutputPathError as exc:  # unsafe name, case clash, file used as a directory

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable
 
 from .atomic import write_atomically
+from .cachekey import salted
 from .resources import code_digest
 
 #: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
@@ -110,8 +111,8 @@ def _files_under(folder: str, prefix: str) -> dict[str, os.stat_result]:
 
 
 def state_path(cache_dir: Path, out_dir: Path) -> Path:
-    name = hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:12]
-    return cache_dir / f"build-{name}.json"
+    # Salted (cachekey.py): a committed or copied state never vouches for a site here.
+    return cache_dir / f"build-{salted(str(out_dir.resolve()))}.json"
 
 
 def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:

@@ -11,11 +11,14 @@ sets no title or organisation of its own gets the demo's (`with_demo_defaults`).
 
 from __future__ import annotations
 
-import re
+import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urlsplit
+
+import duckdb
 
 from .errors import InputError
 from .sources.text import read_text
@@ -74,6 +77,20 @@ def _string_map(value: Any) -> dict[str, str]:
     return dict(sorted(value.items()))
 
 
+def _http_url(value: Any) -> str:
+    """Empty, or an absolute http(s) URL: `javascript:` or `data:` would run in every link
+    made from it (404.html's). No spaces or control characters, which a browser drops or
+    reads otherwise."""
+    text = _string(value).strip()
+    if not text:
+        return ""
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(c.isspace() or not c.isprintable()
+                                                                                 for c in text):
+        raise ValueError("must be an http:// or https:// URL such as 'https://example.org/board/'")
+    return text
+
+
 def _static_path(value: Any) -> str:
     """A relative path inside `static/`, as it will appear in the site (`img/logo.svg`)."""
     text = _string(value)
@@ -84,11 +101,33 @@ def _static_path(value: Any) -> str:
 
 
 def _regex(value: Any) -> str:
+    text = _string(value)
+    if len(text) > MAX_PATTERN:
+        raise ValueError(f"is longer than {MAX_PATTERN} characters (the limit)")
     try:
-        re.compile(_string(value))
-    except re.error as exc:
-        raise ValueError(f"is not a valid regular expression ({exc})") from None
-    return str(value)
+        matching(text, [])
+    except duckdb.Error as exc:
+        reason = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
+        raise ValueError(f"is not a valid regular expression ({reason}; RE2 syntax, without look-arounds or "
+                         "back-references)") from None
+    return text
+
+
+#: Characters of a configured regular expression.
+MAX_PATTERN = 1000
+_RE2: tuple[int, duckdb.DuckDBPyConnection] | None = None
+
+
+def matching(pattern: str, texts: list[str]) -> list[str]:
+    """The `texts` that `pattern` matches anywhere, sorted. Matched by RE2 (DuckDB's
+    `regexp_matches`), in time linear in the text whatever the pattern: a config's
+    `^(a|aa)+$` cannot hang the build as Python's backtracking `re` would."""
+    global _RE2
+    if _RE2 is None or _RE2[0] != os.getpid():  # one per process: none is shared with a forked one
+        _RE2 = (os.getpid(), duckdb.connect())
+    rows = _RE2[1].execute("SELECT t FROM unnest(?::VARCHAR[]) AS u(t) WHERE regexp_matches(t, ?) ORDER BY t",
+                            [texts or [""], pattern]).fetchall()
+    return [r[0] for r in rows] if texts else []
 
 
 @dataclass(frozen=True)
@@ -154,7 +193,7 @@ class SiteConfig:
     title: str = option("Leaderboard", _string)
     description: str = option("ReasonScores with confidence intervals, statistical ties and Evaluation Card signals",
                               _string)
-    base_url: str = option("", _string)
+    base_url: str = option("", _http_url)
     organization: str = option("", _string)
     relationship: str = option("third_party", _choice(*RELATIONSHIPS))
     tasks: tuple[str, ...] = option((), _string_list)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .names import printable
+
 
 class InputError(Exception):
     """An input file is unusable.
@@ -38,4 +40,4 @@ class InputError(Exception):
             where += f", line {self.line}"
         elif self.row is not None:
             where += f", row {self.row}"
-        return f"{where}: {self.problem}"
+        return printable(f"{where}: {self.problem}")

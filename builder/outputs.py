@@ -144,13 +144,23 @@ def leaderboard_csv(leaderboard: Leaderboard) -> bytes:
         rs = m.score
         rank_range: tuple[int | None, int | None] = m.rank_range or (None, None)
         writer.writerow([
-            _cell(m.rank), _cell(rank_range[0]), _cell(rank_range[1]), m.id, m.label, m.model,
-            m.template, m.sampler, _cell(m.complete), _cell(rs.center), _cell(rs.margin),
+            _cell(m.rank), _cell(rank_range[0]), _cell(rank_range[1]), _text(m.id), _text(m.label), _text(m.model),
+            _text(m.template), _text(m.sampler), _cell(m.complete), _cell(rs.center), _cell(rs.margin),
             _cell(rs.ci_low), _cell(rs.ci_high), _cell(m.band), _cell(m.avg_tokens),
             _cell(m.score_per_token), _cell(m.truncation_rate), _cell(m.distinct_from_next),
-            ";".join(m.missing_tasks),
+            _text(";".join(m.missing_tasks)),
         ])
     return out.getvalue().encode("utf-8")
+
+
+def _text(value: str) -> str:
+    """A text cell a spreadsheet will not evaluate: one starting with `=`, `+`, `-`, `@`, a
+    tab or a carriage return gets a leading `'` (OWASP, "CSV injection"). Numbers are
+    written by `_cell` and never start so, except a negative one, which stays a number."""
+    return "'" + value if value[:1] in FORMULA_STARTS else value
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _cell(value: object) -> str:

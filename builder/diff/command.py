@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
+from ..sources.limits import load_json
 from ..sources.releases import FOLDER, read_data, read_releases, release_dirs
 from ..sources.text import read_text
 from .compare import compare
@@ -101,7 +102,7 @@ def _locate(path: Path) -> tuple[Path, Path]:
 def _read_json(path: Path) -> Any:
     raw = read_text(path)  # the one encoding rule of every text input
     try:
-        return json.loads(raw)
+        return load_json(raw, path)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
 

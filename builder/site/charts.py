@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..atomic import write_atomically
+from ..cachekey import salted
 
 
 @dataclass(frozen=True)
@@ -72,9 +74,10 @@ def chart_specs(cache_dir: Path | None = None) -> dict[str, dict[str, Any]]:
     """Every kind's Vega-Lite spec. Built by Altair (about a second with its import) only
     when the definitions or Altair changed; otherwise read from `cache_dir`."""
     key = _specs_key()
-    cached = cache_dir / f"chart-specs-{key}.json" if cache_dir is not None else None
+    cached = cache_dir / f"chart-specs-{salted(key)}.json" if cache_dir is not None else None
     if cached is not None and cached.is_file():
-        return json.loads(cached.read_text(encoding="utf-8"))
+        with suppress(OSError, ValueError):  # a damaged entry is made again
+            return dict(json.loads(cached.read_text(encoding="utf-8")))
     specs = _specs_in_process(key)
     if cached is not None:
         write_atomically(cached, json.dumps(specs, sort_keys=True).encode("utf-8"))
@@ -109,13 +112,24 @@ def vega_bundle(cache_dir: Path | None = None) -> bytes:
     import vl_convert
 
     version = getattr(vl_convert, "__version__", "unknown")
-    cached = cache_dir / f"vega-bundle-{version}.js" if cache_dir is not None else None
-    if cached is not None and cached.is_file():
-        return cached.read_bytes()
+    found = _cached_bundle(cache_dir, version) if cache_dir is not None else None
+    if found is not None:
+        return found
     data = _bundle_in_process(version)
-    if cached is not None:
-        write_atomically(cached, data)
+    if cache_dir is not None:
+        write_atomically(cache_dir / f"vega-bundle-{salted(version)}-{content_hash(data, 32)}.js", data)
     return data
+
+
+def _cached_bundle(cache_dir: Path, version: str) -> bytes | None:
+    """The bundle this machine made for `version`, when its bytes still have the digest its
+    name records: a truncated or edited bundle is made again, never published."""
+    for path in sorted(cache_dir.glob(f"vega-bundle-{salted(version)}-*.js")):
+        with suppress(OSError):
+            data = path.read_bytes()
+            if path.stem.rsplit("-", 1)[-1] == content_hash(data, 32):
+                return data
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -134,8 +148,8 @@ def cached(cache_dir: Path) -> bool:
     import vl_convert
 
     version = getattr(vl_convert, "__version__", "unknown")
-    return (cache_dir / f"chart-specs-{_specs_key()}.json").is_file() and \
-        (cache_dir / f"vega-bundle-{version}.js").is_file()
+    return (cache_dir / f"chart-specs-{salted(_specs_key())}.json").is_file() and \
+        any(cache_dir.glob(f"vega-bundle-{salted(version)}-*.js"))
 
 
 def content_hash(data: bytes, length: int = 10) -> str:

@@ -26,11 +26,11 @@ from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 import jinja2
 from markupsafe import Markup
 
+from ..confined import read_confined
 from ..forking import Forked, can_fork, processes
 from ..gcpause import no_cyclic_gc, settle
 from ..results import BuildResults
 from ..slugs import is_safe_slug
-from . import format as fmt
 from .charts import cached as charts_cached
 from .charts import content_hash, specs_script, vega_bundle
 from .fragments import Fragments, link_items, link_list
@@ -39,6 +39,7 @@ from .model import SiteModel, plan_page_model
 from .releaserows import release_rows
 from .reuse import PageReuse
 from .search import search_script
+from .templating import sandboxed, template_error
 from .urls import Linker, check_output_path
 from .views.base import Deferred, Page
 from .views.content import ContentView
@@ -100,29 +101,9 @@ def load_content(content_dirs: SearchPath) -> list[ContentPage]:
 
 
 def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jinja2.Environment:
-    """Autoescaping on for every template (data never becomes markup); undefined names fail.
-
-    With a `cache_dir`, compiled templates are kept between builds (Jinja checks each
-    template's source before reusing it), which saves about half a second per build.
-    """
-    bytecode = None
-    if cache_dir is not None:
-        (Path(cache_dir) / "jinja").mkdir(parents=True, exist_ok=True)
-        bytecode = jinja2.FileSystemBytecodeCache(str(Path(cache_dir) / "jinja"))
-    env = jinja2.Environment(
-        # Project templates first, then the package's (MkDocs' custom_dir).
-        loader=jinja2.FileSystemLoader([str(d) for d in search_path(templates_dir)]),
-        bytecode_cache=bytecode,
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        # One environment per build: a template read once cannot change during it, so
-        # Jinja need not stat the file again on every page that uses it.
-        auto_reload=False,
-    )
-    env.globals["fmt"] = fmt
+    """The sandboxed environment (templating.py) with the page helpers below; `cache_dir`
+    is not used (compiled templates are never kept between builds)."""
+    env = sandboxed(search_path(templates_dir))
     # Fragments that repeat on many rows (see fragments.py), called in templates as
     # `badges(items)`, `missing(names, none_text, inline=...)`, `band(b, full=...)` (their
     # partials rendered once per distinct value), `interval(iv, range=...)`, `cibar(iv)`,
@@ -268,10 +249,13 @@ def _shared_inputs(env: jinja2.Environment, site: "_SiteView", assets: Assets,
 
 
 def render_page(env: jinja2.Environment, site: "_SiteView", page: Page, assets: Assets) -> bytes:
-    template = env.get_template(page.template)
     url = _absolute_linker(site.model.base_url) if page.path == "404.html" and site.model.base_url else Linker(page.path)
-    html = template.render(page=page, site=site.model, url=url, assets=assets, has_signals=site.has_signals,
-                           current_section=_section(page), footer=site.footer(page.path))
+    try:
+        template = env.get_template(page.template)
+        html = template.render(page=page, site=site.model, url=url, assets=assets, has_signals=site.has_signals,
+                               current_section=_section(page), footer=site.footer(page.path))
+    except jinja2.TemplateError as exc:
+        raise template_error(exc, page.template) from None
     return html.encode("utf-8")
 
 
@@ -313,8 +297,9 @@ def _absolute_linker(base_url: str):
 def _asset(templates_dirs: tuple[Path, ...], name: str) -> bytes:
     """`assets/<name>` along the template lookup order (a project may replace style.css)."""
     for folder in templates_dirs:
-        if (folder / "assets" / name).is_file():
-            return (folder / "assets" / name).read_bytes()
+        path = folder / "assets" / name
+        if path.is_file() or path.is_symlink():
+            return read_confined(path, folder)
     raise FileNotFoundError(f"assets/{name} is in none of {', '.join(map(str, templates_dirs))}")
 
 

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..names import clean
 from ..vocabulary import RELATIONSHIPS
+from .limits import load_json
 from .text import read_text
 
 EVAL_KEYS = {
@@ -36,7 +38,7 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
     """Parse and check `evals.json`: a list of objects, one per (model, template, sampler)."""
     text = read_text(path)
     try:
-        raw = json.loads(text)
+        raw = load_json(text, path)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", line=exc.lineno) from None
     if isinstance(raw, dict) and isinstance(raw.get("evaluations"), list):
@@ -59,7 +61,8 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         for key in ("model", "template", "sampler"):
             if not isinstance(entry.get(key), str) or not entry[key].strip():
                 raise bad(i, f"'{key}' must be a non-empty string")
-        entry = {**entry, **{k: entry[k].strip() for k in ("model", "template", "sampler")}}
+        # Names as the points' (names.py): in NFC, without control or bidirectional characters.
+        entry = {**entry, **{k: clean(entry[k]).strip() for k in ("model", "template", "sampler")}}
         ident = (entry["model"], entry["template"], entry["sampler"])
         if ident in seen:
             raise bad(i, f"evaluation {'/'.join(ident)} is listed twice")
@@ -76,6 +79,9 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         for key in ("label", "hf_id", "organization", "harness"):
             if entry.get(key) is not None and not isinstance(entry[key], str):
                 raise bad(i, f"'{key}' must be a string")
+            if entry.get(key) is not None:
+                entry[key] = clean(entry[key])
+        groups = [clean(g) for g in groups]
         if not isinstance(entry.get("simulated", False), bool):
             raise bad(i, "'simulated' must be true or false")
         observed = entry.get("observed", {})

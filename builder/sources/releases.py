@@ -34,7 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ..confined import open_confined
 from ..errors import InputError
+from .limits import load_json
 from .releasechanges import ReleaseChanges, read_changes
 from .text import decode_text
 
@@ -143,20 +145,10 @@ class ReleaseSnapshot:
 
 
 def read_bytes(path: Path, limit: int) -> bytes:
-    """The bytes of `path`, a regular file (never followed through a symbolic link) of at
-    most `limit` bytes."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise InputError(path, "file not found") from None
-    except OSError as exc:
-        if os.path.islink(path):
-            raise InputError(path, "is a symbolic link; a release holds regular files only") from None
-        raise InputError(path, f"cannot read the file ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as fh:
+    """The bytes of `path`, a regular file inside its folder (confined.py), of at most
+    `limit` bytes."""
+    with open_confined(path) as fh:
         info = os.fstat(fh.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(path, "is not a regular file; a release holds regular files only")
         if info.st_size > limit:
             raise InputError(path, f"is {info.st_size:,} bytes, over the limit of {limit:,} for this file")
         data = fh.read(limit + 1)
@@ -187,11 +179,9 @@ def compress(data: bytes) -> bytes:
 
 def parse_json(path: Path, data: bytes) -> Any:
     try:
-        return json.loads(decode_text(path, data))
+        return load_json(decode_text(path, data), path)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
-    except RecursionError:
-        raise InputError(path, "JSON nested too deeply") from None
 
 
 def _directory(path: Path) -> bool:

@@ -29,6 +29,7 @@ from typing import Mapping
 
 import duckdb
 
+from ..cachekey import salted
 from ..config import SiteConfig
 from ..errors import InputError
 from ..resources import code_digest
@@ -216,8 +217,9 @@ def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, stric
 
 
 def data_key(data_dir: Path) -> str:
-    """Names one data directory's files in a cache directory that several may share."""
-    return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
+    """Names one data directory's files in a cache directory that several may share, salted
+    with this machine's secret (cachekey.py): a cache made elsewhere never matches."""
+    return salted(str(data_dir.resolve()))
 
 
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: SiteConfig,
