@@ -1,6 +1,6 @@
 """Time the Evaluation Card signals on the full real EEE corpus (5,320 records, 35,586 results).
 
-The target (issue 3) is load + compute under 10 s on a 2-core machine. Run from the
+The target is load + compute under 10 s on a 2-core machine. Run from the
 repository root:
 
     .venv/bin/python benchmarks/bench_signals.py [--data DIR] [--repeat N]

@@ -58,7 +58,7 @@ def swap_directory(staging: Path, out_dir: Path) -> Path | None:
 
     Returns the previous directory, now under a temporary name, for the caller to remove
     (None when there was none)."""
-    os.chmod(staging, 0o755)  # mkdtemp makes it private; what is published must be readable
+    staging.chmod(0o755)  # mkdtemp makes it private; what is published must be readable
     if not out_dir.exists():
         os.replace(staging, out_dir)
         return None

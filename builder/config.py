@@ -228,11 +228,11 @@ class SiteConfig:
         every task found)."""
         return self.boards or (BoardSpec("Leaderboard", self.tasks),)
 
-    def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
+    def with_tasks(self, tasks: tuple[str, ...]) -> SiteConfig:
         """The same config with the task set made explicit (default: every task found)."""
         return replace(self, tasks=tasks)
 
-    def with_demo_defaults(self) -> "SiteConfig":
+    def with_demo_defaults(self) -> SiteConfig:
         """For simulated data only: the demo's title and organisation where the file set none."""
         return replace(
             self,

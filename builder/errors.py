@@ -30,7 +30,7 @@ class InputError(Exception):
 
     def __reduce__(self) -> tuple[type, tuple[object, ...], dict[str, object]]:
         # Rebuilt from its parts (and its notes) when it crosses a pipe from a forked
-        # process (forking.py); the default would call __init__ with the message alone.
+        # render worker (site/workers.py); the default would call __init__ with the message alone.
         return (type(self), (self.path, self.problem, self.row, self.line), self.__dict__)
 
     @property

@@ -8,7 +8,7 @@ keys, rows in the results' own stable order, numbers already rounded by the stat
 
 Every text is, byte for byte, what `json.dumps(..., sort_keys=True, ensure_ascii=False,
 separators=(",", ":"))` writes (`compact`), but the signals' triples do not go through it
-one by one: their lines are assembled from encoded parts that most triples share (issue 16;
+one by one: their lines are assembled from encoded parts that most triples share (
 `tests/test_data_files.py` holds the two readings equal, `benchmarks/data_files.py` times them).
 """
 
@@ -33,7 +33,7 @@ from .stats.evaluations import Evaluation
 from .stats.grid import r3
 from .vocabulary import MODES
 
-#: Version 2 (issue 16) publishes ties in a size linear in the number of models: a model's
+#: Version 2 publishes ties in a size linear in the number of models: a model's
 #: `tied_count` beside its `rank_range` and interval instead of the `tied_with` list, and each
 #: tie group as a `tie_group` record instead of its member list (see `stats.board.TieGroup`).
 SCHEMA = "reasonboard.leaderboard/2"

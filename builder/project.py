@@ -43,7 +43,7 @@ class Project:
     #: Copied into the site as it is; None when the project has none.
     static_dir: Path | None
 
-    def with_demo_content(self) -> "Project":
+    def with_demo_content(self) -> Project:
         """For simulated data: the demo's pages (its about page) after everything else."""
         if DEMO_CONTENT_DIR in self.content_dirs:
             return self
@@ -106,7 +106,7 @@ def resolve_project(root: Path | None = None, *, data_dir: Path | None = None, o
                     cache_dir: Path | None = None, config_path: Path | None = None,
                     content_dir: Path | None = None) -> Project:
     """Where everything is for a project at `root` (default: the current directory)."""
-    root = Path(root) if root is not None else Path(".")
+    root = Path(root) if root is not None else Path()
     if not root.is_dir():
         raise InputError(root, "project directory not found")
     content = content_dir if content_dir is not None else root / "content"

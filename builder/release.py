@@ -75,7 +75,7 @@ def release_date(given: str | None, environ: dict[str, str] | None = None) -> st
     if epoch:
         if not epoch.isdigit():
             raise InputError("SOURCE_DATE_EPOCH", f"must be a whole number of seconds, got {epoch!r}")
-        return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc).date().isoformat()
+        return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.UTC).date().isoformat()
     return datetime.date.today().isoformat()
 
 
@@ -149,9 +149,9 @@ def write_new(folder: Path, files: dict[str, bytes]) -> None:
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(body)
-        os.chmod(staging, 0o755)
+        Path(staging).chmod(0o755)
         if folder.exists():
             raise InputError(folder, "appeared while the release was written; nothing was replaced")
-        os.rename(staging, folder)
+        Path(staging).rename(folder)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

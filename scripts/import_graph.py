@@ -21,8 +21,8 @@ PACKAGE = ROOT / "builder"
 #: Stages in pipeline order: (name, module prefixes). The first matching prefix wins, so a
 #: more specific prefix comes before a general one.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("errors", "names", "confined", "cachekey", "atomic", "resources", "slugs", "vocabulary",
-                    "gcpause", "forking", "progress", "__init__")),
+    ("foundation", ("errors", "names", "confined", "cachekey", "atomic", "resources", "slugs", "vocabulary", "gcpause",
+                    "progress", "__init__")),
     # The project's settings (site.toml, where its directories are) are an input like the data.
     ("sources", ("sources", "config", "project")),
     ("store", ("store",)),
@@ -136,7 +136,7 @@ def check() -> list[str]:
     return problems
 
 
-#: Issue 12's bound on a module's size: one concept a module reads in one sitting.
+#: The bound on a module's size: one concept a module reads in one sitting.
 MAX_LINES = 400
 
 

@@ -47,16 +47,17 @@ class Built:
 def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
     """Run the whole build, capturing the `BuildResults` handed to the renderer."""
     import reasonboard.build as build
+    import reasonboard.site.publishing as publish
 
     captured: dict[str, Any] = {}
-    render = build.iter_site
+    render = publish.iter_site
 
     def capture(results, content_dir, templates_dir, *args, **kwargs):
         captured["results"], captured["content"] = results, content_dir
         return render(results, content_dir, templates_dir, *args, **kwargs)
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(build, "iter_site", capture)
+    mp.setattr(publish, "iter_site", capture)
     try:
         build.run_build(build.BuildOptions(data_dir=data_dir, out_dir=out_dir, cache_dir=cache_dir,
                                            content_dir=ROOT / "content"))

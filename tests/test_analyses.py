@@ -146,7 +146,7 @@ def test_hazard_single_bin_all_truncated_and_no_bin():
 
 
 def test_hazard_tokens_not_recorded():
-    trials = hand_trials(HAND) + [trial(1, None, None, correct=True, task="u")]
+    trials = [*hand_trials(HAND), trial(1, None, None, correct=True, task="u")]
     found = hazard(trials_db(trials, [("m", "t", 256), ("m", "u", 256)]))
     assert (EVAL, "t") in found and (EVAL, "u") not in found
 
@@ -249,7 +249,7 @@ def simulated_trials(rng, model, tasks, samples=40, limit=1024):
             truncated = tokens >= limit
             correct = (not truncated) and rng.random() < skill
             out.append(trial(s, tokens, None, correct=correct, truncated=truncated, task=task, model=model,
-                             params='{"level":"%d"}' % (s % 3), options=4 if task == "t" else None))
+                             params=f'{{"level":"{s % 3}"}}', options=4 if task == "t" else None))
     return out
 
 

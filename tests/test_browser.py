@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from helpers_site import html_pages, page
 
+#: Slow (headless Chromium): deselected by the fast subset, `pytest -m "not slow"`.
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
@@ -48,7 +51,7 @@ class Session:
         self.page.on("request", lambda r: None if r.url.startswith(("file://", "data:")) else self.seen.append(r.url))
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         # Warnings too: a chart library's `WARN ...` on every page is noise a reader's console
-        # should not carry (issue 15, item 9).
+        # should not carry.
         self.warnings: list[str] = []
         self.page.on("console", lambda m: self.warnings.append(m.text) if m.type == "warning" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -176,7 +179,7 @@ def test_filter_finds_models_on_other_index_pages(browser, default_build, tmp_pa
         session.close()
 
 
-# -- issue 15, items 8-10: phones and desktops, sorting, charts ------------------------------
+# -- phones and desktops, sorting, charts ----------------------------------------------------
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}

@@ -25,7 +25,7 @@ def test_empty_file_and_no_file_mean_defaults(tmp_path):
 
 
 def test_the_package_ships_no_site_toml_and_neutral_defaults():
-    """A lab's results are never published under the demo's name (issue 11)."""
+    """A lab's results are never published under the demo's name."""
     assert not (REPO / "content" / "site.toml").exists()
     config = SiteConfig()
     assert (config.title, config.organization) == ("Leaderboard", "")

@@ -1,4 +1,4 @@
-"""Everyday input mistakes get a clear one-line answer (issue 15, items 2, 5, 6, 7).
+"""Everyday input mistakes get a clear one-line answer.
 
 Each test makes the mistake a maintainer makes with their own data (an empty or
 mis-saved points folder, a file saved by Excel or an old editor, a cell typed the wrong
@@ -36,7 +36,7 @@ def build(data: Path, tmp_path: Path, *extra: str):
 def failed_with(result, tmp_path: Path) -> str:
     """The error line of a failed build, after checking how it failed."""
     assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+    assert ("Traceback" not in result.output and result.exception is None) or isinstance(result.exception, SystemExit)
     assert not (tmp_path / "site").exists()  # nothing written
     errors = [line for line in result.output.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1, result.output

@@ -1,4 +1,4 @@
-"""reasonboard as a lab uses it (issue 11, "Done when"): the wheel installed into a fresh venv
+"""reasonboard as a lab uses it: the wheel installed into a fresh venv
 outside the repository, run from empty directories, never from the checkout.
 
 * a project made by `reasonboard init`, with the lab's own data, branding and overrides;
@@ -23,6 +23,9 @@ from pathlib import Path
 import pytest
 from helpers_points import LAB_MODELS, write_lab_data
 from helpers_site import html_pages, parse
+
+#: Slow (builds and installs the wheel): deselected by the fast subset, `pytest -m "not slow"`.
+pytestmark = pytest.mark.slow
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is in the test extra: pip install -e '.[test]'")
 
@@ -165,6 +168,8 @@ def run_steps(installed, workflow: Path, workspace: Path, summary: Path) -> list
     runner_temp = summary.parent / "runner-temp"
     runner_temp.mkdir(exist_ok=True)
     ran = []
+    runner_temp = workspace.parent / "runner-temp"  # the runner's $RUNNER_TEMP (the build cache lives there)
+    runner_temp.mkdir(exist_ok=True)
     for step in steps(load(workflow)):
         if "run" not in step:
             continue
@@ -192,6 +197,13 @@ def test_the_scaffolded_workflows_install_one_pinned_requirement(installed, tmp_
         setup = next(s for s in steps(workflow) if s.get("uses", "").startswith("actions/setup-python@"))
         assert setup["with"]["cache"] == "pip" and setup["with"]["cache-dependency-path"] == pins
         assert all("${{" not in r for r in runs), name  # values reach scripts via env only
+        # One build cache, restored and saved by actions/cache keyed by the tool and the
+        # inputs; every build of the workflow uses it.
+        cache = next(s for s in steps(workflow) if s.get("uses", "").startswith("actions/cache@"))
+        assert cache["with"]["path"] == "${{ runner.temp }}/reasonboard-cache"
+        assert "hashFiles('requirements.txt')" in cache["with"]["key"] and "data/**" in cache["with"]["key"]
+        builds = [r for r in runs if r.startswith("reasonboard build")]
+        assert builds and all('--cache "$RUNNER_TEMP/reasonboard-cache"' in r for r in builds), (name, builds)
 
 
 def test_the_scaffolded_pages_workflow_builds_the_site(installed, tmp_path):
@@ -228,3 +240,8 @@ def test_the_scaffolded_pr_workflow_reports_both_sides(installed, tmp_path):
     assert summary.read_text(encoding="utf-8") == report
     assert sorted(p.name for p in workspace.iterdir()) == ["base", "head"]  # nothing written in the checkout
     assert "STATISTICS.md" not in report  # a lab has no such file: the report cites the methodology page
+    # Both builds used the one cache the workflow restores and saves (actions/cache): one
+    # PointsDB, named by the code that wrote it, and nothing in either checkout.
+    cache = tmp_path / "runner-temp" / "reasonboard-cache"
+    assert len(list(cache.glob("pointsdb-*.duckdb"))) == 1 and list(cache.glob("statistics-*.npz"))
+    assert not (lab / ".reasonboard-cache").exists() and not (base / ".reasonboard-cache").exists()

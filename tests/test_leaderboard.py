@@ -100,7 +100,7 @@ def test_document_shape(doc):
         assert set(m) == MODEL_KEYS, set(m) ^ MODEL_KEYS
         assert set(m["reasonscore"]) == {"center", "margin", "ci_low", "ci_high"}
         assert m["id"] == f"{m['model']}|{m['template']}|{m['sampler']}"
-        for task, t in m["tasks"].items():
+        for t in m["tasks"].values():
             assert set(t) == TASK_KEYS and set(t["modes"]) == set(MODES)
             assert all(len(v) == 3 for v in t["modes"].values())
     json.dumps(doc, allow_nan=False)  # plain JSON: no NaN, no numpy types left

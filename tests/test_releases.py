@@ -6,7 +6,7 @@ unchanged by the releases after it; snapshots are read as untrusted input."""
 from __future__ import annotations
 
 import json
-import os
+import posixpath
 import re
 from pathlib import Path
 from typing import Any
@@ -210,7 +210,7 @@ def test_release_pages_never_change(project):
             rel = f"releases/{name}{kind}.html"
             assert all(pages[later][rel] == pages[name][rel] for later in pages if later >= name), rel
             for link in re.findall(r'(?:href|src)="([^"#]+)', pages[name][rel].decode()):
-                target = os.path.normpath(os.path.join("releases", link))
+                target = posixpath.normpath(posixpath.join("releases", link))
                 if not link.startswith(("http", "data:")):
                     assert (project["root"] / "site" / target).is_file(), (rel, link)
 

@@ -119,7 +119,7 @@ def test_a_small_page_size_paginates_the_index(default_build):
         shown += [row_cells(tr)[2].find("a").text for tr in _rows(doc)]
         shown += [li.find("a").text for li in _unranked(doc)]
         pager = doc.find("nav", cls="pager")
-        assert pager is not None and len(pager.find_all(("a"))) >= len(pages) - 1
+        assert pager is not None and len(pager.find_all("a")) >= len(pages) - 1
     assert shown == [m["label"] for m in default_build.leaderboard["models"]]
 
 

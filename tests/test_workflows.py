@@ -1,5 +1,5 @@
 """Tests for `.github/workflows/`: every command they run is real and documented, and the
-pull-request workflow's steps work when run here, without GitHub (issue 5, "Done when").
+pull-request workflow's steps work when run here, without GitHub.
 
 A workflow that calls a command the CLI lacks fails only on GitHub, after a merge; these tests
 move that failure to `pytest`.
@@ -64,10 +64,13 @@ def commands(script: str) -> list[list[str]]:
 
 
 def readme() -> str:
+    """The documentation: the README and every page under docs/ (the guide and the
+    reference generated from the command line)."""
     path = ROOT / "README.md"
     if not path.is_file():
         pytest.fail("README.md does not exist; the workflows may only use commands it documents")
-    return path.read_text(encoding="utf-8")
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    return "\n".join(p.read_text(encoding="utf-8") for p in [path, *pages])
 
 
 def all_commands() -> list[tuple[str, list[str]]]:
@@ -159,8 +162,8 @@ def test_reasonboard_commands_exist_in_the_cli_and_the_readme():
             if token.startswith("--"):
                 option = token.split("=")[0]
                 assert option in known, f"{workflow}: `reasonboard {argv[1]}` has no option {option}"
-                assert option in text, f"{workflow}: README.md does not document {option}"
-        assert f"reasonboard {argv[1]}" in text, f"{workflow}: README.md does not document `reasonboard {argv[1]}`"
+                assert option in text, f"{workflow}: the documentation does not document {option}"
+        assert f"reasonboard {argv[1]}" in text, f"{workflow}: the documentation does not document `reasonboard {argv[1]}`"
         checked += 1
     assert checked >= 4  # build (pages), build base, build head, diff
 
@@ -174,7 +177,7 @@ def test_pip_and_python_commands_are_in_the_readme():
             # An editable install of the checkout, or a plain install of a checked-out tree.
             assert target == "." or Path(target).name == "base", f"{workflow}: unexpected pip target {target}"
         elif argv[0] == "python":
-            assert " ".join(argv[:3]) in text, f"{workflow}: README.md does not document {' '.join(argv[:3])}"
+            assert " ".join(argv[:3]) in text, f"{workflow}: the documentation does not document {' '.join(argv[:3])}"
 
 
 # -- the pull-request workflow, run here ------------------------------------------------------

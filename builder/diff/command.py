@@ -48,7 +48,7 @@ class LoadedBuild:
 def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
     """Find and read one side's leaderboard and (optional) signals files: a path, or a
     release's name when no such path exists."""
-    release = _release(path, Path(".") if project is None else project)
+    release = _release(path, Path() if project is None else project)
     if release is not None:
         leaderboard, signals = read_data(release)
         _check_leaderboard(leaderboard, release / "leaderboard.json.gz")

@@ -68,7 +68,7 @@ def _entry(e: ModelEntry, kind: str, slugs: Mapping[str, str]) -> dict[str, Any]
             "new_band": new["band"], "joined_above": 0, "left_above": 0, "tasks": []}
 
 
-def _move(c: ModelChange, kind: str, explain: "_Attribution", slugs: Mapping[str, str]) -> dict[str, Any]:
+def _move(c: ModelChange, kind: str, explain: _Attribution, slugs: Mapping[str, str]) -> dict[str, Any]:
     joined_above, left_above = explain.above(c.model.id) if kind == "others_joined" else (0, 0)
     return {"id": c.model.id, "label": c.model.label, "slug": slugs.get(c.model.id, ""), "kind": kind,
             "old": _scored(c.old), "new": _scored(c.new), "old_rank": c.old_rank, "new_rank": c.new_rank,

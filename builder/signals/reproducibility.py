@@ -12,7 +12,7 @@ validates) and the result types.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..config import matching
 
@@ -43,7 +43,7 @@ class Reproducibility:
     #: Whether any of the triple's rows is agentic (then harness, eval_plan, eval_limits count).
     agentic: bool
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"gap": self.gap, "missing": list(self.missing), "agentic": self.agentic}
 
 

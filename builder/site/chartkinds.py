@@ -30,7 +30,7 @@ def _rows() -> alt.NamedData:
 #: Charts as wide as their container and as tall as their rows need. Vega-Lite's default
 #: for `width="container"` fits both directions, and a height of one step per row cannot be
 #: fitted, so every page logged `WARN Dropping "fit-y" because spec has discrete height.`
-#: Fitting the width alone is what these charts mean (issue 15, item 9).
+#: Fitting the width alone is what these charts mean.
 FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
@@ -76,7 +76,7 @@ def curves() -> alt.LayerChart | alt.FacetChart:
     Each model's points have their own shape as well as their own colour, and the legend
     shows both, so a line can be told from the others without colour. Numbers printed at the
     ends of the lines did that before, but lines that end close together printed them on top
-    of each other (issue 15, item 9); a legend cannot collide. The twin table lists every
+    of each other; a legend cannot collide. The twin table lists every
     number.
     """
     series = alt.EncodingSortField(field="series_order", order="ascending")
@@ -106,7 +106,7 @@ def heatmap() -> alt.LayerChart | alt.FacetChart:
     printed in the cell without its sign, so the value never depends on colour), `percent`.
     """
     # No gridlines: on a band scale they run through the middle of every cell, across its
-    # printed number (issue 15, item 9). The cells themselves mark the grid.
+    # printed number. The cells themselves mark the grid.
     base = alt.Chart(_rows()).encode(
         y=alt.Y("row:N", sort=alt.EncodingSortField(field="row_order", order="ascending"), title=None,
                 axis=alt.Axis(grid=False)),
@@ -133,12 +133,13 @@ def rates() -> alt.Chart:
     Rows: `label`, `order`, `rate` (0-1), `text` (the printed percentage), `group` (the
     measure; one colour per measure, and the measure is also in the twin table).
     """
-    return alt.Chart(_rows()).mark_bar(color=POINT, height={"band": 0.7}).encode(
+    chart: alt.Chart = alt.Chart(_rows()).mark_bar(color=POINT, height={"band": 0.7}).encode(
         y=alt.Y("label:N", sort=alt.EncodingSortField(field="order", order="ascending"), title=None),
         x=alt.X("rate:Q", scale=alt.Scale(domain=[0, 1]), title="share",
                 axis=alt.Axis(format=".0%", values=[0, 0.25, 0.5, 0.75, 1])),
         tooltip=[alt.Tooltip("label:N", title="item"), alt.Tooltip("text:N", title="share")],
     ).properties(width="container", height={"step": 18}, autosize=FIT_WIDTH)
+    return chart
 
 
 def compression() -> alt.LayerChart | alt.FacetChart:

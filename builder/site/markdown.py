@@ -120,7 +120,7 @@ def render_markdown(text: str, allow_relative: bool = False, prefix: str = "") -
     may be wider than a phone: it scrolls in its own box, which takes keyboard focus so it
     can be scrolled without a pointer (WCAG 2.1.1). Raw HTML is off, so these tags come
     only from the renderer."""
-    html = _parser(allow_relative).render(text, {"prefix": prefix})
+    html: str = _parser(allow_relative).render(text, {"prefix": prefix})
     return (html.replace("<pre>", '<pre tabindex="0">')
             .replace("<table>", '<div class="table-wrap" role="region" aria-label="Table" tabindex="0"><table>')
             .replace("</table>", "</table></div>"))

@@ -5,7 +5,7 @@ a list of pages, each knowing its output path, its title, whether it shows simul
 and every figure it prints, already paired with its band and interval; the model and
 benchmark pages are `Deferred`, made by the process that renders them (`build_page_model`
 makes them all at once, for tests and tools that look at every page). Each page kind is
-built by its own module in `views/` (the benchmark and signals pages by `evalcards`);
+built by its own module in `views/` (the benchmark and signals pages by `views/evalcards`);
 this module only puts them in order. Templates only display these objects; nothing here
 does I/O or produces HTML.
 
@@ -23,9 +23,9 @@ from typing import Sequence
 from ..results import BuildResults
 from ..slugs import unique_slugs
 from ..stats.cost import cost_board, costs_of
-from . import evalcards
 from .markdown import ContentPage
 from .urls import evaluation_page_path, page_path
+from .views import evalcards
 from .views.analyses import budget_page
 from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.content import ContentView, NotFoundPage, band_table
@@ -33,7 +33,7 @@ from .views.cost import PATH as COST_PATH
 from .views.cost import cost_page
 from .views.leaderboard import leaderboard_pages, other_board_pages
 from .views.matrix import matrix_order, matrix_pages
-from .views.model import draws_chart, model_groups, model_page, model_page_key
+from .views.model import draws_chart, model_groups, model_page
 from .views.pairwise import pairwise_page
 from .views.releases import LIST_PATH, releases_pages
 from .views.rows import Context, model_row
@@ -114,8 +114,7 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     groups = model_groups(ctx)
     parents = {row.id: Ref(g.label, g.path) for g in groups for row in (e.row for e in g.evaluations)}
     pages += [Deferred(ctx.paths[m.id], "model.html", partial(model_page, ctx, m, parents.get(m.id)),
-                       draws_chart(m, results.history.get(m.id), m.id in results.analyses.evaluations),
-                       key=partial(model_page_key, ctx, m, parents.get(m.id)))
+                       draws_chart(m, results.history.get(m.id), m.id in results.analyses.evaluations))
               for m in models]
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]

@@ -9,7 +9,7 @@ in `/` (a directory has no index page without a server).
 from __future__ import annotations
 
 import posixpath
-from functools import lru_cache
+from functools import cache
 from urllib.parse import quote
 
 from ..slugs import is_safe_slug
@@ -78,7 +78,7 @@ def relative_url(from_path: str, to_path: str, fragment: str | None = None) -> s
     return _from_dir(posixpath.dirname(from_path) or ".", to_path, fragment)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _from_dir(start: str, to_path: str, fragment: str | None) -> str:
     """`relative_url` keyed by the page's directory, memoised.
 

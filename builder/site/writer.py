@@ -50,16 +50,14 @@ MARKER = ".nojekyll"
 class OutputPathError(ValueError):
     """Two pages claim one path, or a path could escape the output directory."""
 
-
-class Unchanged:
-    """In a stream of files: this output is the file already on disk (its inputs did not
-    change since the build that wrote it, so it was not rendered again)."""
-
-    def __repr__(self) -> str:
-        return "UNCHANGED"
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        #: the output path refused
+        self.path = path
 
 
-UNCHANGED = Unchanged()
+class DuplicatePath(OutputPathError):
+    """Two outputs claim one path."""
 
 
 class OutputPaths:
@@ -78,43 +76,43 @@ class OutputPaths:
         try:
             check_output_path(path)
         except ValueError as exc:
-            raise OutputPathError(str(exc)) from None
-        if not isinstance(data, (bytes, bytearray, Unchanged, Staged)):
+            raise OutputPathError(str(exc), path) from None
+        if not isinstance(data, (bytes, bytearray, Staged)):
             raise TypeError(f"{path}: output must be bytes, got {type(data).__name__}")
         if path in self.paths:
-            raise OutputPathError(f"two outputs claim the path {path!r}")
+            raise DuplicatePath(f"two outputs claim the path {path!r}", path)
         folded = path.casefold()
         if folded in self._folded:
-            raise OutputPathError(f"{path!r} and {self._folded[folded]!r} differ only in case")
+            raise OutputPathError(f"{path!r} and {self._folded[folded]!r} differ only in case", path)
         parts = path.split("/")
         parents = {"/".join(parts[:i]) for i in range(1, len(parts))}
         if path in self._dirs or any(parent in self.paths for parent in parents):
-            raise OutputPathError(f"{path!r} is used both as a file and as a directory")
+            raise OutputPathError(f"{path!r} is used both as a file and as a directory", path)
         self.paths.add(path)
         self._folded[folded] = path
         self._dirs |= parents
 
 
-class SiteFiles(dict):
-    """Output path -> bytes, refusing duplicates and unsafe paths as they are added."""
+class SiteFiles(Mapping[str, bytes]):
+    """Output path -> bytes, in memory (tests, tools): a read-only mapping that grows only
+    through `add`, which refuses duplicates and unsafe paths."""
 
     def __init__(self) -> None:
-        super().__init__()
+        self._files: dict[str, bytes] = {}
         self._paths = OutputPaths()
 
-    def __setitem__(self, path: str, data: bytes) -> None:
-        self._paths.claim(path, data)
-        super().__setitem__(path, bytes(data))
-
     def add(self, path: str, data: bytes) -> None:
-        self[path] = data
+        self._paths.claim(path, data)
+        self._files[path] = bytes(data)
 
-    def setdefault(self, *args, **kwargs):  # dict.setdefault would bypass the checks above
-        raise TypeError("SiteFiles only grows through add()")
+    def __getitem__(self, path: str) -> bytes:
+        return self._files[path]
 
-    def update(self, *args, **kwargs) -> None:
-        for path, data in dict(*args, **kwargs).items():
-            self[path] = data
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 @dataclass(frozen=True)
@@ -136,7 +134,7 @@ class Staged:
     written: bool
 
 
-Output = bytes | Unchanged | Staged
+Output = bytes | Staged
 
 
 class Stage:
@@ -170,19 +168,14 @@ class Stage:
         return Staged(len(data), written=True)
 
     def write(self, files: Mapping[str, bytes] | Iterable[tuple[str, Output]]) -> WriteReport:
-        """Take `files` (a mapping, or a stream of (path, bytes / UNCHANGED / Staged)) as the
-        complete new content of the site, and replace the site with them."""
+        """Take `files` (a mapping, or a stream of (path, bytes / Staged)) as the complete new
+        content of the site, and replace the site with them. This is where every output path
+        is claimed, once."""
         items = files.items() if isinstance(files, Mapping) else files
         claimed = OutputPaths()
         total = unchanged = 0
         for path, data in items:
             claimed.claim(path, data)
-            if isinstance(data, Unchanged):
-                if not _regular(self.out_dir / path):
-                    raise RuntimeError(f"{path} was to be kept but is not in {self.out_dir}")
-                total += self._link(path)
-                unchanged += 1
-                continue
             record = data if isinstance(data, Staged) else self.put(path, data)
             total += record.size
             if not record.written:

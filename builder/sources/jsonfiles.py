@@ -40,7 +40,7 @@ def read_documents(paths: list[Path], base: Path, problems: list[tuple[str, str]
     for path in paths:
         rel = relative(path, base)
         try:
-            document = load_json(read_text(path, base), path)
+            document = load_json(read_text(path, base), path, nan_ok=True)  # a NaN score: its row is dropped
         except NotConfined:
             raise
         except InputError as exc:  # not UTF-8, or unreadable: the same rule as every input

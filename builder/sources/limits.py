@@ -64,12 +64,12 @@ def _refuse(name: str) -> Any:
     raise _NotANumber(name)
 
 
-def load_json(text: str, path: str | Path, line: int | None = None) -> Any:
+def load_json(text: str, path: str | Path, line: int | None = None, nan_ok: bool = False) -> Any:
     """`json.loads(text)` within the depth limit, refusing `NaN` and `Infinity` (Python
     reads them, JSON has no such numbers: a value not recorded is `null`) with their line.
     Other syntax errors raise `json.JSONDecodeError` as they would, for the caller's message."""
     try:
-        value = json.loads(text, parse_constant=_refuse)
+        value = json.loads(text) if nan_ok else json.loads(text, parse_constant=_refuse)
     except RecursionError:
         raise too_deep(path, line) from None
     except _NotANumber as exc:

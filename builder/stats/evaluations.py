@@ -16,7 +16,6 @@ from typing import Any, Mapping, Sequence
 from ..config import SiteConfig
 from ..errors import InputError
 from ..slugs import evaluation_slugs
-from .records import quick_pickle
 
 
 def evaluation_id(model: str, template: str, sampler: str) -> str:
@@ -24,7 +23,6 @@ def evaluation_id(model: str, template: str, sampler: str) -> str:
     return f"{model}|{template}|{sampler}"
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Evaluation:
     """One evaluation as every stage after the store names it."""

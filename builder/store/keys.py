@@ -67,7 +67,7 @@ class Aliases:
     benchmarks: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_tables(cls, models: Mapping[str, str] | None, benchmarks: Mapping[str, str] | None) -> "Aliases":
+    def from_tables(cls, models: Mapping[str, str] | None, benchmarks: Mapping[str, str] | None) -> Aliases:
         return cls(
             models={fold(k): fold(v) for k, v in (models or {}).items()},
             benchmarks={key(k): key(v) for k, v in (benchmarks or {}).items()},

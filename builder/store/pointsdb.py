@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
 
@@ -57,7 +57,7 @@ def load_sql(name: str) -> str:
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def named_statements(name: str) -> tuple[str, dict[str, str]]:
     """A SQL file of named statements: the part before the first `-- name: x` line (tables or
     macros to create first), and each statement by its name."""
@@ -75,9 +75,10 @@ def record_fields(record: type) -> tuple[str, ...]:
     return named if named is not None else tuple(f.name for f in dataclasses.fields(record))
 
 
-def picker(description: Sequence[Sequence[Any]] | None, record: type, query: str = "query") -> Callable[[tuple], tuple]:
+def picker(description: Sequence[Sequence[Any]] | None, record: type,
+           query: str = "query") -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     """A function taking a result row to `record`'s field values, each from the column of
-    the field's name (issue 12: reordering a statement's columns cannot move a value to
+    the field's name (reordering a statement's columns cannot move a value to
     another field, and a missing column is an error, not a shifted row)."""
     at = {d[0]: i for i, d in enumerate(description or ())}
     fields = record_fields(record)
@@ -148,7 +149,7 @@ class PointsDB:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> "PointsDB":
+    def __enter__(self) -> PointsDB:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -137,7 +137,7 @@ class ModelGroupPage(Page):
     """`models/<model>.html` of a model with several evaluations (template/sampler pairs).
 
     Its address depends on the model name only: adding or removing an evaluation changes
-    what it lists, never where it is, so links to a model keep working (issue 15, item 4).
+    what it lists, never where it is, so links to a model keep working.
     Each evaluation has its own page under it.
     """
 
@@ -221,7 +221,8 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         board=ctx.board_page(m.id), boards=board_standings(ctx, m.id),
         board_tasks_present=len(ctx.results.leaderboard.settings.tasks) - len(m.missing_tasks),
         history=history_view(ctx.results.history.get(m.id, ()), row.label),
-        analyses=_analyses(ctx, m.id, row.label), cost=cost_view(evaluation_cost(m)),
+        cost=cost_view(evaluation_cost(m)),
+        analyses=_analyses(ctx, m.id, row.label),
     )
 
 
@@ -243,21 +244,6 @@ def board_standings(ctx: Context, model_id: str) -> tuple[BoardStanding, ...]:
                                  score_interval(ctx.bands, row.score, ranked=True) if ranked else None,
                                  row.missing_tasks, len(board.tasks)))
     return tuple(out)
-
-
-def model_page_key(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> tuple[object, ...] | None:
-    """Everything `model_page(ctx, m, parent)` is made from, named without making it, for
-    `Deferred.key` (site/reuse.py): the statistics of the evaluation as computed (its
-    evaluation's facts, task results and tiers), its leaderboard row, its neighbours' win
-    rates with their labels, pages and ranks, its group page and leaderboard page, the
-    tasks' pages, and its reported results (`Cards.reported_key`). None when the signals
-    give no digests."""
-    reported = ctx.cards.reported_key(m.id)
-    if reported is None:
-        return None
-    return (m, ctx.rows[m.id], _neighbours(ctx, m.id), parent, ctx.board_page(m.id),
-            tuple(ctx.task_ref(task) for task in m.tasks), reported, board_standings(ctx, m.id),
-            ctx.results.history.get(m.id, ()), ctx.results.analyses.evaluations.get(m.id))
 
 
 #: Tier names read in difficulty order; other names follow alphabetically.

@@ -12,9 +12,9 @@ from ...results import BuildResults
 from ...stats.bands import Bands
 from ...stats.board import EvaluationRow, Score, TaskResult
 from ...stats.evaluations import Evaluation
-from ..evalcards import Cards
 from ..urls import board_path, page_path
 from .base import Badge, BandView, Interval, Ref, TieMark
+from .evalcards import Cards
 from .facets import groups_attribute
 
 

@@ -21,15 +21,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Sequence
 
-from ..results import BuildResults
-from ..signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
-from ..slugs import unique_slugs
-from . import format as fmt
-from .dashboard import signals_page
-from .markdown import is_web_url
-from .resultviews import ResultViews
-from .urls import page_path
-from .views.badges import (
+from ...results import BuildResults
+from ...signals import BenchmarkSignals, ResultRow, Signals, TripleSignals
+from ...slugs import unique_slugs
+from .. import format as fmt
+from ..markdown import is_web_url
+from ..urls import page_path
+from .badges import (
     comparability_badge,
     divergence,
     median_of,
@@ -37,8 +35,8 @@ from .views.badges import (
     text_html,
     triple_anchor,
 )
-from .views.base import Badge, Deferred, NavLink, Page, Pager, Ref
-from .views.cards import (
+from .base import Badge, Deferred, NavLink, Page, Pager, Ref
+from .cards import (
     BenchmarkPage,
     BenchmarkRowsPage,
     BenchmarkSummary,
@@ -50,6 +48,8 @@ from .views.cards import (
     SubItemView,
     TripleView,
 )
+from .dashboard import signals_page
+from .resultviews import ResultViews
 
 #: Result rows and comparisons on one page at most, unless the site config sets `page_size`
 #: (a benchmark of the full EEE corpus has ~4,500 rows: they continue on numbered pages).
@@ -79,7 +79,7 @@ class Cards:
             return
         keys = [b.key for b in signals.benchmarks]
         self.bench_paths = {k: page_path("benchmarks", s) for k, s in zip(keys, unique_slugs(keys))}
-        from ..store.keys import key as signal_key
+        from ...store.keys import key as signal_key
 
         self.task_by_key = {signal_key(t): t for t in task_paths}
         self._summaries = {b.key: self._summary(b) for b in signals.benchmarks}
@@ -100,7 +100,7 @@ class Cards:
 
     @classmethod
     def build(cls, results: BuildResults, model_paths: dict[str, str], task_paths: dict[str, str],
-              model_labels: dict[str, str] | None = None, simulated: dict[str, bool] | None = None) -> "Cards":
+              model_labels: dict[str, str] | None = None, simulated: dict[str, bool] | None = None) -> Cards:
         signals = results.signals
         model_keys: dict[str, str] = {}
         if signals is not None:
@@ -168,21 +168,6 @@ class Cards:
                       "not checked: no result has a second report to compare with")
         return (r, c, p, x)
 
-    def reported_key(self, model_id: str) -> tuple[Any, ...] | None:
-        """Everything `reported_for(model_id)` is made from, named without making it (its
-        rows by id, with their model key's digest, which covers the rows and their triples,
-        signals/memo.py, each row's comparison anchor and benchmark page); None when the
-        signals have no digests."""
-        if self.signals is None or model_id not in self.model_keys:
-            return ()
-        if not self.signals.digests:
-            return None
-        key = self.model_keys[model_id]
-        rows = [r for r in self._signals.rows_for_model(key) if not r.own or r.evaluation_id == model_id]
-        return (self.signals.salt, self.signals.digests.get(key), len(rows), self.page_size,
-                [(r.row_id, self._anchors.get(r.triple), self.bench_paths.get(r.benchmark_key))
-                 for r in rows[:self.page_size]])
-
     def reported_for(self, model_id: str) -> ReportedResults:
         """Every result row of this evaluation's model key (own rows and reported ones)."""
         if self.signals is None or model_id not in self.model_keys:
@@ -196,7 +181,7 @@ class Cards:
     def summary_for_task(self, task: str) -> BenchmarkSummary | None:
         if self.signals is None:
             return None
-        from ..store.keys import key as signal_key
+        from ...store.keys import key as signal_key
 
         return self._summaries.get(signal_key(task))
 
@@ -207,31 +192,11 @@ class Cards:
         pages: list[Page | Deferred] = [signals_page(self.signals, self._summaries, self.bench_paths, self.anchor,
                                                                 self.simulated)]
         if self.signals is not None:
-            keyed = bool(self._signals.digests)
             for b in self._signals.benchmarks:
                 pages += [Deferred(path, "benchmark.html" if k == 0 else "benchmark_rows.html",
-                                   partial(self._benchmark_page_at, b, k),
-                                   key=partial(self._rows_page_key, b, k) if k and keyed else None)
+                                   partial(self._benchmark_page_at, b, k))
                           for k, path in enumerate(self._benchmark_paths(b))]
         return pages
-
-    def _rows_page_key(self, b: BenchmarkSignals, k: int) -> tuple[Any, ...]:
-        """Everything result rows page `k` of `b` is made from (`_benchmark_page_at`), named
-        without making it (site/reuse.py keeps the page when this is as it was): its place
-        among the benchmark's pages, the benchmark's name and whether it shows simulated data,
-        and each row it lists, by id, with its model key's digest (which covers the row and
-        its triple, signals/memo.py), the anchor of its comparison, the page its benchmark
-        links to, and for the board's own rows the label and page of their evaluation."""
-        signals = self._signals
-        rows = self._sorted_rows(b)
-        first = k * self.page_size
-        listed = [(r.row_id, signals.digests[r.model_key], self._anchors.get(r.triple),
-                   self.bench_paths.get(r.benchmark_key),
-                   (self.model_labels.get(r.evaluation_id or ""), self.model_paths.get(r.evaluation_id or ""))
-                   if r.own else None)
-                  for r in rows[first:first + self.page_size]]
-        return (signals.salt, b.key, b.name, self._benchmark_paths(b), len(rows), k, self.page_size,
-                self._benchmark_simulated(b), listed)
 
     # -- builders --------------------------------------------------------------------------
 
@@ -264,7 +229,7 @@ class Cards:
             metric=t.metric, reports=t.reports,
             parties=tuple(PartyView(p.party, score_text(p.score, None), p.setups) for p in c.scores),
             variant=divergence(c.variant), cross_party=divergence(c.cross_party),
-            combined=comparability_badge(c), missing=self._rows.field_list(t.reproducibility.missing),
+            combined=comparability_badge(c), missing=t.reproducibility.missing,
         )
 
     def _benchmark_paths(self, b: BenchmarkSignals) -> list[str]:

@@ -1,24 +1,20 @@
 """A result row as the pages show it (`ResultView`): made once per row and process, for the
-model page listing it and its benchmark's row pages (issue 6).
+model page listing it and its benchmark's row pages.
 
-A rebuild makes every one of a corpus's ~10^5 row views to digest the pages that show them
-(site/reuse.py), though it renders few: so the parts rows share are made once and shared
-(a benchmark's link, an own row's link to its evaluation, the badges), which saves making
-them and, as pickle writes a shared object once per page, digesting them. Sharing is by
-value or by the identity of objects the memos hold, so a page pickles alike whichever
-process makes it and in whatever order.
+A corpus has ~10^5 rows but few distinct parts: the parts rows share are made once and
+shared (a benchmark's link, an own row's link to its evaluation, the badges).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..signals import ResultRow, Signals, TripleSignals
-from ..signals.model import record_builder
-from . import format as fmt
-from .views.badges import collection, comparability_badge, provenance_badge, row_repro_badge, score_text
-from .views.base import Badge, Ref
-from .views.cards import ResultView
+from ...signals import ResultRow, Signals, TripleSignals
+from ...signals.model import record_builder
+from .. import format as fmt
+from .badges import collection, comparability_badge, provenance_badge, row_repro_badge, score_text
+from .base import Badge, Ref
+from .cards import ResultView
 
 #: `ResultView(...)` with every field given positionally, without the frozen dataclass's
 #: per-field `object.__setattr__` (the same instances).
@@ -43,7 +39,6 @@ class ResultViews:
         self._badge_rows: dict[tuple[int, int, int], tuple[Badge, Badge, Badge]] = {}
         self._own_refs: dict[tuple[str, str], Ref | None] = {}
         self._bench_refs: dict[tuple[str, str], Ref] = {}
-        self._missing: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def view(self, row: ResultRow) -> ResultView:
         found = self._views.get(row.row_id)
@@ -54,7 +49,7 @@ class ResultViews:
     def _new_view(self, row: ResultRow) -> ResultView:
         anchor, provenance, comparability = self._parts_of((row.model_key, row.benchmark_path, row.metric_key))
         own = row.own
-        required, missing = row.required, self.field_list(row.missing)
+        required, missing = row.required, row.missing
         r = row_repro_badge(missing, required)
         badges = self._badge_rows.get((id(r), id(provenance), id(comparability)))
         if badges is None:  # the key's badges are held by the tuple
@@ -67,13 +62,6 @@ class ResultViews:
             "this leaderboard" if own else collection(row.source_path), own, row.agentic, required, missing,
             badges,
         )
-
-    def field_list(self, names: tuple[str, ...]) -> tuple[str, ...]:
-        """One tuple per distinct list of field names, whichever of them the signals' objects
-        share (a build that took some model keys' rows from the memo, signals/memo.py, shares
-        them otherwise than one that computed them all): the pickle of a page, hence its
-        digest (reuse.py), depends on the values only."""
-        return self._missing.setdefault(names, names)
 
     def _own_ref(self, evaluation_id: str, model_id: str) -> Ref | None:
         """An own row's link to its evaluation's page (one for the evaluation's dozen rows),
@@ -105,9 +93,7 @@ class ResultViews:
         """A triple's P and X badges. Most triples have one report and share their
         provenance and N/A checks with many others (signals/compute.py), so those badges are
         made once per shared object (by identity: the records are slow to hash; the memos
-        hold them, so no id is reused). Made again they would be the same objects: the P
-        badge and the N/A X badge come from caches by value (badges.py), so the pickled
-        page, hence its digest, does not depend on how the signals share objects."""
+        hold them, so no id is reused)."""
         provenance = self._provenance_badges.get(id(triple.provenance))
         if provenance is None:
             provenance = self._provenance_badges[id(triple.provenance)] = (triple.provenance,

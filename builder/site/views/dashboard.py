@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
-from ..signals import Signals, TripleSignals
-from ..store.cardfields import FIELD_BY_NAME
-from ..vocabulary import PROVENANCE
-from . import format as fmt
-from .charts import Chart
-from .views.badges import checks_summary, count_rate
-from .views.base import Ref
-from .views.cards import BenchmarkSummary, CountRow, FlaggedView, RateRow, SignalsPage
+from ...signals import Signals, TripleSignals
+from ...store.cardfields import FIELD_BY_NAME
+from ...vocabulary import PROVENANCE
+from .. import format as fmt
+from ..charts import Chart
+from .badges import checks_summary, count_rate
+from .base import Ref
+from .cards import BenchmarkSummary, CountRow, FlaggedView, RateRow, SignalsPage
 
 #: Flagged triples linked from the dashboard at most.
 MAX_FLAGGED = 100
