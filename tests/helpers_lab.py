@@ -61,3 +61,18 @@ def mirror(source: Path, target: Path) -> Path:
 
     shutil.copytree(source, target, copy_function=link_or_copy)
     return target
+
+
+def built_lab(root: Path) -> tuple[Path, Path]:
+    """A lab project made and built once under `root`, and its cache folder: what a module's
+    tests copy (`lab_copy`) and then attack."""
+    lab, cache = make_lab(root / "lab"), root / "cache"
+    result = build(lab, cache)
+    assert result.exit_code == 0, result.output
+    return lab, cache
+
+
+def lab_copy(built: tuple[Path, Path], to: Path) -> tuple[Path, Path, dict[str, bytes]]:
+    """A copy of a built lab for one test, its cache, and its site as built."""
+    project = copy_lab(built[0], to)
+    return project, built[1], snapshot(project / "site")

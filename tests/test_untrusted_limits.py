@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from helpers_lab import build, cli, copy_lab, error_line, make_lab, snapshot
+from helpers_lab import build, built_lab, cli, error_line, lab_copy, snapshot
 from reasonboard.build import BuildOptions, run_build
 from reasonboard.config import matching
 from reasonboard.sources.limits import MAX_JSON_DEPTH, MAX_PARAMS, json_depth, load_json
@@ -28,16 +28,12 @@ INSPECT = Path(__file__).parent / "data" / "per-instance" / "inspect" / "inspect
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("limits")
-    lab, cache = make_lab(root / "lab"), root / "cache"
-    assert build(lab, cache).exit_code == 0
-    return lab, cache
+    return built_lab(tmp_path_factory.mktemp("limits"))
 
 
 @pytest.fixture
 def lab(tmp_path, built) -> tuple[Path, Path, dict[str, bytes]]:
-    project = copy_lab(built[0], tmp_path / "lab")
-    return project, built[1], snapshot(project / "site")
+    return lab_copy(built, tmp_path / "lab")
 
 
 def deep(levels: int) -> str:

@@ -12,22 +12,18 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from helpers_lab import build, copy_lab, error_line, make_lab, snapshot
+from helpers_lab import build, built_lab, error_line, lab_copy, snapshot
 from reasonboard.build import BuildOptions, run_build
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("names")
-    lab, cache = make_lab(root / "lab"), root / "cache"
-    assert build(lab, cache).exit_code == 0
-    return lab, cache
+    return built_lab(tmp_path_factory.mktemp("names"))
 
 
 @pytest.fixture
 def lab(tmp_path, built) -> tuple[Path, Path, dict[str, bytes]]:
-    project = copy_lab(built[0], tmp_path / "lab")
-    return project, built[1], snapshot(project / "site")
+    return lab_copy(built, tmp_path / "lab")
 
 
 def add_config(project: Path, line: str) -> None:

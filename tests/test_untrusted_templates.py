@@ -8,15 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers_lab import build, copy_lab, error_line, make_lab, snapshot
+from helpers_lab import build, built_lab, copy_lab, error_line, snapshot
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("templates")
-    lab, cache = make_lab(root / "lab"), root / "cache"
-    assert build(lab, cache).exit_code == 0
-    return lab, cache
+    return built_lab(tmp_path_factory.mktemp("templates"))
 
 
 PAYLOADS = [
