@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from .names import printable
+
 
 class InputError(Exception):
     """An input file is unusable.
@@ -31,7 +33,7 @@ class InputError(Exception):
 
     def __reduce__(self) -> tuple[type, tuple[object, ...], dict[str, object]]:
         # Rebuilt from its parts (and its notes) when it crosses a pipe from a forked
-        # process (forking.py); the default would call __init__ with the message alone.
+        # render worker (site/workers.py); the default would call __init__ with the message alone.
         return (type(self), (self.path, self.problem, self.row, self.line), self.__dict__)
 
     @property
@@ -41,7 +43,7 @@ class InputError(Exception):
             where += f", line {self.line}"
         elif self.row is not None:
             where += f", row {self.row}"
-        return f"{where}: {self.problem}"
+        return printable(f"{where}: {self.problem}")
 
 
 def did_you_mean(seen: str, known: Iterable[str]) -> str:

@@ -29,6 +29,7 @@ import msgspec
 from .atomic import write_files_atomically
 from .errors import InputError
 from .sources.harness import Ignored, Input, discover
+from .sources.limits import too_deep
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
 from .store import trialfiles
 from .store.keys import PointAliases
@@ -37,7 +38,8 @@ from .vocabulary import RELATIONSHIPS
 
 #: What a reader may raise on a malformed file besides `UnreadableInput`: reported with the
 #: file's path and skipped, never a traceback.
-READ_ERRORS = (UnreadableInput, OSError, ValueError, KeyError, TypeError, IndexError, msgspec.MsgspecError)
+READ_ERRORS = (UnreadableInput, OSError, ValueError, KeyError, TypeError, IndexError, msgspec.MsgspecError,
+               RecursionError)
 
 
 @dataclass(frozen=True)
@@ -253,7 +255,9 @@ def _read_all(store: TrialStore, inputs: list[Input], options: IngestOptions, re
         except READ_ERRORS as exc:
             for run_idx in run_ids:
                 store.skip_run(run_idx)
-            reason = str(exc) if isinstance(exc, UnreadableInput) else f"unreadable ({type(exc).__name__}: {exc})"
+            reason = (str(exc) if isinstance(exc, UnreadableInput)
+                      else too_deep(item.path).problem if isinstance(exc, RecursionError)
+                      else f"unreadable ({type(exc).__name__}: {exc})")
             result.skipped_files.append((item.path, reason))
             continue
         result.lines += lines

@@ -12,8 +12,9 @@ from typing import Mapping
 from .config import SiteConfig
 from .signals import Signals
 from .sources.releases import ReleaseSnapshot
+from .stats.analyses import NONE, Analyses
 from .stats.bands import Bands
-from .stats.board import Curves, Leaderboard, Pairwise
+from .stats.board import Curves, Leaderboard, Pairwise, RankedBoard
 from .stats.evaluations import Evaluation
 from .stats.history import HistoryPoint
 from .stats.taskranks import TaskRanking
@@ -33,8 +34,12 @@ class BuildResults:
     bands: Bands
     #: Each task's own ranking of the evaluations (the task pages).
     task_rankings: Mapping[str, TaskRanking]
+    #: Every board (PRODUCT.md "Boards"), the first being `leaderboard`'s.
+    boards: tuple[RankedBoard, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
     #: The project's releases, oldest first (PRODUCT.md "Releases and history").
     releases: tuple[ReleaseSnapshot, ...] = ()
     #: Each evaluation's score across the releases and this build (`stats.history`).
     history: Mapping[str, tuple[HistoryPoint, ...]] = field(default_factory=dict)
+    #: The per-sample analyses (compression, token hazard, budget sweep) of evaluations with trials.
+    analyses: Analyses = NONE

@@ -30,16 +30,16 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     watcher: Watcher | None = None
 
     def send_head(self) -> Any:
-        path = self.translate_path(self.path)
+        path = Path(self.translate_path(self.path))
         if self.watcher is not None and self.path.split("?")[0] == RELOAD_PATH:
             return self._send_bytes(self.watcher.version().encode("ascii"), "text/plain", no_store=True)
         if self.watcher is not None and self.path.split("?")[0] == RELOAD_PATH + ".js":
             return self._send_bytes(RELOAD_SCRIPT.encode("utf-8"), "text/javascript", no_store=True)
-        if os.path.isdir(path) and not os.path.isfile(os.path.join(path, "index.html")):
+        if path.is_dir() and not (path / "index.html").is_file():
             self.send_error(404)
             return None
-        if self.watcher is not None and path.endswith(".html") and os.path.isfile(path):
-            return self._send_bytes(with_reload(Path(path).read_bytes()), "text/html; charset=utf-8", no_store=True)
+        if self.watcher is not None and path.suffix == ".html" and path.is_file():
+            return self._send_bytes(with_reload(path.read_bytes()), "text/html; charset=utf-8", no_store=True)
         return super().send_head()
 
     def list_directory(self, path: str | os.PathLike[str]) -> None:

@@ -61,12 +61,12 @@ def snapshot(folders: Iterable[Path]) -> Snapshot:
             for name in files:
                 if name.startswith("."):
                     continue
-                path = os.path.join(top, name)
+                path = Path(top, name)
                 try:
-                    stat = os.stat(path)
+                    stat = path.stat()
                 except OSError:  # removed while walking: the next look sees it gone
                     continue
-                seen.add((path, stat.st_mtime_ns, stat.st_size))
+                seen.add((str(path), stat.st_mtime_ns, stat.st_size))
     return frozenset(seen)
 
 

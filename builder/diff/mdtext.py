@@ -113,4 +113,4 @@ class Table:
     def _block(self, rows: list[str]) -> list[str]:
         if self.header is None:
             return [f"- {row}" for row in rows]
-        return ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header)] + rows
+        return ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header), *rows]

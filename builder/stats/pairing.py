@@ -127,9 +127,8 @@ def board_tests(tasks: Sequence[TaskItems], pairs: np.ndarray, draws: int, seed:
         low, high = resample.percentile_interval(diff)
         p = resample.two_sided_p(diff)
         effect = 1000.0 * (np.exp(obs[:, 0] / t) - np.exp(obs[:, 1] / t))
-        for k in range(len(batch)):
-            out.append(PairedTest(int(shared[k]), float(effect[k]), float(low[k]), float(high[k]), float(p[k]),
-                                  paired.BOOTSTRAP) if enough[k] and tasks else None)
+        out.extend(PairedTest(int(shared[k]), float(effect[k]), float(low[k]), float(high[k]), float(p[k]),
+                              paired.BOOTSTRAP) if enough[k] and tasks else None for k in range(len(batch)))
     return out
 
 

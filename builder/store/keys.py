@@ -67,7 +67,7 @@ class Aliases:
     benchmarks: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_tables(cls, models: Mapping[str, str] | None, benchmarks: Mapping[str, str] | None) -> "Aliases":
+    def from_tables(cls, models: Mapping[str, str] | None, benchmarks: Mapping[str, str] | None) -> Aliases:
         return cls(
             models={fold(k): fold(v) for k, v in (models or {}).items()},
             benchmarks={key(k): key(v) for k, v in (benchmarks or {}).items()},
@@ -93,7 +93,7 @@ class PointAliases:
     tasks: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_tables(cls, models: Mapping[str, str] | None, benchmarks: Mapping[str, str] | None) -> "PointAliases":
+    def from_tables(cls, models: Mapping[str, str] | None, benchmarks: Mapping[str, str] | None) -> PointAliases:
         return cls(models={fold(k): v.strip() for k, v in (models or {}).items() if fold(k) != fold(v)},
                    tasks={key(k): v.strip() for k, v in (benchmarks or {}).items() if key(k) != key(v)})
 

@@ -10,6 +10,7 @@ from ...stats.taskranks import TaskRanking
 from .. import format as fmt
 from ..charts import Chart
 from . import premises
+from .analyses import TaskHazards, task_hazards
 from .base import Interval, Page, Ref, TieMark, spread
 from .cards import BenchmarkSummary
 from .rows import Context, task_interval
@@ -70,10 +71,13 @@ class TaskPage(Page):
     missing: tuple[Ref, ...]
     #: This task's Evaluation Card summary, when its benchmark has a card.
     benchmark: BenchmarkSummary | None
+    #: The listed models' token hazards together (per-sample trials with output tokens).
+    hazards: TaskHazards | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
-        return tuple(c for c in (self.chart, *(c.chart for c in self.curves)) if c is not None)
+        hazard = self.hazards.chart if self.hazards else None
+        return tuple(c for c in (self.chart, *(c.chart for c in self.curves), hazard) if c is not None)
 
 
 def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
@@ -108,6 +112,8 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
         task=task, rows=tuple(rows), shown=len(rows), total=len(ranking.rows), chart=chart, curves=curves,
         missing=tuple(ctx.ref(m.id) for m in ranking.missing[:page_size]),
         benchmark=ctx.cards.summary_for_task(task),
+        hazards=task_hazards(task, [(m.id, ctx.ref(m.id)) for m in listed], ctx.results.analyses.evaluations,
+                             CURVE_SERIES),
     )
 
 
