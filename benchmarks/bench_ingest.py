@@ -1,4 +1,4 @@
-"""The ingest benchmark (issue 13): `reasonboard ingest` over a corpus of real Inspect logs.
+"""The ingest benchmark: `reasonboard ingest` over a corpus of real Inspect logs.
 
     python benchmarks/bench_ingest.py [--trials 200000] [--rounds 3] [--keep DIR]
 

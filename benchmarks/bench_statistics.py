@@ -1,4 +1,4 @@
-"""Time the statistics for a large simulated leaderboard (issue 2's speed target).
+"""Time the statistics for a large simulated leaderboard (its speed target: seconds at thousands of models).
 
     python benchmarks/bench_statistics.py [--models 2000]
 

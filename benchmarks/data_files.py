@@ -9,7 +9,7 @@ The build's results are gathered once (`build.gather`, as a build does before it
 and the benchmark cards linked in (as benchmarks/run.py makes it). Then, `--rounds` times
 each, alternating so that a drift in the shared machine's speed hits both alike:
 
-* before: the encoding as it was until issue 16 (`plain_data_files` below: every element of
+* before: the plain encoding (`plain_data_files` below: every element of
   every top-level list through its own `json.dumps`, signals.json from `Signals.to_json()`);
 * after: `reasonboard.outputs.data_files`, which the build runs.
 
@@ -40,7 +40,7 @@ DEFAULT_CARDS = ROOT.parent / "shared" / "data" / "benchmark-cards"
 
 
 def plain_dump_json(document: Any) -> bytes:
-    """`dump_json` as it was before issue 16: one `json.dumps` call per list element."""
+    """`dump_json` as plain `json.dumps`: one `json.dumps` call per list element."""
     def compact(value: Any) -> str:
         return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
@@ -56,7 +56,7 @@ def plain_dump_json(document: Any) -> bytes:
 
 
 def plain_data_files(leaderboard, pairwise, signals) -> dict[str, bytes]:
-    """`data_files` as it was before issue 16."""
+    """`data_files` with the plain encoding."""
     files = {
         "data/leaderboard.json": plain_dump_json(leaderboard_document(leaderboard)),
         "data/leaderboard.csv": leaderboard_csv(leaderboard),

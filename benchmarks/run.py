@@ -1,4 +1,4 @@
-"""The scale benchmark (issue 6): build an EvalCards-size site and rebuild it.
+"""The scale benchmark: build an EvalCards-size site and rebuild it.
 
     python benchmarks/run.py [--models 2000] [--eee PATH] [--cards PATH] [--rounds 3] [--keep DIR] [--profile]
 
@@ -20,14 +20,15 @@ fresh process so peak memory is the build's own:
 
 `--profile` adds a cProfile summary of the full build (top functions by cumulative time).
 
-`--scale` (issue 16) instead measures, in one run, the builds at `--models 2000` and
+`--scale` instead measures, in one run, the builds at `--models 2000` and
 `--models 8000` (about 2,500 and 10,000 evaluations beside the EEE corpus): wall time, site
 bytes, largest file and peak RSS of each (each build's own, from `wait4`), the growth
 exponents `log(y2/y1) / log(n2/n1)` over the two evaluation counts, a rebuild after one
 model's points change at the small size (time, files rewritten, equal to a clean build;
-`--rounds` changes in a row, each beside its own clean build, and the median ratio), and
-the small build's ratio to its I/O floor: parsing every input file once (JSON, CSV, JSONL)
-and writing the same output bytes to a fresh directory.
+`--rounds` changes in a row, each beside its own clean build, and the median ratio), the
+small build's ratio to its I/O floor: parsing every input file once (JSON, CSV, JSONL)
+and writing the same output bytes to a fresh directory, the cold build (empty cache, as in a
+CI job) and the pull-request workflow's two builds (base and head) sharing one restored cache.
 """
 
 from __future__ import annotations
@@ -57,12 +58,17 @@ import reasonboard.build
 from reasonboard.build import BuildOptions, run_build
 data, out, cache, profile = sys.argv[1:5]
 site_timings = {}
-_iter_site = reasonboard.build.iter_site
+import importlib
+try:  # where the build calls the renderer: site.publishing now, build.py in older revisions
+    _caller = importlib.import_module("reasonboard.site.publishing")
+except ImportError:
+    _caller = reasonboard.build
+_iter_site = _caller.iter_site
 def iter_site(*args, **kwargs):
     # The render phase also serialises the data files and makes the assets (the Vega bundle
     # from an empty cache); page throughput counts only the page model and the templates.
     return _iter_site(*args, **kwargs, timings=site_timings)
-reasonboard.build.iter_site = iter_site
+_caller.iter_site = iter_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        content_dir=Path("content"))
 if profile == "1":
@@ -92,7 +98,11 @@ def iter_site(results, content_dir, *args, **kwargs):
     with open(target, "wb") as f:
         pickle.dump((results, content_dir), f, protocol=pickle.HIGHEST_PROTOCOL)
     raise Captured
-reasonboard.build.iter_site = iter_site
+import importlib
+try:  # where the build calls the renderer: site.publishing now, build.py in older revisions
+    importlib.import_module("reasonboard.site.publishing").iter_site = iter_site
+except ImportError:
+    reasonboard.build.iter_site = iter_site
 options = BuildOptions(data_dir=Path(data), out_dir=Path(out), cache_dir=Path(cache),
                        content_dir=Path("content"))
 try:
@@ -235,12 +245,12 @@ def make_fixture(data: Path, models: int, eee: Path, cards: Path) -> None:
 
 
 def evaluation_count(site: Path) -> int:
-    with open(site / "data" / "leaderboard.csv", encoding="utf-8") as fh:
+    with (site / "data" / "leaderboard.csv").open(encoding="utf-8") as fh:
         return sum(1 for _ in fh) - 1
 
 
 def scale(args: argparse.Namespace, work: Path) -> None:
-    """Issue 16's table, both sizes in one run (see the module docstring)."""
+    """The scale table, both sizes in one run (see the module docstring)."""
     rows = []
     for models in args.sizes:
         data, site, cache = work / f"data-{models}", work / f"site-{models}", work / f"cache-{models}"
@@ -268,17 +278,35 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     floor = io_floor(data, site, work)
     print(f"I/O floor of the {small['evaluations']}-evaluation build: {floor:.2f} s; "
           f"build / floor = {small['wall'] / floor:.1f}")
-    # A build with nothing changed, as a lab's CI runs most days: it finds the site up to
-    # date, and remembers the digests of the input files, which are settled by now
-    # (store/digests.py; the fixture's files were written moments before the first build).
+    # A build with nothing changed, as a lab's CI runs most days: it hashes every input and
+    # finds the site up to date.
     _, wall_same, _ = measured_build(data, site, cache)
     print(f"nothing changed: {wall_same:.2f} s wall (the site is up to date)")
+    print(f"cold build (empty cache, as a CI job without a restored cache): {small['wall']:.1f} s wall")
+    pull_request_builds(data, cache, work, small["wall"])
     one_model_rebuild(data, site, cache, work, args.rounds)
+
+
+def pull_request_builds(data: Path, cache: Path, work: Path, cold: float) -> None:
+    """The pull-request workflow's two builds sharing one restored cache: the cache of the
+    last build of the base (`cache`, copied as `actions/cache` restores it), then the base
+    built into a new folder and the head (the base with one model's points changed, in its
+    own checkout) built with the same cache, as the scaffolded pr-report.yml does."""
+    restored, head = work / "pr-cache", work / "pr-head-data"
+    for path in (restored, head, work / "pr-base-site", work / "pr-head-site"):
+        shutil.rmtree(path, ignore_errors=True)
+    shutil.copytree(cache, restored)
+    shutil.copytree(data, head)
+    change_one_model(head / "points")
+    _, wall_base, _ = measured_build(data, work / "pr-base-site", restored)
+    _, wall_head, _ = measured_build(head, work / "pr-head-site", restored)
+    print(f"pull request, one restored cache: base {wall_base:.1f} s, head {wall_head:.1f} s "
+          f"(together {wall_base + wall_head:.1f} s, against {2 * cold:.1f} s for two cold builds)", flush=True)
 
 
 def one_model_rebuild(data: Path, site: Path, cache: Path, work: Path, rounds: int = 1) -> None:
     """Change one model's points, rebuild, and compare with a clean build of the same inputs:
-    time against that clean build, files rewritten, byte identity (issue 16). With `rounds`,
+    time against that clean build, files rewritten, byte identity. With `rounds`,
     that many changes in a row, each rebuild timed beside its own clean build (made right
     after it, so both meet the machine in the same mood); the ratio reported is the median."""
     ratios = []
@@ -413,7 +441,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="work in this directory and keep it")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--rounds", type=int, default=3, help="throughput measurements per side (median)")
-    parser.add_argument("--scale", action="store_true", help="issue 16's two-size table instead")
+    parser.add_argument("--scale", action="store_true", help="the two-size scale table instead")
     parser.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=[2000, 8000],
                         help="demo --models sizes for --scale (default 2000,8000)")
     args = parser.parse_args()

@@ -18,6 +18,6 @@ try:
 except PackageNotFoundError:  # run from a source tree that was never installed
     __version__ = "0+unknown"
 
-from .resources import CONTENT_DIR, TEMPLATES_DIR  # noqa: E402  (after the version)
+from .resources import CONTENT_DIR, TEMPLATES_DIR
 
 __all__ = ["CONTENT_DIR", "TEMPLATES_DIR", "__version__"]

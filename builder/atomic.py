@@ -9,11 +9,16 @@ never write into each other's temporary file.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+
+from .interrupt import held_interrupts
 
 
 def write_atomically(target: Path, data: bytes) -> None:
@@ -37,27 +42,75 @@ def write_files_atomically(files: Mapping[Path, bytes], *, skip_same: bool = Tru
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             staged.append((Path(name), target))
-        for temporary, target in staged:
-            os.replace(temporary, target)
-        staged = []
+        with held_interrupts():  # all of them or none, even on Ctrl-C
+            for temporary, target in staged:
+                os.replace(temporary, target)
+            staged = []
     finally:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
 
 
-def swap_directory(staging: Path, out_dir: Path) -> None:
-    """Move a finished directory (a site, an export) into place; the old one is removed only
-    after the move, and put back if the move fails."""
-    os.chmod(staging, 0o755)  # mkdtemp makes it private; what is published must be readable
-    if not out_dir.exists():
-        os.replace(staging, out_dir)
-        return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-    os.rmdir(retired)
-    os.replace(out_dir, retired)
+def swap_directory(staging: Path, out_dir: Path) -> Path | None:
+    """Put a finished directory (a site, an export) in the place of `out_dir` in one step, so
+    that no reader ever sees a mix of the two: `renameat2(RENAME_EXCHANGE)` swaps the two
+    names at once (Linux 3.15+, on ext4, XFS, Btrfs, tmpfs and most local file systems).
+    Where the system has no such call, two renames: the old directory to `.NAME.old-*`, the
+    new one to `out_dir`; between them a reader finds no site (never a mixed one), and a
+    build killed there has its old site put back by the next (`recover`).
+
+    Returns the previous directory, now under a temporary name, for the caller to remove
+    (None when there was none)."""
+    staging.chmod(0o755)  # mkdtemp makes it private; what is published must be readable
+    with held_interrupts():  # the whole switch or none of it, even on Ctrl-C
+        if not out_dir.exists():
+            os.replace(staging, out_dir)
+            return None
+        if exchange(staging, out_dir):
+            return staging
+        retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+        os.rmdir(retired)
+        os.replace(out_dir, retired)
+        try:
+            os.replace(staging, out_dir)
+        except BaseException:
+            os.replace(retired, out_dir)  # put the previous one back
+            raise
+        return retired
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the names `a` and `b` atomically; False where the system cannot (then nothing
+    moved), an `OSError` for any other failure."""
+    if not sys.platform.startswith("linux"):
+        return False
     try:
-        os.replace(staging, out_dir)
-    except BaseException:
-        os.replace(retired, out_dir)  # put the previous one back
-        raise
-    shutil.rmtree(retired, ignore_errors=True)
+        call = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):  # glibc before 2.28, musl: no wrapper
+        return False
+    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), os.fspath(b))
+
+
+def recover(out_dir: Path) -> None:
+    """Before a build writes `out_dir`: put back the previous site when a build was killed
+    between the two renames of the fallback switch (no `out_dir`, one `.NAME.old-*`), then
+    remove what killed builds left beside it: staging folders (`.NAME.new-*`) and retired
+    sites. One build at a time writes one output folder."""
+    parent = out_dir.parent
+    if not parent.is_dir():
+        return
+    retired = sorted(parent.glob(f".{out_dir.name}.old-*"))
+    if not out_dir.exists() and not out_dir.is_symlink() and len(retired) == 1:
+        os.replace(retired.pop(), out_dir)
+    for stale in [*retired, *parent.glob(f".{out_dir.name}.new-*")]:
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)

@@ -11,33 +11,28 @@ from __future__ import annotations
 import time
 from contextlib import suppress
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
+from .cachekey import salted
 from .config import SiteConfig, load_config
 from .errors import InputError
-from .forking import Beside
-from .gcpause import long_lived, no_cyclic_gc
-from .outputs import board_files, signals_files
+from .gcpause import frozen_heap
+from .outputs import analyses_files, data_files
 from .project import Project, resolve_project
 from .results import BuildResults
-from .signals import Signals, compute_signals
-from .signals.memo import SignalsMemo
-from .site import iter_site
-from .site.render import chart_warmup
-from .site.reuse import PageReuse
-from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
+from .signals import Signals, compute_signals, own_results
+from .site import publish
+from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
 from .stats.comparisons import with_comparisons
 from .stats.history import score_history
-from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
+from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
 from .stats.memo import RankMemo
-from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
-from .store.reported import OwnResult
+from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 
 Progress = Callable[[str], None] | None
 
@@ -81,20 +76,18 @@ class BuildSummary:
     warnings: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
-    #: pages rendered by this build; the others kept their file, their inputs unchanged
-    rendered: int = 0
     fresh: bool = True  # False when the output was already up to date
 
     FIGURES = ("models", "ranked", "tasks", "benchmarks", "results", "pages", "files")
 
-    def recorded(self) -> dict:
+    def recorded(self) -> dict[str, Any]:
         """What the build state keeps for a later build that finds nothing to do: the
         figures, and the warnings and skipped files, which stay true while the inputs do."""
         return {**{name: getattr(self, name) for name in self.FIGURES},
                 "warnings": list(self.warnings), "skipped": [list(p) for p in self.skipped]}
 
     @classmethod
-    def up_to_date(cls, recorded: dict, out_dir: Path, seconds: float, timings: dict[str, float]) -> "BuildSummary":
+    def up_to_date(cls, recorded: dict[str, Any], out_dir: Path, seconds: float, timings: dict[str, float]) -> BuildSummary:
         known: dict[str, Any] = {k: int(v) for k, v in recorded.items() if k in cls.FIGURES}
         return cls(**known, seconds=seconds, out_dir=str(out_dir), timings=timings, fresh=False,
                    warnings=[str(w) for w in recorded.get("warnings", [])],
@@ -108,7 +101,7 @@ class BuildSummary:
                 *self._input_notes()])
         lines = [
             f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s "
-            f"({self.changed} written, {self.files - self.changed} unchanged; {self.rendered} pages rendered)",
+            f"({self.changed} written, {self.files - self.changed} unchanged)",
             f"  models {self.models} ({self.ranked} ranked), tasks {self.tasks}, "
             f"benchmarks {self.benchmarks}, reported results {self.results}",
             "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
@@ -129,11 +122,6 @@ class BuildSummary:
 
 
 def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
-    with long_lived() as freeze:
-        return _run_build(options, progress, freeze)
-
-
-def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], None]) -> BuildSummary:
     say = progress or (lambda line: None)
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -148,86 +136,53 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     project, config, bands = load_settings(options)
     data_dir, out_dir, cache_dir = project.data_dir, project.out_dir, project.cache_dir
     check_output_dir(out_dir)  # before the slow steps, not after them
-    sources = fingerprints(data_dir, cache_salt(config), cache_dir) if data_dir.is_dir() else None
-    # Everything but the data: what every page is rendered with besides its view model.
-    render_salt = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
-                               templates_dirs=project.templates_dirs, static_dir=project.static_dir,
-                               strict=options.strict, allow_empty=options.allow_empty)
-    key = build_key(render_salt, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
-                    db_path=options.db_path)  # the releases' pages and each model's history are made from them
+    sources = fingerprints(data_dir, cache_salt(config)) if data_dir.is_dir() else None
+    settings = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
+                            templates_dirs=project.templates_dirs, static_dir=project.static_dir,
+                            strict=options.strict, allow_empty=options.allow_empty)
+    # The releases' pages and each model's history are made from the release snapshots.
+    key = build_key(settings, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
+                    db_path=options.db_path)
     previous = load_state(cache_dir, out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
     releases = read_releases(project.root)  # a bad snapshot stops the build before the slow steps
 
-    # From an empty cache, the chart assets are made by a forked process while this one
-    # reads the inputs and computes (forked before the PointsDB is opened).
-    with chart_warmup(cache_dir) as charts:
-        with no_cyclic_gc():
-            gathered = gather(options, project, config, bands, sources, phase, with_files=True)
-            # The results live to the end of the build: frozen, no later collection walks them
-            # (and the one that resuming collection would start now does not happen; gcpause).
-            freeze()
-        board, signals, store, config, project = (
-            gathered.board, gathered.signals, gathered.store, gathered.config, gathered.project)
-        reported = store.reported
+    gathered = gather(options, project, config, bands, sources, phase)
+    board, signals, store, config, project = (
+        gathered.board, gathered.signals, gathered.store, gathered.config, gathered.project)
+    results = BuildResults(
+        config=config,
+        leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves, analyses=board.analyses,
+        signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
+        boards=board.boards, timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
+        comparisons=board.comparisons,
+    )
+    # The state is cleared first, so an interrupted write can never leave a state that
+    # vouches for a half-replaced site.
+    clear_state(cache_dir, out_dir)
+    with frozen_heap():
+        written = publish(results, project, cache_dir=cache_dir,
+                          data=lambda: {**data_files(board.leaderboard, board.pairwise, signals, board.comparisons),
+                                       **analyses_files(board.analyses, board.evaluations)})
+    phase("render and write")
 
-        results = BuildResults(
-            config=config,
-            leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
-            signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
-            comparisons=board.comparisons,
-        )
-        # Pages whose inputs are unchanged since the last build of this directory keep their file.
-        reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
-
-        def data() -> Iterator[tuple[str, bytes]]:
-            """The data files: the board's, made beside the signals (`gather`), and
-            signals.json, made while the pages render."""
-            with no_cyclic_gc():  # iter_site pauses it for itself
-                files = {**gathered.board_files, **signals_files(signals)}
-                # Beside the pages too: the model keys whose signals changed, for the next build
-                # (a memo only saves time: one that cannot be written is left as it was).
-                with suppress(OSError):
-                    gathered.signals_memo.save()
-            for path in sorted(files):
-                yield path, files.pop(path)
-
-        def outputs(stage: Stage) -> Iterator[tuple[str, Output]]:
-            """Every output file, one at a time: the data files, the pages, the static files."""
-            seen = OutputPaths()
-            for path, body in iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
-                                        reuse=reuse, stage=stage, alongside=data, charts=charts):
-                if path in seen:
-                    raise RuntimeError(f"two artifacts claim the same output path: {path}")
-                seen.claim(path, body)
-                yield path, body
-            yield from static_files(project, seen)
-
-        # Byte-identical files keep their modification time; the state is cleared first so an
-        # interrupted write can never leave a state that vouches for a half-replaced site.
-        clear_state(cache_dir, out_dir)
-        with staging(out_dir, incremental=True) as stage:
-            written = stage.write(outputs(stage))
-        phase("render and write")
-
-        models = board.leaderboard.models
-        pages = sum(1 for p in written.paths if p.endswith(".html"))
-        summary = BuildSummary(
-            models=len(models), ranked=sum(1 for m in models if m.rank is not None),
-            tasks=len(board.leaderboard.settings.tasks),
-            benchmarks=len(signals.benchmarks) if signals else 0,
-            results=sum(1 for r in signals.rows if not r.own) if signals else 0,
-            pages=pages, files=written.files,
-            seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-            timings=timings, warnings=list(store.warnings),
-            skipped=[tuple(p) for p in reported.get("problems", [])],
-            changed=written.files - written.unchanged, rendered=pages - reuse.kept,
-        )
-        save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.digests, reuse.keys)
-        return summary
+    models = board.leaderboard.models
+    pages = sum(1 for p in written.paths if p.endswith(".html"))
+    summary = BuildSummary(
+        models=len(models), ranked=sum(1 for m in models if m.rank is not None),
+        tasks=len(board.task_rankings),
+        benchmarks=len(signals.benchmarks) if signals else 0,
+        results=sum(1 for r in signals.rows if not r.own) if signals else 0,
+        pages=pages, files=written.files,
+        seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
+        timings=timings, warnings=[*store.warnings, *board.advice, *project.cache_warnings()],
+        skipped=[tuple(p) for p in store.reported.get("problems", [])],
+        changed=written.files - written.unchanged,
+    )
+    save_state(cache_dir, out_dir, key, written.paths, summary.recorded())
+    return summary
 
 
 @dataclass(frozen=True)
@@ -242,10 +197,6 @@ class Gathered:
     board: LeaderboardResult
     signals: Signals | None
     store: StoreReport
-    #: The data files written from the board alone (`outputs.board_files`), when asked for.
-    board_files: Mapping[str, bytes] = field(default_factory=dict)
-    #: The signals of each model key, for the next build (`save()` writes what changed).
-    signals_memo: SignalsMemo = field(default_factory=lambda: SignalsMemo(None))
 
 
 def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
@@ -259,93 +210,45 @@ def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
 
 
 def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: Bands,
-           sources: Fingerprints | None = None, phase: Callable[[str], None] = lambda name: None,
-           with_files: bool = False) -> Gathered:
+           sources: Fingerprints | None = None, phase: Callable[[str], None] = lambda name: None) -> Gathered:
     """Config -> PointsDB -> statistics -> signals: everything a build computes before it
-    renders. `sources` are the data directory's fingerprints when the caller has them;
-    `with_files` asks for the board's data files too.
+    renders. `sources` are the data directory's fingerprints when the caller has them.
 
-    Once the statistics have read their aggregates from the store, they need it no more: a
-    process forked before the store is opened (forking.py) ranks the board and writes the data
-    files that need nothing else, while this one computes the signals from the store. What
-    depends on one model alone comes from the last build's memos when its inputs are
-    unchanged (stats/memo.py, signals/memo.py); paired comparisons read the store at the end.
-    """
+    A model's ReasonScore interval and a pair's win rate come from the statistics memo in
+    the cache when their inputs are unchanged (stats/memo.py); everything else is computed
+    on every build."""
     data_dir = project.data_dir
-    with Beside(partial(_rank, config=config, bands=bands, with_files=with_files),
-                "the leaderboard statistics") as ranked:
-        with no_cyclic_gc():  # reading the records allocates hundreds of thousands of objects
-            db, store = open_store(data_dir, project.cache_dir, options.db_path, config, options.strict,
-                                   salt=cache_salt(config), known=sources)
-        try:
-            check_inputs(options, data_dir, store)
-            phase("store")
-            # The statistics and signals allocate large object graphs beside a large live
-            # heap: automatic collections would walk it again and again (see gcpause).
-            with no_cyclic_gc():
-                inputs = read_board(db, config)
-                memo_path = project.cache_dir / f"statistics-{data_key(data_dir)}.npz"
-                ranked.give((inputs, RankMemo.load(memo_path, memo_salt(config, inputs.tasks))))
-                if ranked.forked:
-                    db.one_thread()
-                # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
-                # page, and its organisation names the board's own results; a lab's never does.
-                site_config, site_project = config, project
-                if any(e.simulated for e in inputs.evaluations):
-                    site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
-                signals_memo = SignalsMemo(project.cache_dir / f"signals-{data_key(data_dir)}")
-                signals = compute_signals(db, site_config, own_results(inputs, site_config), signals_memo)
-                ranked_board, memo, files = ranked.result()
-                board = with_curves(db, ranked_board, config)
-                with suppress(OSError):  # a memo only saves time (stats/memo.py)
-                    memo.save(memo_path)
-                phase("statistics and signals")
-                board = with_comparisons(db, board, config)
-                files = board_files(board.leaderboard, board.pairwise, board.comparisons) if files else files
-                phase("paired comparisons")
-        finally:
-            db.close()
-    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store,
-                    files, signals_memo)
-
-
-class Ranked(NamedTuple):
-    """What the ranking process hands back."""
-    board: LeaderboardResult
-    #: what this build used of the memo (stats/memo.py): the next build reads it
-    memo: RankMemo
-    #: the data files written from the board alone (`outputs.board_files`), when asked for
-    files: dict[str, bytes]
-
-
-def _rank(given: tuple[BoardInputs, RankMemo], config: SiteConfig, bands: Bands, with_files: bool) -> Ranked:
-    """`rank_board` with the memo of the last build, and, `with_files`, the board's data files."""
-    inputs, memo = given
-    board = rank_board(inputs, config, bands, memo)
-    return Ranked(board, memo.fresh(), board_files(board.leaderboard, board.pairwise) if with_files else {})
+    db, store = open_store(data_dir, project.cache_dir, options.db_path, config, options.strict,
+                           salt=cache_salt(config), known=sources)
+    try:
+        check_inputs(options, data_dir, store)
+        phase("store")
+        inputs = read_board(db, config)
+        salt = memo_salt(config, inputs.tasks)
+        memo_path = project.cache_dir / f"statistics-{salted(salt)}.npz"
+        memo = RankMemo.load(memo_path, salt)
+        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands, memo), config))
+        with suppress(OSError):  # a memo only saves time
+            memo.fresh().save(memo_path)
+        phase("statistics")
+        # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
+        # page, and its organisation names the board's own results; a lab's data never does.
+        site_config, site_project = config, project
+        if any(e.simulated for e in inputs.evaluations):
+            site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
+        signals = compute_signals(db, site_config, own_results(inputs, site_config))
+        phase("signals")
+        board = with_comparisons(db, board, config)
+        phase("paired comparisons")
+    finally:
+        db.close()
+    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store)
 
 
 def cache_salt(config: SiteConfig) -> str:
     """What besides the files and the store's own code decides the reported part of the
     PointsDB: the alias tables (the store's code is in its key already)."""
     return repr((config.model_aliases, config.benchmark_aliases))
-
-
-def static_files(project: Project, generated: OutputPaths) -> Iterator[tuple[str, bytes]]:
-    """The project's `static/` into the site as it is (CNAME, logo, favicon, images).
-
-    A static file may add to the site but never replace a generated one (`generated`, the
-    paths already produced): that would silently change a page or a data file, so it is an
-    error naming both."""
-    for site_path, source in project.static_files().items():
-        if site_path in generated:
-            raise InputError(source, f"would replace the generated file {site_path} of the site; rename or remove it")
-        data = source.read_bytes()
-        try:
-            generated.claim(site_path, data)
-        except OutputPathError as exc:  # unsafe name, case clash, file used as a directory
-            raise InputError(source, f"cannot be copied into the site: {exc}") from None
-        yield site_path, data
 
 
 def check_inputs(options: BuildOptions, data_dir: Path, store: StoreReport) -> None:
@@ -381,19 +284,3 @@ def empty_error(options: BuildOptions, data_dir: Path, store: StoreReport) -> In
         found = "the folder holds no files"
     return InputError(folder, f"no points to publish ({found}); reasonboard reads {', '.join(POINT_SUFFIXES)} files "
                               f"here with the columns {','.join(REQUIRED)}{advice}")
-
-
-def own_results(inputs: BoardInputs, config: SiteConfig) -> list[OwnResult]:
-    """The leaderboard's own per-task results as result rows (EVALCARDS.md §1), in the
-    store's order of the evaluations (not their ranks: a row keeps its id, and so its
-    anchor, when other models move)."""
-    rows = []
-    for e, estimates in inputs.task_estimates(config.mode):
-        for task, score in estimates.items():
-            rows.append(OwnResult(
-                model=e.hf_id or e.model, evaluation_id=e.id, task=task, score=score,
-                organization=e.organization or config.organization or None,
-                relationship=e.relationship or config.relationship,
-                generation_args=e.generation_args or {}, harness=e.harness,
-            ))
-    return rows

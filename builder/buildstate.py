@@ -5,9 +5,11 @@ After coverage.py's HTML status file and Lektor's build database: a build record
 order (project and package), the project's static files, the code) and a
 manifest of the files it wrote with their size and modification time. The next build
 with the same key finds the output exactly as it left it and has nothing to do; a build
-with another key recomputes everything but renders only the pages whose input digest
-(site/reuse.py) differs from the one recorded, and the writer replaces only the files whose
-bytes changed, so the rest keep their modification times.
+with another key recomputes and renders everything, and the writer replaces only the files
+whose bytes changed, so the rest keep their modification times.
+
+The file is JSON, `build-<hash of the output path>.json` in the cache directory:
+`{"key": ..., "files": {path: [size, mtime_ns]}, "summary": {...}}`.
 
 The state lives in the cache directory, never in the published output.
 """
@@ -19,17 +21,18 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from .atomic import write_atomically
+from .cachekey import salted
 from .resources import code_digest
 
 #: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
-#: 4: each page's input digest (site/reuse.py); 5: and its key, when it has one
-STATE_VERSION = 5
+#: 6: no page digests or keys
+STATE_VERSION = 6
 
 
-def _hash_files(h: "hashlib._Hash", paths: Iterable[Path], root: Path) -> None:
+def _hash_files(h: hashlib._Hash, paths: Iterable[Path], root: Path) -> None:
     for path in sorted(paths):
         h.update(path.relative_to(root).as_posix().encode())
         h.update(b"\0")
@@ -44,8 +47,8 @@ def tree_files(root: Path) -> list[Path]:
 
 def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], templates_dirs: Iterable[Path],
                  static_dir: Path | None, strict: bool, allow_empty: bool = False) -> str:
-    """A hash of everything a build's output depends on besides the data: what every page is
-    rendered with beside its view model (site/reuse.py), and the base of `build_key`."""
+    """A hash of everything a build's output depends on besides the data (the base of
+    `build_key`)."""
     h = hashlib.sha256()
     h.update(f"reasonboard-build-state/{STATE_VERSION}\0strict={strict}\0allow_empty={allow_empty}\0".encode())
     if config_path is not None and config_path.is_file():
@@ -74,11 +77,10 @@ def build_key(settings: str, *, sources: str, db_path: Path | None) -> str:
 @dataclass(frozen=True)
 class BuildState:
     key: str
-    #: output path -> [size, mtime_ns] as the build left it, plus [digest] for a page: a hash
-    #: of the inputs it was rendered from (site/reuse.py)
-    files: dict[str, list]
+    #: output path -> [size, mtime_ns] as the build left it
+    files: dict[str, list[Any]]
     #: the build's summary figures, warnings and skipped files, repeated when a later build finds nothing to do
-    summary: dict
+    summary: dict[str, Any]
 
     def matches(self, out_dir: Path) -> bool:
         """Every recorded file is still there, untouched, and nothing else was added."""
@@ -88,7 +90,7 @@ class BuildState:
             return False
         if set(present) - set(self.files) - {"README.md", ".gitkeep"}:
             return False
-        for path, (size, mtime, *_digest) in self.files.items():
+        for path, (size, mtime, *_rest) in self.files.items():
             stat = present.get(path)
             if stat is None or stat.st_size != size or stat.st_mtime_ns != mtime:
                 return False
@@ -110,8 +112,8 @@ def _files_under(folder: str, prefix: str) -> dict[str, os.stat_result]:
 
 
 def state_path(cache_dir: Path, out_dir: Path) -> Path:
-    name = hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:12]
-    return cache_dir / f"build-{name}.json"
+    # Salted (cachekey.py): a committed or copied state never vouches for a site here.
+    return cache_dir / f"build-{salted(str(out_dir.resolve()))}.json"
 
 
 def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
@@ -122,20 +124,12 @@ def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
         return None
 
 
-def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict,
-               digests: dict[str, str] | None = None, page_keys: dict[str, str] | None = None) -> None:
-    """Record the key and the size and mtime of every file just written, and each page's
-    input digest and key, when it has them: [size, mtime_ns, digest, key], the digest ""
-    for a keyed page with none (atomically)."""
-    files: dict[str, list] = {}
-    digests, page_keys = digests or {}, page_keys or {}
+def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict[str, Any]) -> None:
+    """Record the key and the size and mtime of every file just written (atomically)."""
+    files: dict[str, list[Any]] = {}
     for path in sorted(written):
         stat = (out_dir / path).stat()
         files[path] = [stat.st_size, stat.st_mtime_ns]
-        if path in digests or path in page_keys:
-            files[path].append(digests.get(path, ""))
-        if path in page_keys:
-            files[path].append(page_keys[path])
     target = state_path(cache_dir, out_dir)
     write_atomically(target, json.dumps({"key": key, "files": files, "summary": summary},
                                         sort_keys=True).encode("utf-8"))

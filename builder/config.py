@@ -11,13 +11,17 @@ sets no title or organisation of its own gets the demo's (`with_demo_defaults`).
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
-from .errors import InputError
+import duckdb
+
+from .errors import InputError, did_you_mean, shown
 from .sources.text import read_text
 from .vocabulary import MODES, RELATIONSHIPS
 
@@ -74,6 +78,20 @@ def _string_map(value: Any) -> dict[str, str]:
     return dict(sorted(value.items()))
 
 
+def _http_url(value: Any) -> str:
+    """Empty, or an absolute http(s) URL: `javascript:` or `data:` would run in every link
+    made from it (404.html's). No spaces or control characters, which a browser drops or
+    reads otherwise."""
+    text = _string(value).strip()
+    if not text:
+        return ""
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(c.isspace() or not c.isprintable()
+                                                                                 for c in text):
+        raise ValueError("must be an http:// or https:// URL such as 'https://example.org/board/'")
+    return text
+
+
 def _static_path(value: Any) -> str:
     """A relative path inside `static/`, as it will appear in the site (`img/logo.svg`)."""
     text = _string(value)
@@ -84,11 +102,79 @@ def _static_path(value: Any) -> str:
 
 
 def _regex(value: Any) -> str:
+    text = _string(value)
+    if len(text) > MAX_PATTERN:
+        raise ValueError(f"is longer than {MAX_PATTERN} characters (the limit)")
     try:
-        re.compile(_string(value))
-    except re.error as exc:
-        raise ValueError(f"is not a valid regular expression ({exc})") from None
-    return str(value)
+        matching(text, [])
+    except duckdb.Error as exc:
+        reason = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
+        raise ValueError(f"is not a valid regular expression ({reason}; RE2 syntax, without look-arounds or "
+                         "back-references)") from None
+    return text
+
+
+#: Characters of a configured regular expression.
+MAX_PATTERN = 1000
+_RE2: tuple[int, duckdb.DuckDBPyConnection] | None = None
+
+
+def matching(pattern: str, texts: list[str]) -> list[str]:
+    """The `texts` that `pattern` matches anywhere, sorted. Matched by RE2 (DuckDB's
+    `regexp_matches`), in time linear in the text whatever the pattern: a config's
+    `^(a|aa)+$` cannot hang the build as Python's backtracking `re` would."""
+    global _RE2
+    if _RE2 is None or _RE2[0] != os.getpid():  # one per process: none is shared with a forked one
+        _RE2 = (os.getpid(), duckdb.connect())
+    rows = _RE2[1].execute("SELECT t FROM unnest(?::VARCHAR[]) AS u(t) WHERE regexp_matches(t, ?) ORDER BY t",
+                            [texts or [""], pattern]).fetchall()
+    return [r[0] for r in rows] if texts else []
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """A board (PRODUCT.md "Boards"): a named set of tasks ranked together. Empty `tasks`
+    (only for the one board made from a config without `[[boards]]` or `tasks`) means
+    every task found in the data."""
+
+    name: str
+    tasks: tuple[str, ...] = ()
+    description: str = ""
+
+
+BOARD_KEYS = ("name", "tasks", "description")
+
+
+def _boards(value: Any) -> tuple[BoardSpec, ...]:
+    """`[[boards]]`: a list of tables, each with a `name`, a non-empty `tasks` list and an
+    optional `description`; names are unique."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
+        raise ValueError("must be a list of tables: [[boards]] with name = \"...\" and tasks = [...]")
+    boards = []
+    for n, table in enumerate(value, 1):
+        unknown = sorted(set(table) - set(BOARD_KEYS))
+        if unknown:
+            raise ValueError(f"entry {n} has the unknown key '{unknown[0]}' (known: {', '.join(BOARD_KEYS)})")
+        if not isinstance(table.get("name"), str) or not table["name"].strip():
+            raise ValueError(f"entry {n} needs a name (a non-empty string)")
+        if "tasks" not in table:
+            raise ValueError(f"entry {n} ('{table['name']}') needs tasks = [...], the tasks it ranks together")
+        try:
+            tasks = _string_list(table["tasks"])
+        except ValueError as exc:
+            raise ValueError(f"entry {n} ('{table['name']}'): tasks {exc}") from None
+        if not tasks:
+            raise ValueError(f"entry {n} ('{table['name']}'): tasks must name at least one task")
+        description = table.get("description", "")
+        if not isinstance(description, str):
+            raise ValueError(f"entry {n} ('{table['name']}'): description must be a string")
+        boards.append(BoardSpec(table["name"].strip(), tasks, description))
+    seen: dict[str, str] = {}
+    for b in boards:
+        first = seen.setdefault(b.name.casefold(), b.name)
+        if first is not b.name:
+            raise ValueError(f"names two boards '{first}' and '{b.name}'; board names are unique (ignoring case)")
+    return tuple(boards)
 
 
 def option(default: Any, check: Check, *, key: str | None = None) -> Any:
@@ -108,10 +194,12 @@ class SiteConfig:
     title: str = option("Leaderboard", _string)
     description: str = option("ReasonScores with confidence intervals, statistical ties and Evaluation Card signals",
                               _string)
-    base_url: str = option("", _string)
+    base_url: str = option("", _http_url)
     organization: str = option("", _string)
     relationship: str = option("third_party", _choice(*RELATIONSHIPS))
     tasks: tuple[str, ...] = option((), _string_list)
+    #: `[[boards]]`: the first is the front page; without it, `tasks` is the one board.
+    boards: tuple[BoardSpec, ...] = option((), _boards)
     mode: str = option("C_P", _choice(*MODES))
     bootstrap: int = option(5000, _positive_int)
     seed: int = option(42, _int)
@@ -140,11 +228,17 @@ class SiteConfig:
     #: The keys the file set, so demo defaults never replace a value the publisher chose.
     given: frozenset[str] = field(default=frozenset(), compare=False)
 
-    def with_tasks(self, tasks: tuple[str, ...]) -> "SiteConfig":
+    @property
+    def board_specs(self) -> tuple[BoardSpec, ...]:
+        """The boards as configured: `[[boards]]`, else one board of `tasks` (empty:
+        every task found)."""
+        return self.boards or (BoardSpec("Leaderboard", self.tasks),)
+
+    def with_tasks(self, tasks: tuple[str, ...]) -> SiteConfig:
         """The same config with the task set made explicit (default: every task found)."""
         return replace(self, tasks=tasks)
 
-    def with_demo_defaults(self) -> "SiteConfig":
+    def with_demo_defaults(self) -> SiteConfig:
         """For simulated data only: the demo's title and organisation where the file set none."""
         return replace(
             self,
@@ -176,23 +270,46 @@ def parse_config(raw: dict[str, Any], path: str | Path = "<config>") -> SiteConf
             for sub, table in value.items():
                 name = TABLES.get(f"aliases.{sub}")
                 if name is None:
-                    raise InputError(path, f"unknown key 'aliases.{sub}' (known: models, benchmarks)")
+                    raise InputError(path, f"unknown key 'aliases.{sub}'{did_you_mean(sub, ('models', 'benchmarks'))} "
+                                           "(known: models, benchmarks)", line=key_line(path, sub))
                 values[name] = _checked(path, f"aliases.{sub}", _string_map, table)
         elif key in TABLES:
             values[TABLES[key]] = _checked(path, key, _string_map, value)
         elif key in OPTIONS:
             values[key] = _checked(path, key, OPTIONS[key], value)
         else:
-            known = ", ".join(sorted([*OPTIONS, "aliases", *[k for k in TABLES if "." not in k]]))
-            raise InputError(path, f"unknown key '{key}' (known keys: {known})")
+            names = sorted([*OPTIONS, "aliases", *[k for k in TABLES if "." not in k]])
+            raise InputError(path, f"unknown key '{key}'{did_you_mean(key, names)} (known keys: {', '.join(names)})",
+                             line=key_line(path, key))
+    if values.get("boards") and values.get("tasks"):
+        raise InputError(path, "key 'tasks' and [[boards]] are both given; the first board is the front page: "
+                               "move the tasks into a [[boards]] entry and remove 'tasks'")
     return SiteConfig(**values, path=str(path), given=frozenset(raw))
 
 
 def _checked(path: str | Path, key: str, check: Check, value: Any) -> Any:
+    """`check(value)`; a failure names the key, its line, the value seen and, for a number
+    written as a string (`bootstrap = "5000"`), the spelling that works."""
     try:
         return check(value)
     except ValueError as exc:
-        raise InputError(path, f"key '{key}' {exc}") from None
+        fix = ""
+        if isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", value):
+            fix = f": write {key.rsplit('.', 1)[-1]} = {value.strip()}, without quotes"
+        raise InputError(path, f"key '{key}' {exc} (got {shown(value)}){fix}",
+                         line=key_line(path, key.rsplit(".", 1)[-1])) from None
+
+
+def key_line(path: str | Path | None, key: str) -> int | None:
+    """The line where `key = ...` is first written in the TOML file, for the message."""
+    if path is None:
+        return None
+    try:
+        lines = read_text(Path(path)).splitlines()
+    except InputError:  # the message is about the file anyway; it just has no line then
+        return None
+    pattern = re.compile(rf"""^\s*["']?{re.escape(key)}["']?\s*=""")
+    return next((n for n, line in enumerate(lines, start=1) if pattern.match(line)), None)
 
 
 def load_config(path: str | Path | None) -> SiteConfig:

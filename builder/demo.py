@@ -40,6 +40,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .democompress import compressed_sizes
 from .demofiles import PointTexts, SimulatedTrials, TrialsWriter
 from .demoworld import GRIDS, SPECS, DemoEvaluation, build_roster, logistic, normals, stream
 from .errors import InputError
@@ -148,6 +149,7 @@ def simulate_trials(run: DemoEvaluation, seed: int) -> tuple[SimulatedPoints, Si
     trials = SimulatedTrials(
         point=point, sample=within // run.epochs, epoch=within % run.epochs + 1, correct=correct,
         truncated=truncated, options=np.where(choice, k, 0).astype(np.int64), tokens=tokens.astype(np.int64),
+        compressed=compressed_sizes(run, seed, tokens, correct),
     )
     return points, trials
 

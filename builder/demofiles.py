@@ -5,7 +5,8 @@ file per evaluation through DuckDB: the arrays are registered as a table, joined
 points' task, params and tier labels, and copied out sorted as every trials file is
 (`store.trialfiles`). Sample ids are the sample's position within its point ("0", "1",
 ...), so two evaluations of the same point share the items both answered. The simulator
-writes no text, so `input_tokens` and `compressed` are null (not recorded).
+writes no text: `compressed` is simulated (democompress.py) and `input_tokens` is null (not
+recorded).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class SimulatedTrials:
     truncated: np.ndarray
     options: np.ndarray     # 0 for a write-in item
     tokens: np.ndarray
+    compressed: np.ndarray  # the simulated gzip size of the output (democompress.py)
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ SOURCE = """
         (?::VARCHAR[])[point + 1] AS base_task, (?::VARCHAR[])[point + 1] AS params,
         sample::VARCHAR AS sample_id, epoch, CASE WHEN correct THEN 1.0 ELSE 0.0 END AS credit,
         correct, truncated, NULLIF(options, 0) AS options, tokens,
-        NULL AS input_tokens, NULL AS compressed, (?::VARCHAR[])[point + 1] AS tiers
+        NULL AS input_tokens, compressed, (?::VARCHAR[])[point + 1] AS tiers
  FROM demo_trials)
 """
 
@@ -77,6 +79,7 @@ class TrialsWriter:
             "point": trials.point[order], "sample": trials.sample[order], "epoch": trials.epoch[order].astype(np.int32),
             "correct": trials.correct[order], "truncated": trials.truncated[order],
             "options": trials.options[order], "tokens": trials.tokens[order],
+            "compressed": trials.compressed[order],
         })
         texts = [list(points.task), list(points.params), [";".join(t) for t in points.tiers]]
         temporary = path.with_name(path.name + ".tmp")

@@ -17,10 +17,11 @@ appends new ones in sorted order.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import duckdb
 import msgspec
@@ -28,14 +29,17 @@ import msgspec
 from .atomic import write_files_atomically
 from .errors import InputError
 from .sources.harness import Ignored, Input, discover
+from .sources.limits import too_deep
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
 from .store import trialfiles
-from .store.trials import Point, Summed, TrialStore
+from .store.keys import PointAliases
+from .store.trials import Point, RunCounts, Summed, TrialStore
 from .vocabulary import RELATIONSHIPS
 
 #: What a reader may raise on a malformed file besides `UnreadableInput`: reported with the
 #: file's path and skipped, never a traceback.
-READ_ERRORS = (UnreadableInput, OSError, ValueError, KeyError, TypeError, IndexError, msgspec.MsgspecError)
+READ_ERRORS = (UnreadableInput, OSError, ValueError, KeyError, TypeError, IndexError, msgspec.MsgspecError,
+               RecursionError)
 
 
 @dataclass(frozen=True)
@@ -51,22 +55,50 @@ class IngestOptions:
     relationship: str | None = None
     read: ReadOptions = field(default_factory=ReadOptions)
     strict: bool = False
+    #: The project's `[aliases]` (site.toml), applied to every run's model and task.
+    aliases: PointAliases = field(default_factory=PointAliases)
 
 
 @dataclass(frozen=True)
 class RunLine:
-    """What one run contributed: the line printed per input."""
+    """What one run contributed: the line printed per input (INGEST.md section 6)."""
 
     path: Path
     format: str
     model: str
+    template: str
+    sampler: str
     task: str
-    trials: int
+    run_idx: int
     skip: str | None = None
+    counts: RunCounts | None = None
 
     def render(self) -> str:
-        tail = f"skipped: {self.skip}" if self.skip else f"{self.trials} trials"
-        return f"{self.format:<9} {self.model} / {self.task}: {tail}  ({self.path.as_posix()})"
+        evaluation = f"{self.model} / {self.template} / {self.sampler}"
+        return f"{self.format:<9} {evaluation}, {self.task}: {self.amount()}  ({self.path.as_posix()})"
+
+    def amount(self) -> str:
+        """"100 samples × 1 epoch", with the trials a later input replaced and those with
+        partial credit; or why the run was skipped."""
+        if self.skip:
+            return f"skipped: {self.skip}"
+        c = self.counts
+        if c is None or not c.trials:
+            return "0 trials"
+        if c.samples * c.epochs == c.trials:
+            text = f"{_plural(c.samples, 'sample')} × {_plural(c.epochs, 'epoch')}"
+        else:
+            text = f"{_plural(c.trials, 'trial')} ({_plural(c.samples, 'sample')}, {_plural(c.epochs, 'epoch')}, " \
+                   "not every sample in every epoch)"
+        if c.replaced:
+            text += f"; {c.replaced} replaced by a later input"
+        if c.partial:
+            text += f"; {c.partial} with partial credit (counted as not correct)"
+        return text
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @dataclass
@@ -95,6 +127,7 @@ class IngestResult:
     evaluations: list[EvaluationInfo] = field(default_factory=list)
     replaced: int = 0
     written: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         tasks = {(p.model, p.template, p.sampler, p.base_task) for p in self.points}
@@ -119,9 +152,39 @@ class IngestResult:
             by_reason = Counter(i.reason for i in self.ignored)
             lines.append(f"ignored {len(self.ignored)} other files: "
                          + "; ".join(f"{n} {k}" for k, n in sorted(by_reason.items())))
+        lines += [f"warning: {w}" for w in self.warnings]
         if self.written:
             lines.append(f"wrote {len(self.written)} files")
         return "\n".join(lines)
+
+
+#: What ingest reads, for the error when a path holds none of it (section 6).
+READS = ("ingest reads Inspect AI logs (.eval, or .json with eval and samples), lm-evaluation-harness "
+         "samples_*.jsonl beside their results_*.json, HELM run directories (run_spec.json, "
+         "per_instance_stats.json, scenario_state.json), lighteval details .parquet and Every Eval Ever "
+         "instance-level .jsonl")
+#: Model names of harness test fixtures (mock and hard-coded models, dummies): not real evaluations.
+FIXTURE = re.compile(r"(^|/)(mockllm|hardcoded)(/|$)|dummy", re.IGNORECASE)
+
+
+def split_samplers(evaluations: Iterable[EvaluationInfo]) -> list[str]:
+    """A warning per (model, template) whose runs recorded different generation settings, so
+    ingest made one evaluation per sampler: right for several runs, wrong for one run whose
+    logs disagree (the `--sampler` fix)."""
+    samplers: dict[tuple[str, str], list[str]] = {}
+    for info in evaluations:
+        samplers.setdefault((info.model, info.template), []).append(info.sampler)
+    return [f"{model} (template {template}) became {len(names)} evaluations, one per sampler "
+            f"({', '.join(sorted(names))}), because its logs recorded different generation settings; "
+            f"if they are one run, ingest its files again with --sampler NAME"
+            for (model, template), names in sorted(samplers.items()) if len(names) > 1]
+
+
+def fixture_models(evaluations: Iterable[EvaluationInfo]) -> list[str]:
+    """A warning per model whose name looks like a harness's test fixture."""
+    models = sorted({info.model for info in evaluations if FIXTURE.search(info.model)})
+    return [f"model {model} looks like a test fixture (mockllm/, hardcoded/, dummy), not a real evaluation: "
+            "ingested; remove its files from the inputs to leave it out" for model in models]
 
 
 def _reason_kind(reason: str) -> str:
@@ -138,6 +201,8 @@ def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None
     if options.relationship is not None and options.relationship not in RELATIONSHIPS:
         raise InputError(None, f"--relationship must be one of {', '.join(RELATIONSHIPS)}")
     inputs, ignored = discover(list(options.paths))
+    if not inputs:
+        raise InputError(", ".join(p.as_posix() for p in options.paths), f"no harness output found ({READS})")
     named = {p.resolve() for p in options.paths}
     result = IngestResult(ignored=[i for i in ignored if i.path.resolve() not in named])
     result.skipped_files += [(i.path, i.reason) for i in ignored if i.path.resolve() in named]
@@ -154,6 +219,11 @@ def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None
         files = trial_files(store, options.data_dir, result.evaluations)
     finally:
         store.close()
+    result.lines = [replace(line, counts=summed.runs.get(line.run_idx)) for line in result.lines]
+    if on_line:
+        for line in result.lines:
+            on_line(line)
+    result.warnings = split_samplers(result.evaluations) + fixture_models(result.evaluations)
     result.written = write_outputs(options, files, result.evaluations)
     return result
 
@@ -172,34 +242,39 @@ def _read_all(store: TrialStore, inputs: list[Input], options: IngestOptions, re
                 run_idx = store.add_run(index, evaluation.model, evaluation.template, evaluation.sampler,
                                         evaluation.task, evaluation.metric)
                 run_ids.append(run_idx)
-                trials = 0 if run.skip else store.add_trials(run_idx, run.trials)
+                if not run.skip:
+                    store.add_trials(run_idx, run.trials)
                 if run.skip:
                     store.skip_run(run_idx)
                     result.skipped_tasks.append(f"{run.skip} ({item.path.as_posix()})")
                 else:
                     result.counts.update(run.counts)
                     _note_evaluation(evaluations, evaluation)
-                lines.append(RunLine(item.path, item.format, evaluation.model, evaluation.task, trials, run.skip))
+                lines.append(RunLine(item.path, item.format, evaluation.model, evaluation.template,
+                                     evaluation.sampler, evaluation.task, run_idx, run.skip))
         except READ_ERRORS as exc:
             for run_idx in run_ids:
                 store.skip_run(run_idx)
-            reason = str(exc) if isinstance(exc, UnreadableInput) else f"unreadable ({type(exc).__name__}: {exc})"
+            reason = (str(exc) if isinstance(exc, UnreadableInput)
+                      else too_deep(item.path).problem if isinstance(exc, RecursionError)
+                      else f"unreadable ({type(exc).__name__}: {exc})")
             result.skipped_files.append((item.path, reason))
             continue
         result.lines += lines
-        if on_line:
-            for line in lines:
-                on_line(line)
     if progress:
         progress(len(inputs), len(inputs), Path())
     return evaluations
 
 
 def _override(evaluation: Evaluation, options: IngestOptions) -> Evaluation:
-    """`--model`, `--template`, `--sampler` replace what the harness recorded (section 4)."""
+    """`--model`, `--template`, `--sampler` replace what the harness recorded (section 4), and
+    the project's aliases rename models and tasks, so one run read under two names (a log
+    and its conversion) is one evaluation whose trials share one file."""
     changes = {k: v.strip() for k in ("model", "template", "sampler")
                if (v := getattr(options, k)) is not None and v.strip()}
-    return replace(evaluation, **changes) if changes else evaluation
+    evaluation = replace(evaluation, **changes) if changes else evaluation
+    model, task = options.aliases.model(evaluation.model), options.aliases.task(evaluation.task)
+    return evaluation if (model, task) == (evaluation.model, evaluation.task) else replace(evaluation, model=model, task=task)
 
 
 def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], evaluation: Evaluation) -> None:

@@ -11,6 +11,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -19,7 +20,7 @@ WIDTH = 30
 
 
 class DelayedBar:
-    def __init__(self, label: str, stream=None):
+    def __init__(self, label: str, stream: TextIO | None = None) -> None:
         self.label = label
         self.stream = stream or sys.stderr
         self.start = time.monotonic()

@@ -16,11 +16,13 @@ Explicit `--data/--out/--config/--cache/--content` options keep their meaning.
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .config import STATIC_KEYS, SiteConfig
-from .errors import InputError
+from .config import STATIC_KEYS, SiteConfig, key_line
+from .confined import read_confined
+from .errors import InputError, did_you_mean
 from .resources import CONTENT_DIR, DEMO_CONTENT_DIR, TEMPLATES_DIR
 
 
@@ -41,7 +43,7 @@ class Project:
     #: Copied into the site as it is; None when the project has none.
     static_dir: Path | None
 
-    def with_demo_content(self) -> "Project":
+    def with_demo_content(self) -> Project:
         """For simulated data: the demo's pages (its about page) after everything else."""
         if DEMO_CONTENT_DIR in self.content_dirs:
             return self
@@ -63,6 +65,24 @@ class Project:
         return {p.relative_to(self.static_dir).as_posix(): p
                 for p in sorted(self.static_dir.rglob("*")) if p.is_file() and p.name != ".gitkeep"}
 
+    def read_static(self, source: Path) -> bytes:
+        """A file of `static/`, read only when it is a regular file inside it (confined.py)."""
+        return read_confined(source, self.static_dir)
+
+    def cache_warnings(self) -> list[str]:
+        """A cache folder tracked by git came with the checkout: the build ignores what it
+        holds (cachekey.py), but it should not be in the repository."""
+        try:
+            listed = subprocess.run(["git", "-C", str(self.root), "ls-files", "--", str(self.cache_dir.absolute())],
+                                    capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):  # no git here: nothing to say
+            return []
+        if listed.returncode != 0 or not listed.stdout.strip():
+            return []
+        return [f"the cache folder {self.cache_dir} is tracked by git: what it holds is not used (a cache is "
+                "trusted only where it was made); remove it from the repository (git rm -r --cached "
+                f"{self.cache_dir}) and list it in .gitignore"]
+
     def check_branding(self, config: SiteConfig) -> None:
         """`logo`, `favicon` and `extra_css` must name a file in `static/` (one-line error)."""
         present = self.static_files()
@@ -70,7 +90,12 @@ class Project:
             value = getattr(config, key)
             if value and value not in present:
                 where = self.static_dir if self.static_dir is not None else self.root / "static"
-                raise InputError(config.path, f"key '{key}' names '{value}', which is not a file in {where}")
+                inside = value.removeprefix("static/")
+                if inside != value and inside in present:
+                    raise InputError(config.path, f"key '{key}' names '{value}': paths are relative to static/, "
+                                                  f"so write {key} = \"{inside}\"", line=key_line(config.path, key))
+                raise InputError(config.path, f"key '{key}' names '{value}', which is not a file in {where}"
+                                              f"{did_you_mean(value, present)}", line=key_line(config.path, key))
 
 
 def _search_path(*dirs: Path | None) -> tuple[Path, ...]:
@@ -86,7 +111,7 @@ def resolve_project(root: Path | None = None, *, data_dir: Path | None = None, o
                     cache_dir: Path | None = None, config_path: Path | None = None,
                     content_dir: Path | None = None) -> Project:
     """Where everything is for a project at `root` (default: the current directory)."""
-    root = Path(root) if root is not None else Path(".")
+    root = Path(root) if root is not None else Path()
     if not root.is_dir():
         raise InputError(root, "project directory not found")
     content = content_dir if content_dir is not None else root / "content"

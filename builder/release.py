@@ -38,6 +38,7 @@ from .sources.releases import (
     MAX_DATA,
     SAMPLES,
     SCHEMA,
+    ReleaseSnapshot,
     board_document,
     check_date,
     check_name,
@@ -74,7 +75,7 @@ def release_date(given: str | None, environ: dict[str, str] | None = None) -> st
     if epoch:
         if not epoch.isdigit():
             raise InputError("SOURCE_DATE_EPOCH", f"must be a whole number of seconds, got {epoch!r}")
-        return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc).date().isoformat()
+        return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.UTC).date().isoformat()
     return datetime.date.today().isoformat()
 
 
@@ -95,24 +96,33 @@ def make_release(options: BuildOptions, name: str, date: str | None = None,
     data = project.out_dir / "data"
     documents = {n: parse_json(data / n, read_bytes(data / n, MAX_DATA))
                  for n in DATA_FILES if (data / n).is_file() or n == "leaderboard.json"}
-    stamp = {"name": name, "date": when}
+    files = snapshot_files(name, when, documents, latest, project.root, _simulated(project.data_dir),
+                           _samples(data / SAMPLES))
+    write_new(folder, files)
+    return Released(name=name, date=when, folder=folder, previous=latest.name if latest else None, files=len(files),
+                    bytes=sum(len(b) for b in files.values()), build=run_build(options, progress))
+
+
+def snapshot_files(name: str, date: str, documents: dict[str, Any], latest: ReleaseSnapshot | None, root: Path,
+                   simulated: bool, samples: dict[str, bytes]) -> dict[str, bytes]:
+    """Every file of release `name`'s snapshot from the build's data `documents` (file name
+    -> parsed JSON), compared with the `latest` release of the project at `root`."""
+    stamp = {"name": name, "date": date}
     files: dict[str, bytes] = {f"{n}.gz": compress(dump_json({**doc, "release": stamp}))
                                for n, doc in documents.items()}
-    files.update(_samples(data / SAMPLES))
+    files.update(samples)
     base: tuple[Any, Any] = (None, None)
     if latest is not None:
-        base = read_data(project.root / FOLDER / latest.name)
+        base = read_data(root / FOLDER / latest.name)
     changes = release_changes(base[0], documents["leaderboard.json"], base[1], documents.get("signals.json"),
                               latest.name if latest else None, latest.date if latest else None)
     files[BOARD] = compress(dump_json(board_document(documents["leaderboard.json"])))
     files[CHANGES] = dump_json(changes)
-    manifest = {"schema": SCHEMA, "name": name, "date": when, "previous": latest.name if latest else None,
-                "tool": __version__, "simulated": _simulated(project.data_dir),
+    manifest = {"schema": SCHEMA, "name": name, "date": date, "previous": latest.name if latest else None,
+                "tool": __version__, "simulated": simulated,
                 "files": {p: {"bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()} for p, b in sorted(files.items())}}
     files[MANIFEST] = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8")
-    _write_new(folder, files)
-    return Released(name=name, date=when, folder=folder, previous=latest.name if latest else None, files=len(files),
-                    bytes=sum(len(b) for b in files.values()), build=run_build(options, progress))
+    return files
 
 
 def _simulated(data_dir: Path) -> bool:
@@ -129,7 +139,7 @@ def _samples(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
-def _write_new(folder: Path, files: dict[str, bytes]) -> None:
+def write_new(folder: Path, files: dict[str, bytes]) -> None:
     """Every file into a hidden folder beside `folder`, renamed to it when all are written:
     a failed release leaves no half snapshot, and an existing folder is never replaced."""
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -139,9 +149,9 @@ def _write_new(folder: Path, files: dict[str, bytes]) -> None:
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(body)
-        os.chmod(staging, 0o755)
+        Path(staging).chmod(0o755)
         if folder.exists():
             raise InputError(folder, "appeared while the release was written; nothing was replaced")
-        os.rename(staging, folder)
+        Path(staging).rename(folder)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

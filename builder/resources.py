@@ -10,7 +10,7 @@ install maps them the same way.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
@@ -34,7 +34,7 @@ SCAFFOLD_DIR = package_dir("reasonboard") / "scaffold"
 PACKAGE_DIR = package_dir("reasonboard")
 
 
-@lru_cache(maxsize=None)
+@cache
 def code_digest(*folders: str) -> str:
     """A digest of the package's code and SQL (the `.py` and `.sql` files below `folders` of
     the package, recursively; all of it when none are named), by path and content. The

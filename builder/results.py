@@ -12,8 +12,9 @@ from typing import Mapping
 from .config import SiteConfig
 from .signals import Signals
 from .sources.releases import ReleaseSnapshot
+from .stats.analyses import NONE, Analyses
 from .stats.bands import Bands
-from .stats.board import Curves, Leaderboard, Pairwise
+from .stats.board import Curves, Leaderboard, Pairwise, RankedBoard
 from .stats.evaluations import Evaluation
 from .stats.history import HistoryPoint
 from .stats.taskranks import TaskRanking
@@ -34,6 +35,8 @@ class BuildResults:
     bands: Bands
     #: Each task's own ranking of the evaluations (the task pages).
     task_rankings: Mapping[str, TaskRanking]
+    #: Every board (PRODUCT.md "Boards"), the first being `leaderboard`'s.
+    boards: tuple[RankedBoard, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
     #: The paired comparisons on shared items (empty without trials).
     comparisons: Comparisons = field(default_factory=Comparisons)
@@ -41,3 +44,5 @@ class BuildResults:
     releases: tuple[ReleaseSnapshot, ...] = ()
     #: Each evaluation's score across the releases and this build (`stats.history`).
     history: Mapping[str, tuple[HistoryPoint, ...]] = field(default_factory=dict)
+    #: The per-sample analyses (compression, token hazard, budget sweep) of evaluations with trials.
+    analyses: Analyses = NONE

@@ -105,7 +105,7 @@ class EvaluationSlug:
 
     `model` names the model's page, `models/<model>.html`; it depends on the model name
     only, so the page keeps its address when evaluations of the model are added or removed
-    (issue 15, item 4). `page` is the evaluation's own page under `models/`: the model
+   . `page` is the evaluation's own page under `models/`: the model
     page itself while the model has one evaluation, else `<model>/<evaluation>` with the
     evaluation part made from its template and sampler alone. `anchor` names the evaluation
     wherever a list has one row per evaluation (never its rank, which moves).

@@ -17,7 +17,7 @@ each build runs in its own process with that package first on `sys.path`.
 
 Files are compared by name and bytes; content-hashed asset names (`assets/style-<hash>.css`)
 are paired by stem, so an asset whose bytes are equal pairs whatever its name. The one allowed
-difference is the neighbour win-rate table on model pages that had none (issue 12): such a page
+difference is the neighbour win-rate table on model pages that had none: such a page
 passes when removing that table from the new page gives the old page byte for byte. Exit 0
 when the sites are identical apart from that, 1 otherwise.
 """

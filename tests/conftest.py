@@ -47,16 +47,17 @@ class Built:
 def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
     """Run the whole build, capturing the `BuildResults` handed to the renderer."""
     import reasonboard.build as build
+    import reasonboard.site.publishing as publish
 
     captured: dict[str, Any] = {}
-    render = build.iter_site
+    render = publish.iter_site
 
     def capture(results, content_dir, templates_dir, *args, **kwargs):
         captured["results"], captured["content"] = results, content_dir
         return render(results, content_dir, templates_dir, *args, **kwargs)
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(build, "iter_site", capture)
+    mp.setattr(publish, "iter_site", capture)
     try:
         build.run_build(build.BuildOptions(data_dir=data_dir, out_dir=out_dir, cache_dir=cache_dir,
                                            content_dir=ROOT / "content"))
@@ -69,6 +70,65 @@ def build_site(data_dir: Path, out_dir: Path, cache_dir: Path) -> Built:
 def default_build(tmp_path_factory: pytest.TempPathFactory) -> Built:
     base = tmp_path_factory.mktemp("default-build")
     return build_site(ROOT / "data", base / "site", base / "cache")
+
+
+# -- real harness outputs, ingested together -------------------------------------------------
+
+#: The copied real per-sample files (tests/data/per-instance/README.md credits them).
+PER_INSTANCE = ROOT / "tests" / "data" / "per-instance"
+
+
+@dataclass(frozen=True)
+class RealBuild:
+    """A build of every real per-sample file ingested together, with a site.toml of its own."""
+
+    out: Path
+    summary: Any
+
+    @property
+    def leaderboard(self) -> dict[str, Any]:
+        return json.loads((self.out / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def real_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data directory holding `reasonboard ingest` of the whole per-instance tree."""
+    from reasonboard.ingest import IngestOptions, run_ingest
+
+    data = tmp_path_factory.mktemp("real-project") / "data"
+    run_ingest(IngestOptions(paths=(PER_INSTANCE,), data_dir=data))
+    return data
+
+
+def build_real(real_data: Path, base: Path, site_toml: str = "") -> RealBuild:
+    """`reasonboard build` of `real_data` with `site_toml` as its config, into `base/site`."""
+    from reasonboard.build import BuildOptions, run_build
+
+    base.mkdir(parents=True, exist_ok=True)
+    config = base / "site.toml"
+    config.write_text(site_toml, encoding="utf-8")
+    summary = run_build(BuildOptions(data_dir=real_data, out_dir=base / "site", cache_dir=base / "cache",
+                                     config_path=config, content_dir=ROOT / "content"))
+    return RealBuild(base / "site", summary)
+
+
+@pytest.fixture(scope="session")
+def real_build(real_data: Path, tmp_path_factory: pytest.TempPathFactory) -> RealBuild:
+    """The real data built with no board configured: no board ranks two evaluations."""
+    return build_real(real_data, tmp_path_factory.mktemp("real-build"))
+
+
+@pytest.fixture(scope="session")
+def real_boards_build(real_data: Path, real_build: RealBuild, tmp_path_factory: pytest.TempPathFactory) -> RealBuild:
+    """The real data built with the boards the first build suggested, pasted into site.toml."""
+    return build_real(real_data, tmp_path_factory.mktemp("real-boards"), suggested_boards(real_build.summary.warnings))
+
+
+def suggested_boards(warnings: list[str]) -> str:
+    """The `[[boards]]` lines a build printed among its warnings, as a site.toml."""
+    lines = [line.strip() for line in "\n".join(warnings).splitlines()]
+    start = next(i for i, line in enumerate(lines) if line == "[[boards]]")
+    return "\n".join(lines[start:]) + "\n"
 
 
 # -- the tool as a lab installs it ----------------------------------------------------------

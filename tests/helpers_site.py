@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Iterator
@@ -20,20 +20,20 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 class Node:
     tag: str
     attrs: dict[str, str]
-    children: list["Node | str"] = field(default_factory=list)
-    parent: "Node | None" = None
+    children: list[Node | str] = field(default_factory=list)
+    parent: Node | None = None
 
     @property
     def classes(self) -> set[str]:
         return set((self.attrs.get("class") or "").split())
 
-    def iter(self) -> Iterator["Node"]:
+    def iter(self) -> Iterator[Node]:
         yield self
         for child in self.children:
             if isinstance(child, Node):
                 yield from child.iter()
 
-    def find_all(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> list["Node"]:
+    def find_all(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> list[Node]:
         out = []
         for node in self.iter():
             if tag is not None and node.tag != tag:
@@ -45,11 +45,11 @@ class Node:
             out.append(node)
         return out
 
-    def find(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> "Node | None":
+    def find(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> Node | None:
         found = self.find_all(tag, cls, **attrs)
         return found[0] if found else None
 
-    def by_id(self, id_: str) -> "Node | None":
+    def by_id(self, id_: str) -> Node | None:
         return next((n for n in self.iter() if n.attrs.get("id") == id_), None)
 
     @property
@@ -108,7 +108,7 @@ def page(site: Path, rel: str) -> Node:
     return _parsed(str(site / rel))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parsed(path: str) -> Node:
     return parse(Path(path).read_text(encoding="utf-8"))
 

@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from helpers_site import html_pages, page
 
+#: Slow (headless Chromium): deselected by the fast subset, `pytest -m "not slow"`.
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
@@ -48,7 +51,7 @@ class Session:
         self.page.on("request", lambda r: None if r.url.startswith(("file://", "data:")) else self.seen.append(r.url))
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         # Warnings too: a chart library's `WARN ...` on every page is noise a reader's console
-        # should not carry (issue 15, item 9).
+        # should not carry.
         self.warnings: list[str] = []
         self.page.on("console", lambda m: self.warnings.append(m.text) if m.type == "warning" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -110,9 +113,9 @@ def test_sorting_and_filtering_the_leaderboard(browser, default_build):
         assert page.locator("#leaderboard").get_attribute("data-order") == "rank"
         header = page.locator("#leaderboard thead th", has_text="Rank")
         assert header.get_attribute("aria-sort") == "ascending"
-        # Incomplete models stay in their own block after the ranked ones whatever the order.
+        # Unranked models are not in the table to be sorted: listed apart, by name.
         page.locator("#leaderboard thead th button", has_text="ReasonScore").click()
-        assert page.locator("#leaderboard tbody.incomplete tr[data-row]").count() >= 1
+        assert page.locator("#unranked li").count() >= 1
         # Filtering hides rows that do not match and says how many are shown.
         first = default_build.leaderboard["models"][0]["label"]
         page.fill("#filter", first.split()[0])
@@ -129,7 +132,8 @@ def test_pages_read_without_javascript(browser, default_build):
     try:
         session.open(default_build.out / "index.html")
         page = session.page
-        assert page.locator("#leaderboard tbody tr[data-row]").count() == len(default_build.leaderboard["models"])
+        ranked = [m for m in default_build.leaderboard["models"] if m["rank"] is not None]
+        assert page.locator("#leaderboard tbody tr[data-row]").count() == len(ranked)
         assert page.locator("figure.chart .nojs").first.is_visible()
         assert not page.locator("form[data-filter-for]").is_visible()
         assert session.blocked == []
@@ -175,7 +179,7 @@ def test_filter_finds_models_on_other_index_pages(browser, default_build, tmp_pa
         session.close()
 
 
-# -- issue 15, items 8-10: phones and desktops, sorting, charts ------------------------------
+# -- phones and desktops, sorting, charts ----------------------------------------------------
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
@@ -388,3 +392,36 @@ def test_a_signal_badge_shows_its_sentence_on_hover_only(browser, default_build)
         assert session.errors == []
     finally:
         session.close()
+
+
+def test_the_per_sample_analyses_draw_with_their_tables_at_both_widths(browser, default_build):
+    """A model page with all three analyses, a task page's hazards and the budget ranking:
+    every analysis chart drawn (marks, a legend entry per hazard series), its table twin
+    on the page, nothing wider than a phone, a clean console."""
+    pages = [p for p in html_pages(default_build.out) if p.startswith("models/")]
+    full = next((p for p in pages if all(f'data-chart="{k}"' in (default_build.out / p).read_text(encoding="utf-8")
+                                         for k in ("compression", "hazard", "budget"))), None)
+    if full is None:
+        pytest.skip("the default data has no per-sample trials with tokens, text and a token limit")
+    task = next(p for p in html_pages(default_build.out) if p.startswith("tasks/"))
+    for context in (DESKTOP, PHONE):
+        session = Session(browser, **context)
+        try:
+            for rel, kinds in ((full, ("compression", "hazard", "budget")), (task, ("hazard",)), ("budget.html", ())):
+                _open_drawn(session, default_build.out / rel)
+                for kind in kinds:
+                    figure = session.page.locator(f"figure[data-chart={kind}]")
+                    assert figure.count() == 1 and "drawn" in (figure.get_attribute("class") or ""), (rel, kind)
+                    assert figure.locator("svg .role-mark").count() > 0
+                    twin = figure.locator("a").first.get_attribute("href").split("#")[-1]
+                    assert session.page.locator(f"table#{twin} tbody tr").count() > 0, (rel, kind)
+                    if kind == "hazard":
+                        rows = json.loads(figure.locator("script.chart-data").text_content())
+                        entries = figure.locator("svg .role-legend-label text").evaluate_all(
+                            "ts => ts.map(t => t.textContent)")
+                        assert sorted(entries) == sorted({r["series"] for r in rows})
+                assert session.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), rel
+            assert session.page.locator("table#budget-ranks tbody tr").count() > 0
+            assert session.errors == [] and session.warnings == [] and session.blocked == []
+        finally:
+            session.close()

@@ -1,4 +1,4 @@
-"""The data files are written by a faster encoder than `json.dumps` (outputs.py, issue 16):
+"""The data files are written by a faster encoder than `json.dumps` (outputs.py):
 here its bytes are compared with a plain reading written in this file, `json.dumps` of the
 documents laid out one top-level list element per line, on the default build's real signals
 (EEE records of data/eee) and on hand-made triples with the texts most likely to trip a

@@ -387,7 +387,7 @@ def test_default_leaderboard_has_leaders_ties_and_a_weak_tail():
     assert all(hi - lo < 40 for _, lo, hi in ranked)  # margins below +-20
 
 
-# -- a data directory that is not empty is refused (issue 15, item 3) ---------------------
+# -- a data directory that is not empty is refused ---------------------
 
 
 def test_demo_refuses_a_directory_that_holds_data(tmp_path):

@@ -1,4 +1,4 @@
-"""evals.json and the points must describe the same evaluations (issue 15, item 1).
+"""evals.json and the points must describe the same evaluations.
 
 An entry joins its points by the exact (model, template, sampler). A case typo used to
 detach the entry silently: the evaluation was published under its raw id and its

@@ -251,7 +251,7 @@ def test_corrupt_eval_is_named_with_its_reason(tmp_path):
     good = (SET / "2025-09-15T15-02-26-04-00_popularity_L8g2GLGDDfsiXvdJ8LyZNJ.eval").read_bytes()
     bad = tmp_path / "cut.eval"
     bad.write_bytes(good[: len(good) // 2])
-    with pytest.raises(UnreadableInput, match="not a readable .eval archive"):
+    with pytest.raises(UnreadableInput, match=r"not a readable \.eval archive"):
         list(inspect.read(bad, ReadOptions()))
     result = ingest(tmp_path, bad, SHORT / "piqa.json")
     assert [(p.name, "not a readable .eval archive" in r) for p, r in result.skipped_files] == [("cut.eval", True)]

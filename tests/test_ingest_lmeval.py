@@ -247,5 +247,5 @@ def test_pairing_with_the_results_file(tmp_path):
     assert (run.evaluation.task, len(list(run.trials))) == ("asdiv", 50)
     other_date = tmp_path / "samples_asdiv_2024-09-01T00-00-00.000000.jsonl"
     shutil.copy(ASDIV, other_date)
-    with pytest.raises(UnreadableInput, match="results_2024-09-01T00-00-00.000000.json"):
+    with pytest.raises(UnreadableInput, match=r"results_2024-09-01T00-00-00\.000000\.json"):
         one_run(other_date)

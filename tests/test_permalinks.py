@@ -1,4 +1,4 @@
-"""Permalinks (issue 15, item 4): a model's address does not depend on how many evaluations
+"""Permalinks: a model's address does not depend on how many evaluations
 it has, and rows are anchored by the evaluation they show, never by their rank.
 
 Two real builds of a small data directory: the second adds a second evaluation of one model

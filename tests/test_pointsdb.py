@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import math
+from functools import reduce
+from operator import add
 
 import pytest
 from helpers_points import ingest_rows, point, ref_estimate
@@ -259,7 +261,8 @@ def test_sums_do_not_depend_on_the_order_the_points_are_stored_in(tmp_path):
     exact_g = float(sum(Decimal(r["guess"]).quantize(twelve) for r in rows))
     exact_tok = float(sum(Decimal(float(str(r["tokens"]))).quantize(twelve) for r in rows))
     assert math.isclose(g, exact_g, rel_tol=4e-16) and math.isclose(tok, exact_tok, rel_tol=4e-16)
-    # The plain double sums of some of those orders differ: the test can fail.
-    plain = {sum(sorted(r["guess"] for r in rows)), sum(r["guess"] for r in rows),
-             sum(sorted((r["guess"] for r in rows), reverse=True))}
+    # The plain double sums of some of those orders differ: the test can fail. (Added one by
+    # one: Python 3.12's sum() compensates its rounding, and would hide the difference.)
+    plain = {reduce(add, sorted(r["guess"] for r in rows), 0.0), reduce(add, (r["guess"] for r in rows), 0.0),
+             reduce(add, sorted((r["guess"] for r in rows), reverse=True), 0.0)}
     assert len(plain) > 1

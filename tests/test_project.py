@@ -1,4 +1,4 @@
-"""Leaderboard projects (issue 11): `reasonboard init`, the lookup order project → package for
+"""Leaderboard projects: `reasonboard init`, the lookup order project → package for
 templates, content pages and band wording, `static/`, branding, and the up-to-date check
 over all of them. In-process builds of a small lab dataset; the installed wheel is
 exercised in test_installed.py.
@@ -102,7 +102,7 @@ def test_a_project_with_no_overrides_gets_neutral_built_in_pages(tmp_path, share
     assert index.find("title").text == "Leaderboard · Leaderboard"
     assert "published by" not in index.find("footer").text  # no organisation by default
     nav = [a.text for a in index.find("nav").find_all("a")]
-    assert nav == ["Leaderboard", "Pairwise", "Signals", "Methodology", "Interpretation guide"]
+    assert nav == ["Leaderboard", "Matrix", "Pairwise", "Signals", "Methodology", "Interpretation guide"]
 
 
 def test_project_files_replace_built_in_ones_of_the_same_name_and_add_the_others(tmp_path, shared_cache):
@@ -153,7 +153,8 @@ def test_branding_files_must_exist_in_static(tmp_path, shared_cache):
         fh.write('\nfavicon = "icon.png"\n')
     result = CliRunner().invoke(main, ["build", "--project", str(project), "--cache", str(shared_cache)])
     assert result.exit_code == 2
-    assert "site.toml: key 'favicon' names 'icon.png', which is not a file in" in result.output
+    assert "site.toml, line " in result.output  # where the key is written
+    assert ": key 'favicon' names 'icon.png', which is not a file in" in result.output
     (project / "static" / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (project / "static" / "extra.css").write_text(".x{}\n", encoding="utf-8")
     with (project / "content" / "site.toml").open("a", encoding="utf-8") as fh:
@@ -225,16 +226,38 @@ def test_a_project_overrides_the_table_rows_and_intervals_of_its_model_pages(tmp
     assert not page.find_all("td", data_label="Reported by") and not page.find_all("span", "iv-text")
 
 
-# -- the README documents every option ------------------------------------------------------------
+def test_a_row_partial_that_tests_or_filters_a_value_is_refused_naming_the_file(tmp_path, shared_cache):
+    """A row partial is rendered once per shape and filled per row (fragments.Stencil): a test
+    or filter on a value would see the placeholder, so the page would read otherwise than the
+    same template in plain Jinja. Such an override stops the build, naming its file and line."""
+    for source in ('<tr>{% if score %}<td>{{ score }}</td>{% endif %}</tr>\n',
+                   '<tr><td>{{ metric | upper }}</td></tr>\n',
+                   '<tr>\n<td>{{ score if agentic else metric }}</td></tr>\n'):
+        ours = lab_project(tmp_path / f"ours{len(source)}")
+        (ours / "templates" / "partials").mkdir(parents=True, exist_ok=True)
+        (ours / "templates" / "partials" / "result_row.html").write_text(source, encoding="utf-8")
+        with pytest.raises(InputError) as refused:
+            build(ours, shared_cache)
+        message = str(refused.value)
+        assert "result_row.html" in message and "line " in message and "other than by placing it" in message
+        assert not (ours / "site").exists()
 
 
-def test_the_readme_command_table_lists_every_option_of_every_command():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    table = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
-    rows = {line.split("`")[1].split()[1]: line for line in table.splitlines() if line.startswith("| `reasonboard ")}
-    assert set(rows) == set(main.commands), (sorted(rows), sorted(main.commands))
-    for name, command in main.commands.items():
-        for param in command.params:
-            for opt in getattr(param, "opts", []):
-                if opt.startswith("--"):
-                    assert f"`{opt}" in rows[name], f"README's row for `reasonboard {name}` lacks {opt}"
+def test_a_placing_row_partial_renders_as_plain_jinja_would():
+    """Every built-in row partial, and one that places values anywhere any number of times,
+    fills to exactly what Jinja renders from the same values."""
+    import jinja2
+    from markupsafe import Markup
+    from reasonboard.site.fragments import Stencil
+    from reasonboard.site.render import environment
+
+    env = environment(Path(__file__).resolve().parents[1] / "templates")
+    env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({
+        "partials/mine.html": '<a title="{{ b }}" href="{{ a }}">{{ b }}{% if on %}{{ a }}{% endif %}</a>\n'}),
+        env.loader])
+    values = {"a": "x<&>\"'{}", "b": Markup("<i>{b}</i>")}
+    stencil = Stencil(env, "partials/mine.html", ("on",), ("a", "b"))
+    for on in (False, True):
+        plain = env.get_template("partials/mine.html").render(on=on, **values)
+        escaped = {"a": str(jinja2.utils.markupsafe.escape(values["a"])), "b": values["b"]}
+        assert stencil(on)(**escaped) == plain

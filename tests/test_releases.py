@@ -6,7 +6,7 @@ unchanged by the releases after it; snapshots are read as untrusted input."""
 from __future__ import annotations
 
 import json
-import os
+import posixpath
 import re
 from pathlib import Path
 from typing import Any
@@ -168,26 +168,38 @@ def test_releases_list_newest_first(project):
     assert names == ["r3", "r2", "r1"]
 
 
-def test_model_page_history(project):
+def _spans(points: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """Consecutive releases with the same score and rank as one row, "r1 to r2"."""
+    out: list[tuple[list[str], dict[str, Any]]] = []
+    for name, m in points:
+        if out and (out[-1][1]["reasonscore"], out[-1][1]["rank"]) == (m["reasonscore"], m["rank"]):
+            out[-1][0].append(name)
+        else:
+            out.append(([name], m))
+    return [(names[0] if len(names) == 1 else f"{names[0]} to {names[-1]}", m) for names, m in out]
+
+
+@pytest.mark.parametrize("model", ["a", "b", "c", "d"])
+def test_model_page_history(project, model):
     boards = project["boards"]
-    doc = _doc(project["root"], "models/b.html")
+    doc = _doc(project["root"], f"models/{model}.html")
     rows = [[c.text for c in row_cells(r)] for r in doc.by_id("history-table").find_all("tr")
             if r.parent.tag == "tbody"]
-    b = {n: next(m for m in boards[n]["models"] if m["id"].startswith("b|")) for n in ("r1", "r2", "r3")}
-    assert [r[0] for r in rows] == ["r1", "r2", "r3"]  # this build equals r3: no extra point
-    for r, n in zip(rows, ("r1", "r2", "r3")):
-        assert r[2].startswith(_score_text(b[n]))
-        assert r[3] == str(b[n]["rank"])
-    moves = [r[4] for r in rows]
-    up = b["r3"]["reasonscore"]["ci_low"] > b["r2"]["reasonscore"]["ci_high"]
-    assert moves == ["", "", "significantly up" if up else ""]
-    chart = doc.by_id("history-chart")
-    data = json.loads(chart.find("script").children[0])
-    assert [d["label"] for d in data] == ["r1", "r2", "r3"] and data[2]["move"] == "significantly up"
-    # a model on no release before r2 starts there
-    d_rows = [row_cells(r)[0].text for r in _doc(project["root"], "models/d.html").by_id("history-table")
-              .find_all("tr") if r.parent.tag == "tbody"]
-    assert d_rows == ["r2", "r3"]
+    points = [(n, m) for n in ("r1", "r2", "r3") for m in boards[n]["models"] if m["id"].startswith(f"{model}|")]
+    expected = _spans(points)  # this build is r3: no point of its own
+    assert [r[0] for r in rows] == [name for name, _ in expected]
+    previous = None
+    for r, (_, m) in zip(rows, expected):
+        assert r[2].startswith(_score_text(m))
+        assert r[3] == str(m["rank"])
+        up = previous is not None and m["reasonscore"]["ci_low"] > previous["reasonscore"]["ci_high"]
+        down = previous is not None and m["reasonscore"]["ci_high"] < previous["reasonscore"]["ci_low"]
+        assert r[4] == ("significantly up" if up else "significantly down" if down else "")
+        previous = m
+    data = json.loads(doc.by_id("history-chart").find("script").children[0])
+    assert [d["label"] for d in data] == [r[0] for r in rows]
+    if model == "b":
+        assert [r[4] for r in rows] == ["", "", "significantly up"]  # r2: only its rank moved (d joined)
 
 
 def test_release_pages_never_change(project):
@@ -198,7 +210,7 @@ def test_release_pages_never_change(project):
             rel = f"releases/{name}{kind}.html"
             assert all(pages[later][rel] == pages[name][rel] for later in pages if later >= name), rel
             for link in re.findall(r'(?:href|src)="([^"#]+)', pages[name][rel].decode()):
-                target = os.path.normpath(os.path.join("releases", link))
+                target = posixpath.normpath(posixpath.join("releases", link))
                 if not link.startswith(("http", "data:")):
                     assert (project["root"] / "site" / target).is_file(), (rel, link)
 
@@ -223,6 +235,7 @@ def test_diff_takes_release_names(project):
     assert [e["model"]["label"] for e in report["added"]] == ["D"]
     result = CliRunner().invoke(main, ["diff", "latest", str(root / "site"), "--project", str(root)])
     assert result.exit_code == 0, result.output
+    assert result.output.startswith("## Score changes: release r3 → ")
     assert "**No changes.** 4 models with the same score" in result.output  # the site is the latest release
 
 

@@ -1,4 +1,4 @@
-"""Four builds sharing one cache directory at the same time all succeed (issue 12).
+"""Four builds sharing one cache directory at the same time all succeed.
 
 CI matrices and watch-mode rebuilds run several builds against one `--cache`. A cache file
 written through a fixed temporary name (`specs.json.tmp`) made about half of such runs fail:

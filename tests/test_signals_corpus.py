@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from helpers_lab import mirror
 from reasonboard.config import SiteConfig
 from reasonboard.signals import Signals, compute_signals
 from reasonboard.store.pointsdb import PointsDB
@@ -44,8 +45,8 @@ def raw_results(root: Path):
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     data = tmp_path_factory.mktemp("corpus")
-    (data / "eee").symlink_to(CORPUS, target_is_directory=True)
-    (data / "cards").symlink_to(CARDS, target_is_directory=True)
+    mirror(CORPUS, data / "eee")
+    mirror(CARDS, data / "cards")
     with PointsDB() as db:
         loaded = load_reported(db, data, SiteConfig(), strict=False)
         strict = compute_signals(db, SiteConfig(), [])

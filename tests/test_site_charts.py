@@ -1,4 +1,4 @@
-"""Chart kinds: Altair specs that Vega really draws, cached, and safe to embed in a page."""
+"""Chart kinds: Altair specs that Vega really draws, shipped with the package, and safe to embed in a page."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import sys
 
 import pytest
-from reasonboard.site.charts import chart_specs, script_json, specs_script
+from reasonboard.site.charts import chart_specs, script_json, vega_bundle
 
 SAMPLES = {
     "forest-score": [{"label": "1. A", "order": 0, "low": 700.0, "high": 720.0, "center": 710.0,
@@ -26,6 +26,16 @@ SAMPLES = {
                  "move": "no significant move"},
                 {"label": "v2", "order": 1, "low": 650.0, "high": 670.0, "center": 660.0, "text": "660.0 ± 10.0",
                  "move": "significantly up"}],
+    "cost-score": [{"label": "A", "cost": 1.5, "cost_text": "$1.50", "low": 600.0, "high": 630.0, "center": 615.0,
+                    "text": "615.0 ± 15.0", "frontier": "on the frontier"},
+                   {"label": "B", "cost": 12.0, "cost_text": "$12.00", "low": 590.0, "high": 640.0, "center": 615.0,
+                    "text": "615.0 ± 25.0", "frontier": "dominated"}],
+    "compression": [{"label": f"arith · {o}", "order": k, "outcome": o, "q1": 1.0 + k, "median": 1.5 + k, "q3": 2.0 + k}
+                    for k, o in enumerate(["correct", "incorrect", "truncated"])],
+    "hazard": [{"series": s, "series_order": i, "bin": f"{32 << b}–{64 << b}", "bin_order": b, "hazard": 0.1 * (b + i),
+                "low": 0.05 * (b + i), "high": 0.2 * (b + i)} for i, s in enumerate(["arith", "dates"]) for b in range(3)],
+    "budget": [{"budget": f"L/{d} ({8192 // d:,})", "order": k, "center": 300.0 + 50 * k, "low": 280.0 + 50 * k,
+                "high": 320.0 + 50 * k, "text": "x"} for k, d in enumerate([16, 8, 4, 2, 1])],
 }
 
 
@@ -46,20 +56,32 @@ def test_specs_name_no_network_resource():
     assert set(chart_specs()) == set(SAMPLES)
 
 
-def test_cached_specs_are_the_built_ones_and_spare_altair(tmp_path):
-    built = specs_script(tmp_path)
-    assert list(tmp_path.glob("chart-specs-*.json"))
-    assert specs_script(tmp_path) == built
-    # A fresh interpreter with a warm cache never imports Altair.
+def test_shipped_specs_are_the_chart_kinds():
+    """The specs the package ships (scripts/chart_assets.py writes them) are what Altair makes
+    of `chartkinds.py` now: a changed chart kind without regenerated specs fails here."""
+    from reasonboard.site.chartkinds import build_specs
+
+    assert chart_specs() == json.loads(json.dumps(build_specs()))
+
+
+def test_the_shipped_bundle_is_a_classic_script_of_vl_convert():
+    vl_convert = pytest.importorskip("vl_convert")
+    bundle = vega_bundle().decode("utf-8")
+    assert bundle.startswith("/* Vega, Vega-Lite and vega-embed") and f"vl-convert {vl_convert.__version__}" in bundle
+    assert "import " not in bundle.split("\n", 1)[0] and bundle.rstrip().endswith("})();")
+
+
+def test_a_build_never_imports_altair():
+    """The specs are package data: making the chart assets needs neither Altair nor vl-convert."""
     import subprocess
 
-    code = ("import sys; from pathlib import Path; from reasonboard.site.charts import specs_script; "
-            f"specs_script(Path({str(tmp_path)!r})); print('altair' in sys.modules)")
+    code = ("import sys; from reasonboard.site.charts import specs_script, vega_bundle; specs_script(); vega_bundle(); "
+            "print('altair' in sys.modules, 'vl_convert' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
 
 
 def test_embedded_json_cannot_close_its_script_tag():
-    text = script_json({"label": "</script><script>alert(1)</script>", "amp": "a&b", "line": "\u2028"})
-    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    text = script_json({"label": "</script><script>alert(1)</script>", "amp": "a&b", "quote": "it's"})
+    assert "<" not in text and ">" not in text and "&" not in text and "'" not in text
     assert json.loads(text)["label"] == "</script><script>alert(1)</script>"

@@ -134,8 +134,7 @@ def test_every_result_row_is_on_some_page_and_no_page_lists_more_than_page_size(
     big = max(signals.benchmarks, key=lambda b: b.rows)
     assert big.rows > page_size, "the default data has a benchmark with more rows than a page holds"
     card_rel, card = _benchmark_pages(default_build)[big.key]
-    pages = [card_rel] + sorted((p for p in html_pages(site) if p.startswith(card_rel[:-5] + "/")),
-                                key=lambda p: int(p.rsplit("-", 1)[1][:-5]))
+    pages = [card_rel, *sorted((p for p in html_pages(site) if p.startswith(card_rel[:-5] + "/")), key=lambda p: int(p.rsplit("-", 1)[1][:-5]))]
     seen = []
     for rel in pages:
         table = page(site, rel).by_id("result-rows")

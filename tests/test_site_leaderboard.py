@@ -14,6 +14,12 @@ def _rows(doc):
     return [tr for tr in table.find_all("tr") if "data-row" in tr.attrs]
 
 
+def _unranked(doc):
+    """The evaluations listed below the table as not ranked on this board."""
+    box = doc.by_id("unranked")
+    return box.find_all("li") if box is not None else []
+
+
 def _expected_interval(center, margin):
     return f"{center:.1f} ± {margin:.1f}"
 
@@ -23,8 +29,9 @@ def test_every_row_shows_its_interval_and_band_wording(default_build):
     models = default_build.leaderboard["models"]
     bands = default_build.results.bands
     rows = _rows(doc)
-    assert len(rows) == len(models)
-    for tr, m in zip(rows, models):
+    ranked = [m for m in models if m["rank"] is not None]
+    assert len(rows) == len(ranked)
+    for tr, m in zip(rows, ranked):
         rs = m["reasonscore"]
         score_cell = row_cells(tr)[3]
         assert _expected_interval(rs["center"], rs["margin"]) in score_cell.text
@@ -58,25 +65,33 @@ def test_tie_markers_follow_the_statistics(default_build):
         assert (f"({best}–{worst})" in rank_text) == (best != worst)
 
 
-def test_incomplete_models_come_after_ranked_ones_with_their_missing_tasks(default_build):
+def test_unranked_models_are_listed_after_the_table_by_name_without_a_score(default_build):
+    """An evaluation missing a task of the board is not compared on its axis: listed apart,
+    by name, with what it misses, and no score, band or interval."""
     doc = page(default_build.out, "index.html")
     models = default_build.leaderboard["models"]
     incomplete = [m for m in models if not m["complete"]]
     assert incomplete, "the demo data has a model missing a task"
-    bodies = doc.by_id("leaderboard").find_all("tbody")
-    assert len(bodies) == 2 and "incomplete" in bodies[1].classes
-    later = [tr for tr in bodies[1].find_all("tr") if "data-row" in tr.attrs]
-    assert [row_cells(tr)[2].find("a").text for tr in later] == [m["label"] for m in incomplete]
-    for tr, m in zip(later, incomplete):
-        assert row_cells(tr)[0].text == "*"
-        assert all(t in row_cells(tr)[2].text for t in m["missing_tasks"])
+    assert len(doc.by_id("leaderboard").find_all("tbody")) == 1
+    later = _unranked(doc)
+    assert [li.find("a").text for li in later] == sorted((m["label"] for m in incomplete), key=str)
+    for li, m in zip(later, incomplete):
+        assert all(t in li.text for t in m["missing_tasks"])
+        assert "±" not in li.text and li.find("span", cls="band") is None
+    assert all(m["band"] is None for m in incomplete)
 
 
 def test_signal_badges_spell_out_their_letter_and_meaning(default_build):
     doc = page(default_build.out, "index.html")
+    # A badge every ranked row carries alike is said once above the table, not on each row.
+    common = doc.find("div", cls="common-badges")
+    said_once = [li.find("strong").text.split()[0] for li in common.find_all("li")] if common else []
+    assert "C" in said_once, "the demo's rows share their completeness badge"
     for tr in _rows(doc):
         badges = row_cells(tr)[-1].find_all("li", cls="badge")
-        assert [b.find("span", cls="badge-letter").text for b in badges] == ["R", "C", "P", "X"]
+        letters = [b.find("span", cls="badge-letter").text for b in badges]
+        assert sorted(letters + said_once, key="RCPX".index) == ["R", "C", "P", "X"]
+        assert not set(letters) & set(said_once)
         for b in badges:
             sentence = b.find("span", cls="badge-text").text
             assert sentence and ":" in sentence  # "Reproducibility: ..." for screen readers and on hover
@@ -106,8 +121,9 @@ def test_a_small_page_size_paginates_the_index(default_build):
     for p in ["index.html"] + [f"index-{k}.html" for k in range(2, len(pages) + 1)]:
         doc = parse(files[p].decode())
         shown += [row_cells(tr)[2].find("a").text for tr in _rows(doc)]
+        shown += [li.find("a").text for li in _unranked(doc)]
         pager = doc.find("nav", cls="pager")
-        assert pager is not None and len(pager.find_all(("a"))) >= len(pages) - 1
+        assert pager is not None and len(pager.find_all("a")) >= len(pages) - 1
     assert shown == [m["label"] for m in default_build.leaderboard["models"]]
 
 

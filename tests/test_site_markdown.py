@@ -1,5 +1,5 @@
 """Markdown from data and content: raw HTML off; from data no images and only http(s) links; content
-pages also local images, mailto and site-relative links (PRODUCT.md "safety", issue 11)."""
+pages also local images, mailto and site-relative links (PRODUCT.md "safety")."""
 
 from html.parser import HTMLParser
 from pathlib import Path

@@ -57,7 +57,7 @@ def test_model_page_lists_reproducibility_gaps_by_field_name(default_build):
 
 
 def test_model_page_counts_its_ties_and_links_its_leaderboard_row(default_build):
-    """Issue 16: the page gives how many models it is tied with and where they are (the rank
+    """The page gives how many models it is tied with and where they are (the rank
     range and its own leaderboard row), not a list that grows with the number of models."""
     models = default_build.leaderboard["models"]
     m = _model(default_build, lambda m: m["tied_count"] >= 2)
@@ -168,7 +168,7 @@ def test_the_404_page_links_absolutely_when_the_site_has_a_base_url(default_buil
 
 def test_every_ranked_model_page_shows_its_neighbour_win_rates(tmp_path):
     """A model ranked below the pairwise matrix (`pairwise_top`) still shows its win rates
-    against the models on either side, read from `pairwise.json`'s `neighbours` (issue 12)."""
+    against the models on either side, read from `pairwise.json`'s `neighbours`."""
     import json
 
     from conftest import ROOT

@@ -5,6 +5,7 @@ leaderboard and a plain Holm, never against the engine's own intermediate values
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -31,7 +32,7 @@ def test_adjacent_entries_follow_the_ranking_with_holm_over_them(default_build, 
     ranked = [m["id"] for m in default_build.leaderboard["models"] if m["rank"] is not None]
     adjacent = paired["adjacent"]
     assert adjacent, "every ranked demo model shares its items with the next"
-    nexts = dict(zip(ranked, ranked[1:]))
+    nexts = dict(itertools.pairwise(ranked))
     for e in adjacent:
         assert nexts[e["a"]] == e["b"]
         assert e["shared"] >= paired["min_samples"] and e["low"] <= e["effect"] <= e["high"]

@@ -79,8 +79,8 @@ def test_no_script_runs_and_nothing_loads(hostile_build):
     for rel in html_pages(site):
         doc = page(site, rel)
         for el in doc.iter():
-            assert el.tag not in ("img", "iframe", "object", "embed", "svg", "form") or el.tag == "form" \
-                and "data-filter-for" in el.attrs, (rel, el.tag)
+            assert el.tag not in ("img", "iframe", "object", "embed", "svg", "form") or (el.tag == "form" \
+                and "data-filter-for" in el.attrs), (rel, el.tag)
             assert not [a for a in el.attrs if a.lower().startswith("on")], (rel, el.tag, el.attrs)
             if el.tag == "script":
                 assert el.attrs.get("src", "").startswith(("assets/", "../assets/")) or \

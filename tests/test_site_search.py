@@ -1,4 +1,4 @@
-"""The leaderboard's search index (issue 6): on a paginated leaderboard every model is
+"""The leaderboard's search index: on a paginated leaderboard every model is
 findable from any index page; a one-page leaderboard needs no index and gets none."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def test_every_model_is_in_the_index_once_with_its_page(default_build, tmp_path)
 
 def test_the_index_holds_nothing_a_score_decides(default_build, tmp_path):
     """Scores that reorder the leaderboard leave the index, and so its hashed name in every
-    index page, unchanged (issue 16: a one-model change must not rewrite every index page)."""
+    index page, unchanged (a one-model change must not rewrite every index page)."""
     results = default_build.results
     board = results.leaderboard
     shuffled = dataclasses.replace(board, models=tuple(reversed(board.models)))

@@ -148,7 +148,7 @@ def test_old_ingested_points_are_named_with_the_fix(tmp_path):
     old.mkdir(parents=True)
     (old / "gpt5.csv").write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
                                   "openai/gpt-5,default,default,popularity,{},100,50,0,0,100\n")
-    with pytest.raises(InputError, match="earlier reasonboard ingest.*delete points/ingested/"):
+    with pytest.raises(InputError, match=r"earlier reasonboard ingest.*delete points/ingested/"):
         load(data)
     shutil.rmtree(data / "trials")
     with PointsDB() as db:

@@ -1,5 +1,5 @@
 """Tests for `.github/workflows/`: every command they run is real and documented, and the
-pull-request workflow's steps work when run here, without GitHub (issue 5, "Done when").
+pull-request workflow's steps work when run here, without GitHub.
 
 A workflow that calls a command the CLI lacks fails only on GitHub, after a merge; these tests
 move that failure to `pytest`.
@@ -8,6 +8,7 @@ move that failure to `pytest`.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -27,7 +28,10 @@ PAGES = WORKFLOWS / "pages.yml"
 PR_REPORT = WORKFLOWS / "pr-report.yml"
 
 #: Programs a workflow may run besides the project's own commands: plain file plumbing.
-SHELL_UTILITIES = {"cat"}
+SHELL_UTILITIES = {"cat", "mkdir"}
+SCAFFOLD_WORKFLOWS = ROOT / "builder" / "scaffold" / "dot-github" / "workflows"
+#: A pinned action: its full commit SHA, then its tag in a comment (`@<sha> # v4.2.2`).
+PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s+[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(?:\.\d+)*\s*$")
 
 
 def load(path: Path) -> dict:
@@ -60,10 +64,13 @@ def commands(script: str) -> list[list[str]]:
 
 
 def readme() -> str:
+    """The documentation: the README and every page under docs/ (the guide and the
+    reference generated from the command line)."""
     path = ROOT / "README.md"
     if not path.is_file():
         pytest.fail("README.md does not exist; the workflows may only use commands it documents")
-    return path.read_text(encoding="utf-8")
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    return "\n".join(p.read_text(encoding="utf-8") for p in [path, *pages])
 
 
 def all_commands() -> list[tuple[str, list[str]]]:
@@ -91,18 +98,40 @@ def test_pages_workflow_builds_and_deploys():
 
 
 def test_pr_workflow_builds_both_sides_and_posts_the_report():
+    """The job that runs the pull request's code holds a read-only token and checkouts
+    without credentials; a separate job that only reads the report artifact posts it."""
     workflow = load(PR_REPORT)
-    assert "pull_request" in triggers(workflow)
-    assert workflow["permissions"]["pull-requests"] == "write"
-    job_steps = steps(workflow)
-    checkouts = [s for s in job_steps if s.get("uses", "").startswith("actions/checkout@")]
-    assert len(checkouts) == 2
-    assert checkouts[1]["with"] == {"ref": "${{ github.event.pull_request.base.sha }}", "path": "base"}
-    runs = [s["run"] for s in job_steps if "run" in s]
-    assert any("reasonboard diff base-site head-site --output report.md" in r for r in runs)
-    assert any('>> "$GITHUB_STEP_SUMMARY"' in r and "report.md" in r for r in runs)
-    comment = next(s for s in job_steps if s.get("uses", "").startswith("marocchino/sticky-pull-request-comment@"))
-    assert comment["with"]["path"] == "report.md" and comment["with"]["header"]
+    assert "pull_request" in triggers(workflow) and "pull_request_target" not in triggers(workflow)
+    assert workflow["permissions"] == {}
+    report, comment = workflow["jobs"]["report"], workflow["jobs"]["comment"]
+    assert report["permissions"] == {"contents": "read"}
+    checkouts = [s for s in report["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    assert len(checkouts) == 2 and all(s["with"]["persist-credentials"] is False for s in checkouts)
+    assert checkouts[1]["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    runs = [s["run"] for s in report["steps"] if "run" in s]
+    compare = next(s for s in report["steps"] if "reasonboard diff" in s.get("run", ""))
+    assert compare["working-directory"] == "${{ runner.temp }}" and "diff base-site head-site" in compare["run"]
+    assert all("--out " not in r or '--out "$RUNNER_TEMP/' in r for r in runs)  # both sites outside the checkout
+    assert any('>> "$GITHUB_STEP_SUMMARY"' in r for r in runs)
+    upload = next(s for s in report["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert comment["needs"] == "report" and comment["permissions"] == {"pull-requests": "write"}
+    uses = [s["uses"].split("@")[0] for s in comment["steps"]]
+    assert uses == ["actions/download-artifact", "actions/github-script"]
+    assert comment["steps"][0]["with"]["name"] == upload["with"]["name"]
+    assert not any("run" in s for s in comment["steps"])  # it runs nothing of the pull request's
+
+
+@pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")) + sorted(SCAFFOLD_WORKFLOWS.glob("*.yml")),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_action_is_pinned_by_sha_and_no_checkout_keeps_credentials(path):
+    text = path.read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if re.match(r"^\s*(-\s+)?uses:", line):
+            assert PINNED.match(line), f"{path.name}: {line.strip()}"
+    for step in steps(load(path)):
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert step["with"]["persist-credentials"] is False, f"{path.name}: {step.get('name')}"
+    assert "pull_request_target" not in text
 
 
 def test_run_scripts_never_expand_expressions():
@@ -133,8 +162,8 @@ def test_reasonboard_commands_exist_in_the_cli_and_the_readme():
             if token.startswith("--"):
                 option = token.split("=")[0]
                 assert option in known, f"{workflow}: `reasonboard {argv[1]}` has no option {option}"
-                assert option in text, f"{workflow}: README.md does not document {option}"
-        assert f"reasonboard {argv[1]}" in text, f"{workflow}: README.md does not document `reasonboard {argv[1]}`"
+                assert option in text, f"{workflow}: the documentation does not document {option}"
+        assert f"reasonboard {argv[1]}" in text, f"{workflow}: the documentation does not document `reasonboard {argv[1]}`"
         checked += 1
     assert checked >= 4  # build (pages), build base, build head, diff
 
@@ -148,7 +177,7 @@ def test_pip_and_python_commands_are_in_the_readme():
             # An editable install of the checkout, or a plain install of a checked-out tree.
             assert target == "." or Path(target).name == "base", f"{workflow}: unexpected pip target {target}"
         elif argv[0] == "python":
-            assert " ".join(argv[:3]) in text, f"{workflow}: README.md does not document {' '.join(argv[:3])}"
+            assert " ".join(argv[:3]) in text, f"{workflow}: the documentation does not document {' '.join(argv[:3])}"
 
 
 # -- the pull-request workflow, run here ------------------------------------------------------
@@ -157,6 +186,15 @@ def test_pip_and_python_commands_are_in_the_readme():
 def _demo(out: Path, models: int, seed: int) -> None:
     result = CliRunner().invoke(main, ["demo", "--models", str(models), "--out", str(out), "--seed", str(seed)])
     assert result.exit_code == 0, result.output
+
+
+def _condition_holds(condition: str | None, workspace: Path) -> bool:
+    """A step's `if:` as GitHub would read it here: none, or `hashFiles('GLOB') != ''`."""
+    if condition is None:
+        return True
+    match = re.fullmatch(r"hashFiles\('([^']+)'\) != ''", condition.strip())
+    assert match, f"a condition this test cannot read: {condition}"
+    return any(workspace.glob(match.group(1)))
 
 
 def test_pr_workflow_steps_run_locally(tmp_path):
@@ -173,28 +211,33 @@ def test_pr_workflow_steps_run_locally(tmp_path):
             shutil.copytree(ROOT / "content", side / "content")
     summary = tmp_path / "step_summary.md"
     summary.write_text("", encoding="utf-8")
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
     bin_dir = str(Path(sys.executable).parent)
     if shutil.which("reasonboard", path=bin_dir) is None:
         pytest.fail(f"no `reasonboard` script beside {sys.executable}: run pip install -e '.[test]' first")
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
-           "GITHUB_STEP_SUMMARY": str(summary)}
+           "GITHUB_STEP_SUMMARY": str(summary), "RUNNER_TEMP": str(runner_temp)}
     env.pop("SOURCE_DATE_EPOCH", None)
 
     ran = []
     for step in steps(load(PR_REPORT)):
         if "run" not in step or all(argv[0] == "pip" for argv in commands(step["run"])):
             continue
-        cwd = workspace / step.get("working-directory", ".")
+        if not _condition_holds(step.get("if"), workspace):
+            continue
+        cwd = workspace / step.get("working-directory", ".").replace("${{ runner.temp }}", str(runner_temp))
         result = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True,
                                 timeout=600)
         assert result.returncode == 0, f"step {step['name']!r} failed:\n{result.stdout}\n{result.stderr}"
         ran.append(step["name"])
     assert len(ran) == 4, ran  # build base, build head, diff, job summary
 
-    report = (workspace / "report.md").read_text(encoding="utf-8")
+    report = (runner_temp / "report" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("## Score changes: base-site → head-site\n")
-    assert (workspace / "base-site" / "data" / "leaderboard.json").is_file()
-    assert (workspace / "head-site" / "data" / "leaderboard.json").is_file()
+    assert (runner_temp / "base-site" / "data" / "leaderboard.json").is_file()
+    assert (runner_temp / "head-site" / "data" / "leaderboard.json").is_file()
+    assert not (workspace / "base-site").exists() and not (workspace / "head-site").exists()
     # Different seeds simulate different evaluations, so the report has moves to show.
     assert "changed" in report.splitlines()[2]
     assert summary.read_text(encoding="utf-8") == report

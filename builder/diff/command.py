@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
+from ..sources.limits import load_json
 from ..sources.releases import FOLDER, read_data, read_releases, release_dirs
 from ..sources.text import read_text
 from .compare import compare
@@ -41,6 +42,8 @@ DROP_EXIT = 1
 class LoadedBuild:
     leaderboard: dict[str, Any]
     signals: dict[str, Any] | None
+    #: "release NAME" when the side is a release, else None (the report names the path)
+    name: str | None = None
     #: The folder holding the leaderboard file (and `samples/`, when the build publishes them).
     data_dir: Path | None = None
 
@@ -48,13 +51,14 @@ class LoadedBuild:
 def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
     """Find and read one side's leaderboard and (optional) signals files: a path, or a
     release's name when no such path exists."""
-    release = _release(path, Path(".") if project is None else project)
+    release = _release(path, Path() if project is None else project)
     if release is not None:
         leaderboard, signals = read_data(release)
         _check_leaderboard(leaderboard, release / "leaderboard.json.gz")
         if signals is not None:
             _check_signals(signals, release / "signals.json.gz")
-        return LoadedBuild(dict(leaderboard), dict(signals) if signals is not None else None)
+        return LoadedBuild(dict(leaderboard), dict(signals) if signals is not None else None,
+                           f"release {release.name}")
     leaderboard_path, signals_path = _locate(path)
     leaderboard = _read_json(leaderboard_path)
     _check_leaderboard(leaderboard, leaderboard_path)
@@ -62,7 +66,7 @@ def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
     if signals_path.is_file():
         signals = _read_json(signals_path)
         _check_signals(signals, signals_path)
-    return LoadedBuild(leaderboard, signals, leaderboard_path.parent)
+    return LoadedBuild(leaderboard, signals, data_dir=leaderboard_path.parent)
 
 
 def _release(path: Path, project: Path) -> Path | None:
@@ -101,7 +105,7 @@ def _locate(path: Path) -> tuple[Path, Path]:
 def _read_json(path: Path) -> Any:
     raw = read_text(path)  # the one encoding rule of every text input
     try:
-        return json.loads(raw)
+        return load_json(raw, path)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
 
@@ -174,7 +178,7 @@ def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_o
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(2)
     report = compare(old.leaderboard, new.leaderboard, old.signals, new.signals,
-                     base_name=str(base), head_name=str(head), paired=paired)
+                     base_name=old.name or str(base), head_name=new.name or str(head), paired=paired)
     if output_format == "json":
         rendered = json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     else:

@@ -239,7 +239,7 @@ class RankedIntervals:
     index: dict[str, int]
 
     @classmethod
-    def of(cls, leaderboard: Mapping[str, Any]) -> "RankedIntervals":
+    def of(cls, leaderboard: Mapping[str, Any]) -> RankedIntervals:
         rows = [(m["id"], float(m["reasonscore"]["ci_low"]), float(m["reasonscore"]["ci_high"]))
                 for m in leaderboard.get("models", ())
                 if m.get("rank") is not None and (m.get("reasonscore") or {}).get("ci_low") is not None]

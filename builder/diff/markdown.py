@@ -128,7 +128,7 @@ class _Renderer:
         for section in (self._models, self._added_removed, self._tasks, self._ties, self._cards):
             lines = section()
             if lines:
-                body += [""] + lines
+                body += ["", *lines]
         head = self._headline()
         omitted = {name: t.omitted for name, t in self.tables.items() if t.omitted}
         if omitted:

@@ -113,7 +113,7 @@ class Table:
     def _block(self, rows: list[str]) -> list[str]:
         if self.header is None:
             return [f"- {row}" for row in rows]
-        return ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header)] + rows
+        return ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header), *rows]
 
 
 def rule_note(c: ModelChange) -> str:

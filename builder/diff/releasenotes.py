@@ -68,7 +68,7 @@ def _entry(e: ModelEntry, kind: str, slugs: Mapping[str, str]) -> dict[str, Any]
             "new_band": new["band"], "joined_above": 0, "left_above": 0, "tasks": []}
 
 
-def _move(c: ModelChange, kind: str, explain: "_Attribution", slugs: Mapping[str, str]) -> dict[str, Any]:
+def _move(c: ModelChange, kind: str, explain: _Attribution, slugs: Mapping[str, str]) -> dict[str, Any]:
     joined_above, left_above = explain.above(c.model.id) if kind == "others_joined" else (0, 0)
     return {"id": c.model.id, "label": c.model.label, "slug": slugs.get(c.model.id, ""), "kind": kind,
             "old": _scored(c.old), "new": _scored(c.new), "old_rank": c.old_rank, "new_rank": c.new_rank,
@@ -86,7 +86,8 @@ class _Attribution:
         self.old = _ranked(base)
         self.new = _ranked(head)
         common = self.old.keys() & self.new.keys()
-        #: evaluations ranked in both releases whose published interval or rank changed
+        #: evaluations ranked in both releases whose own score changed: only they can move
+        #: another one's rank, rank range or ties relative to the evaluations of both
         self.moved = [b for b in sorted(common) if self.old[b][1:] != self.new[b][1:]]
 
     def kind(self, c: ModelChange) -> str:
@@ -109,17 +110,21 @@ class _Attribution:
         return joined, left
 
 
-def _ranked(leaderboard: Doc) -> dict[str, tuple[int, float, float]]:
-    """id -> (rank, ci_low, ci_high) of every ranked evaluation."""
+#: (rank, ci_low, ci_high, center) of a ranked evaluation
+Ranked = tuple[int, float, float, float]
+
+
+def _ranked(leaderboard: Doc) -> dict[str, Ranked]:
+    """id -> (rank, ci_low, ci_high, center) of every ranked evaluation."""
     out = {}
     for m in leaderboard.get("models", ()):
         rs = m.get("reasonscore") or {}
         if m.get("rank") is not None and rs.get("ci_low") is not None:
-            out[m["id"]] = (int(m["rank"]), float(rs["ci_low"]), float(rs["ci_high"]))
+            out[m["id"]] = (int(m["rank"]), float(rs["ci_low"]), float(rs["ci_high"]), float(rs["center"]))
     return out
 
 
-def _relation(a: tuple[int, float, float], b: tuple[int, float, float]) -> tuple[bool, bool, bool]:
+def _relation(a: Ranked, b: Ranked) -> tuple[bool, bool, bool]:
     """What decides a's rank, rank range and ties with respect to b (STATISTICS.md section 7):
     b ranked above a, b distinct above a, b reaching into a's interval from above or below."""
     return (b[0] < a[0], b[1] > a[2], b[2] >= a[1] and b[1] <= a[2])

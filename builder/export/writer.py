@@ -67,7 +67,9 @@ def write_export(files: Mapping[str, bytes], out_dir: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         (staging / MANIFEST).write_text(HEADER + "".join(f"{p}\n" for p in sorted(files)), encoding="utf-8")
-        swap_directory(staging, out_dir)
+        previous = swap_directory(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)

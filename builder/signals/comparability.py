@@ -16,7 +16,9 @@ columns the store wrote (store/setup.py); this module holds the result types the
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
+from typing import Any
 
 from .rounding import r6
 
@@ -43,10 +45,8 @@ class SetupDifference:
 def sorted_values(present: list[str], has_absent: bool) -> tuple[str | None, ...]:
     """Distinct values in a reader's order: numerically when all are numbers, else by text."""
     distinct = sorted(set(present))
-    try:
+    with suppress(ValueError):
         distinct.sort(key=float)
-    except ValueError:
-        pass
     return (*distinct, *((None,) if has_absent else ()))
 
 
@@ -104,7 +104,7 @@ class Divergence:
     def differing_text(self) -> tuple[str, ...]:
         return tuple(d.text for d in self.differing)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """What both checks publish; `Comparability.to_json` adds each one's own detail."""
         return {"flag": self.flag, "spread": r6(self.spread), "threshold": self.threshold, "basis": self.basis}
 
@@ -132,7 +132,7 @@ class Comparability:
     def checked(self) -> bool:
         return self.flag is not None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "variant": {**self.variant.to_json(), "differing_fields": list(self.variant.differing_text)},
             "cross_party": {**self.cross_party.to_json(), "scores": self.scores_json()},
@@ -151,7 +151,7 @@ class DivergenceCounts:
     within: int
     not_applicable: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"flagged": self.flagged, "within": self.within, "not_applicable": self.not_applicable}
 
 
@@ -164,6 +164,6 @@ class ComparabilityRollup:
     cross_party: DivergenceCounts
     combined: DivergenceCounts
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"compared": self.compared, "variant": self.variant.to_json(),
                 "cross_party": self.cross_party.to_json(), **self.combined.to_json()}

@@ -9,6 +9,7 @@ The report fields 24-26 score the share of the benchmark's rows that populate th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .rounding import r6
 
@@ -63,5 +64,5 @@ class FieldScore:
         unit = " rows" if self.origin == "report" else ""
         return f"{self.populated} of {self.items}{unit}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"field": self.field, "type": self.coverage, "score": r6(self.score)}

@@ -10,16 +10,13 @@ rows into the frozen dataclasses of `model.py`.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
-from collections import Counter
 from dataclasses import fields
-from operator import attrgetter, itemgetter
-from typing import Callable, Iterable, Mapping, Sequence
+from operator import itemgetter
+from typing import Any, Callable, Iterable
 
 from ..config import SiteConfig
-from ..stats.memo import code_salt
 from ..store.cardfields import FIELDS
 from ..store.keys import Aliases
 from ..store.pointsdb import PointsDB
@@ -30,6 +27,7 @@ from ..store.results import (
     BenchmarkOverview,
     CardRiskRow,
     CardText,
+    CorpusTriples,
     FieldPopulation,
     FieldScoreRow,
     RelationshipRows,
@@ -49,20 +47,17 @@ from .comparability import (
     sorted_values,
 )
 from .completeness import FieldScore, SubItem
-from .memo import KeySignals, SignalsMemo
 from .model import BenchmarkSignals, CorpusSignals, ResultRow, Signals, TripleSignals, record_builder
 from .provenance import RELATIONSHIPS, Provenance, ProvenanceRollup, Risk
-from .reproducibility import AGENTIC_FIELDS, AGENTIC_ROUTES, BASE_FIELDS, Reproducibility, ReproducibilityRollup, pattern_keys
+from .reproducibility import AGENTIC_ROUTES, Reproducibility, ReproducibilityRollup, pattern_keys
+from .reproducibility import FIELDS as REPRO_FIELDS
 
 
-def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResult],
-                    memo: SignalsMemo | None = None) -> Signals:
+def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResult]) -> Signals:
     """All signals of the reported rows the store holds (`store.reported`) plus `own_rows`.
 
     The own rows go to a temporary table for this connection, so the stored PointsDB is
-    not changed and a read-only database works too. With a `memo` (memo.py), the rows and
-    triples of the model keys whose rows are as the memo has them come from it, and only
-    the others are computed; the memo then holds this build's (`SignalsMemo.save`).
+    not changed and a read-only database works too.
     """
     store = ResultsStore(db)
     aliases = Aliases.from_tables(config.model_aliases, config.benchmark_aliases)
@@ -72,8 +67,10 @@ def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResu
     own, own_dropped = own_row_columns(own_rows, config, aliases, store.next_row_id())
     store.insert("own_rows", own.arrays())
     store.run("card_benchmarks")
+
     keys = [k for (k,) in store.fetch("benchmark_keys")]
-    patterns = pattern_keys(keys, config.agentic_pattern)
+    store.run("row_signals", {"threshold": level, "pattern_keys": pattern_keys(keys, config.agentic_pattern)})
+    store.run("triple_signals", {"theta": THETA})
     store.run("completeness_catalogue")
     store.insert("completeness_catalogue", {
         "position": [f.position for f in FIELDS], "field": [f.field for f in FIELDS],
@@ -81,50 +78,17 @@ def compute_signals(db: PointsDB, config: SiteConfig, own_rows: Iterable[OwnResu
         "items": [f.items for f in FIELDS],
     })
     store.run("benchmark_fields", {"threshold": level})
-    risks = _risks(store)
-    categories = {k: tuple(r.category for r in found if r.category) for k, found in risks.items()}
 
-    # Which model keys to compute: those whose rows the memo does not hold as they are now.
-    memo = memo if memo is not None else SignalsMemo(None)
-    digests: dict[str, str] = dict(store.fetch("model_digests"))
-    context = (code_salt(), level, patterns, THETA, sorted(categories.items()), store.fetch("card_agentic"))
-    salt = hashlib.sha256(repr(context).encode("utf-8")).hexdigest()
-    known = memo.load(salt)
-    changed = [k for k, d in digests.items() if k not in known or known[k].digest != d]
-    store.run("scope_table")
-    store.insert("signal_scope", {"model_key": changed})
-    store.run("row_signals", {"threshold": level, "pattern_keys": patterns})
-    store.run("triple_signals", {"theta": THETA})
-
-    entries = _by_model_key(_rows(store), _triples(store, categories), digests)
-    for k in digests.keys() - entries.keys():
-        entries[k] = known[k]
-    memo.record(entries, [*changed, *(known.keys() - digests.keys())])
-    # One order whichever keys were computed now: rows by id, triples by (model, benchmark,
-    # metric), each key's triples being in (benchmark, metric) order (`_by_model_key`).
-    rows = tuple(sorted((r for e in entries.values() for r in e.rows), key=attrgetter("row_id")))
-    triples = tuple(t for k in sorted(entries) for t in entries[k].triples)
-    benchmarks = _benchmarks(store, level, risks, Counter(t.benchmark_key for t in triples))
-    corpus = _corpus(store, triples, len(rows), len(benchmarks))
+    rows = _rows(store)
+    benchmarks = _benchmarks(store, level)
+    risks = {b.key: b.risk_categories for b in benchmarks}
+    triples = _triples(store, risks)
+    corpus = _corpus(store, len(rows), len(benchmarks))
     dropped = int(store.scalar("dropped_count")) + own_dropped
     return Signals(
         populated_rule=config.populated_rule, threshold=THETA, dropped_rows=dropped,
         rows=rows, triples=triples, benchmarks=benchmarks, corpus=corpus, aliases=aliases,
-        digests=digests, salt=salt,
     )
-
-
-def _by_model_key(rows: Iterable[ResultRow], triples: Iterable[TripleSignals],
-                  digests: dict[str, str]) -> dict[str, KeySignals]:
-    """The computed rows and triples grouped by model key, with the key's digest; a key's
-    triples in (benchmark, metric) order, as Python sorts them."""
-    found: dict[str, tuple[list[ResultRow], list[TripleSignals]]] = {}
-    for r in rows:
-        found.setdefault(r.model_key, ([], []))[0].append(r)
-    for t in triples:
-        found.setdefault(t.model, ([], []))[1].append(t)
-    by_benchmark = attrgetter("benchmark", "metric")
-    return {k: KeySignals(digests[k], tuple(r), tuple(sorted(t, key=by_benchmark))) for k, (r, t) in found.items()}
 
 
 # -- rows ----------------------------------------------------------------------------------
@@ -179,10 +143,10 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
     reproducibility and provenance repeat: equal values share one (immutable) object,
     which keeps the full corpus (35,026 triples) fast to assemble."""
     differences = _differences(store)
-    shared: dict[tuple, object] = {}
+    shared: dict[tuple[Any, ...], object] = {}
     fields_of = _field_lists()
 
-    def once(kind: type, *args):
+    def once(kind: type, *args: Any) -> Any:
         key = (kind, *args)
         found = shared.get(key)
         if found is None:
@@ -239,16 +203,7 @@ def _triples(store: ResultsStore, risks: dict[str, tuple[str, ...]]) -> tuple[Tr
 # -- benchmarks ----------------------------------------------------------------------------
 
 
-def _risks(store: ResultsStore) -> dict[str, list[Risk]]:
-    """Each benchmark's card risks, in the card's order."""
-    risks: dict[str, list[Risk]] = {}
-    for r in store.fetch_records("card_risk_list", CardRiskRow):
-        risks.setdefault(r.benchmark_key, []).append(Risk(r.category, r.description, r.url))
-    return risks
-
-
-def _benchmarks(store: ResultsStore, level: int, risks: dict[str, list[Risk]],
-                triple_counts: Mapping[str, int]) -> tuple[BenchmarkSignals, ...]:
+def _benchmarks(store: ResultsStore, level: int) -> tuple[BenchmarkSignals, ...]:
     specs = {f.field: f for f in FIELDS}
     texts: dict[tuple[str, str], str | None] = {}
     subs: dict[tuple[str, str], list[SubItem]] = {}
@@ -265,6 +220,9 @@ def _benchmarks(store: ResultsStore, level: int, risks: dict[str, list[Risk]],
             origin=f.origin, score=float(f.score), populated=int(f.populated), items=int(f.items),
             text=texts.get(at), sub_items=tuple(subs.get(at, ())),
         ))
+    risks: dict[str, list[Risk]] = {}
+    for r in store.fetch_records("card_risk_list", CardRiskRow):
+        risks.setdefault(r.benchmark_key, []).append(Risk(r.category, r.description, r.url))
     completeness = {c.benchmark_key: c.completeness
                     for c in store.fetch_records("benchmark_completeness", BenchmarkCompleteness)}
     out = []
@@ -273,8 +231,7 @@ def _benchmarks(store: ResultsStore, level: int, risks: dict[str, list[Risk]],
         out.append(BenchmarkSignals(
             key=bench, name=b.name or b.reported_name or bench, has_card=b.card_id is not None,
             card_path=b.source_path, completeness=float(completeness[bench]), fields=tuple(fields[bench]),
-            risks=tuple(risks.get(bench, ())), rows=int(b.n_rows), triples=triple_counts.get(bench, 0),
-            agentic=bool(b.agentic),
+            risks=tuple(risks.get(bench, ())), rows=int(b.n_rows), triples=int(b.n_triples), agentic=bool(b.agentic),
         ))
     return tuple(out)
 
@@ -282,58 +239,27 @@ def _benchmarks(store: ResultsStore, level: int, risks: dict[str, list[Risk]],
 # -- corpus --------------------------------------------------------------------------------
 
 
-def _corpus(store: ResultsStore, triples: Sequence[TripleSignals], n_rows: int, n_benchmarks: int) -> CorpusSignals:
-    """The corpus rollups: over every triple (computed now or kept), in one pass, then the
-    rows per relationship and the completeness figures from the store. A rate is None when
-    it counts nothing (as SQL's `avg` over no rows)."""
-    n = compared = gaps = first_party_only = multi_party = flagged = decided = 0
-    agentic: list[Reproducibility] = []
-    missing: Counter[str] = Counter()
-    variant: Counter[bool | None] = Counter()
-    cross: Counter[bool | None] = Counter()
-    for t in triples:
-        n += 1
-        repro, provenance, c = t.reproducibility, t.provenance, t.comparability
-        if repro.gap:
-            gaps += 1
-            missing.update(repro.missing)
-        if repro.agentic:
-            agentic.append(repro)
-        first_party_only += provenance.first_party_only
-        multi_party += provenance.multi_party
-        compared += t.reports >= 2
-        v, x = c.variant.flag, c.cross_party.flag
-        variant[v] += 1
-        cross[x] += 1
-        flagged += bool(v or x)
-        decided += v is not None or x is not None
-    missingness = {f: _rate(missing[f], n) for f in BASE_FIELDS}
-    missingness.update({f: _rate(sum(1 for r in agentic if f in r.missing), len(agentic)) for f in AGENTIC_FIELDS})
+def _corpus(store: ResultsStore, n_rows: int, n_benchmarks: int) -> CorpusSignals:
+    c = store.fetch_records("corpus_triples", CorpusTriples)[0]
+    missingness = {f: getattr(c, f) for f in REPRO_FIELDS}
     relationships = {r.relationship: r.rows for r in store.fetch_records("corpus_relationships", RelationshipRows)}
     population = {p.field: p.rate for p in store.fetch_records("corpus_field_population", FieldPopulation)}
     if not population:
         population = {f.field: None for f in FIELDS}
+    triples, compared = c.triples, c.compared
     return CorpusSignals(
-        triples=n, rows=n_rows, benchmarks=n_benchmarks,
-        reproducibility=ReproducibilityRollup(gap_rate=_rate(gaps, n), field_missingness=missingness,
-                                              agentic_triples=len(agentic)),
+        triples=triples, rows=n_rows, benchmarks=n_benchmarks,
+        reproducibility=ReproducibilityRollup(gap_rate=c.gap_rate, field_missingness=missingness,
+                                              agentic_triples=c.agentic_triples),
         completeness_median=store.scalar("corpus_completeness"),
         field_population=population,
-        provenance=ProvenanceRollup(triples=n, first_party_only=first_party_only, multi_party=multi_party,
+        provenance=ProvenanceRollup(triples=triples, first_party_only=c.first_party_only, multi_party=c.multi_party,
                                     rows_by_relationship={r: relationships.get(r, 0) for r in RELATIONSHIPS}),
         comparability=ComparabilityRollup(
             compared=compared,
-            variant=_counts(variant, compared), cross_party=_counts(cross, compared),
-            combined=DivergenceCounts(flagged, decided - flagged, compared - decided),
+            variant=DivergenceCounts(c.variant_flagged, c.variant_within,
+                                     compared - c.variant_flagged - c.variant_within),
+            cross_party=DivergenceCounts(c.cross_flagged, c.cross_within, compared - c.cross_flagged - c.cross_within),
+            combined=DivergenceCounts(c.flagged, c.within, compared - c.flagged - c.within),
         ),
     )
-
-
-def _rate(count: int, of: int) -> float | None:
-    """`avg` of a 0/1 column over `of` rows, as SQL gives it: None over none."""
-    return count / of if of else None
-
-
-def _counts(flags: Counter[bool | None], compared: int) -> DivergenceCounts:
-    """Flagged (True), within (False) and not applicable among the compared triples."""
-    return DivergenceCounts(flags[True], flags[False], compared - flags[True] - flags[False])

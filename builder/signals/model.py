@@ -28,7 +28,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from ..store.keys import Aliases
 from ..store.setup import SETUP_FIELDS
@@ -153,7 +153,7 @@ class TripleSignals:
     def key(self) -> Triple:
         return (self.model, self.benchmark, self.metric)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "model": self.model, "benchmark": self.benchmark, "metric": self.metric,
             "reports": self.reports, "parties": list(self.parties),
@@ -192,7 +192,7 @@ class BenchmarkSignals:
     def risk_categories(self) -> tuple[str, ...]:
         return tuple(r.category for r in self.risks if r.category)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "benchmark": self.key, "has_card": self.has_card, "completeness": r6(self.completeness),
             "fully_missing": len(self.fully_missing), "fields": [f.to_json() for f in self.fields],
@@ -215,7 +215,7 @@ class CorpusSignals:
     provenance: ProvenanceRollup
     comparability: ComparabilityRollup
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "triples": self.triples,
             "reproducibility_gap_rate": r6(self.reproducibility.gap_rate),
@@ -319,13 +319,13 @@ class Signals:
 
     # -- signals.json ----------------------------------------------------------------------
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """`site/data/signals.json` (EVALCARDS.md section 8): floats rounded to 6 decimals
         (each `to_json` rounds its own), triples by (model, benchmark, metric), benchmarks
         by key; the writer sorts keys."""
         return {**self.summary_json(), "triples": [t.to_json() for t in self.sorted_triples()]}
 
-    def summary_json(self) -> dict:
+    def summary_json(self) -> dict[str, Any]:
         """`to_json()` without its triples: the data file encodes those on its own (outputs.py)."""
         return {
             "schema": SCHEMA,
@@ -340,8 +340,8 @@ class Signals:
         return sorted(self.triples, key=attrgetter("model", "benchmark", "metric"))
 
 
-def _group(items, key_of) -> dict:
-    groups: dict[Any, list] = {}
+def _group(items: Iterable[Any], key_of: Callable[[Any], Any]) -> dict[Any, tuple[Any, ...]]:
+    groups: dict[Any, list[Any]] = {}
     for item in items:
         groups.setdefault(key_of(item), []).append(item)
     return {k: tuple(v) for k, v in groups.items()}

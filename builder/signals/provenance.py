@@ -10,7 +10,7 @@ results, never part of a number.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 from ..vocabulary import PROVENANCE
 from .rounding import r6
@@ -41,7 +41,7 @@ class Provenance:
     #: Risk categories of the benchmark's card (attention cues; empty without a card).
     risks: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"first_party_only": self.first_party_only, "multi_party": self.multi_party,
                 "relationships": dict(self.relationships)}
 
@@ -64,7 +64,7 @@ class ProvenanceRollup:
     def multi_party_rate(self) -> float | None:
         return self.multi_party / self.triples if self.triples else None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "first_party_only": self.first_party_only,
             "first_party_only_rate": r6(self.first_party_only_rate),

@@ -11,9 +11,10 @@ validates) and the result types.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
+
+from ..config import matching
 
 BASE_FIELDS = ("temperature", "max_tokens")
 AGENTIC_FIELDS = ("harness", "eval_plan", "eval_limits")
@@ -29,8 +30,7 @@ def required_fields(agentic: bool) -> tuple[str, ...]:
 
 def pattern_keys(benchmark_keys: Iterable[str], pattern: str) -> list[str]:
     """The benchmark keys the config's agentic pattern matches anywhere (route 3)."""
-    compiled = re.compile(pattern)
-    return sorted(k for k in set(benchmark_keys) if compiled.search(k))
+    return matching(pattern, sorted(set(benchmark_keys)))
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Reproducibility:
     #: Whether any of the triple's rows is agentic (then harness, eval_plan, eval_limits count).
     agentic: bool
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"gap": self.gap, "missing": list(self.missing), "agentic": self.agentic}
 
 

@@ -6,12 +6,12 @@ Why this design (PRODUCT.md "Charts", measured on the build machine):
   `to_dict` costs another 25-40 ms. Inlining an SVG per model page would cost minutes for a
   5,000-model site.
 * So each chart *kind* is written once with Altair (`chartkinds.py`) against a named data
-  source (`rows`), validated once, cached as JSON by Altair version and definition source,
-  and shipped once in `assets/charts-<hash>.js`. A page carries only its
+  source (`rows`), validated once per release of the tool and shipped with the package
+  as JSON (`vendor/chart-specs.json`), then once per site in `assets/charts-<hash>.js`. A page carries only its
   data rows as JSON; its chart costs one `json.dumps` (well under a millisecond).
 * The drawing library is the Vega + Vega-Lite + vega-embed bundle that vl-convert
-  builds offline (`javascript_bundle()`, ~0.9 MB, about 2 s to produce). It is written once to
-  `assets/vega-<hash>.js` as a classic script and cached on disk by vl-convert version.
+  builds offline (`javascript_bundle()`, ~0.9 MB), made once per release of the tool
+  (`vendor/vega.js`) and written once per site to `assets/vega-<hash>.js` as a classic script.
   Nothing is fetched from a network at build time or in the browser.
 
 Every chart has a twin (a table or text on the same page) for screen readers, for readers
@@ -25,11 +25,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..atomic import write_atomically
+from jinja2.utils import htmlsafe_json_dumps
 
 
 @dataclass(frozen=True)
@@ -52,90 +51,37 @@ class Chart:
 
 
 def script_json(value: Any) -> str:
-    """JSON text that cannot close or open a tag when embedded in HTML."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e") \
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    """JSON text that cannot close or open a tag when embedded in HTML: Jinja's
+    `htmlsafe_json_dumps` (`<`, `>`, `&` and `'` as `\\u` escapes), with sorted keys, compact
+    separators and no NaN, so equal values give equal bytes."""
+    return str(htmlsafe_json_dumps(value, dumps=json.dumps, ensure_ascii=False, sort_keys=True,
+                                   separators=(",", ":"), allow_nan=False))
 
 
-# -- the chart kinds (Altair, in chartkinds.py), cached as plain JSON -------------------
+# -- the chart kinds and the Vega bundle, shipped with the package --------------------
 
-def _specs_key() -> str:
-    """What the specs depend on: the Altair version and the chart definitions' source."""
-    from importlib.metadata import version
+#: Made once per release of the tool by `scripts/chart_assets.py` (Altair writes the specs,
+#: vl-convert the bundle); tests/test_site_charts.py checks they match `chartkinds.py`.
+VENDOR = Path(__file__).with_name("vendor")
+SPECS_FILE = VENDOR / "chart-specs.json"
+BUNDLE_FILE = VENDOR / "vega.js"
 
-    source = Path(__file__).with_name("chartkinds.py").read_bytes()
-    return content_hash(version("altair").encode() + b"\0" + source, 16)
 
-
-def chart_specs(cache_dir: Path | None = None) -> dict[str, dict[str, Any]]:
-    """Every kind's Vega-Lite spec. Built by Altair (about a second with its import) only
-    when the definitions or Altair changed; otherwise read from `cache_dir`."""
-    key = _specs_key()
-    cached = cache_dir / f"chart-specs-{key}.json" if cache_dir is not None else None
-    if cached is not None and cached.is_file():
-        return json.loads(cached.read_text(encoding="utf-8"))
-    specs = _specs_in_process(key)
-    if cached is not None:
-        write_atomically(cached, json.dumps(specs, sort_keys=True).encode("utf-8"))
+def chart_specs() -> dict[str, dict[str, Any]]:
+    """Every chart kind's Vega-Lite spec, without data (the pages carry their rows)."""
+    specs: dict[str, dict[str, Any]] = json.loads(SPECS_FILE.read_text(encoding="utf-8"))
     return specs
 
 
-@lru_cache(maxsize=1)
-def _specs_in_process(key: str) -> dict[str, dict[str, Any]]:
-    from .chartkinds import build_specs
-
-    # A JSON round trip gives the same plain structure whether built or read from the cache.
-    return json.loads(json.dumps(build_specs(), sort_keys=True))
-
-
-def specs_script(cache_dir: Path | None = None) -> bytes:
+def specs_script() -> bytes:
     """`assets/charts-<hash>.js`: the chart kinds, for `site.js` to combine with page data."""
-    body = script_json(chart_specs(cache_dir))
-    return f"window.RB_CHART_SPECS = {body};\n".encode("utf-8")
+    return f"window.RB_CHART_SPECS = {script_json(chart_specs())};\n".encode()
 
 
-
-# -- the Vega bundle -------------------------------------------------------------------
-
-def vega_bundle(cache_dir: Path | None = None) -> bytes:
-    """The Vega + Vega-Lite + vega-embed bundle as one classic script.
-
-    Produced offline by vl-convert (no network). It is wrapped in a function so the
-    bundle's top-level names stay out of the page's global scope; it exports `vegaEmbed`,
-    `vega` and `vegaLite` on `window` itself. Cached in `cache_dir` under the vl-convert
-    version, since producing it takes about two seconds.
-    """
-    import vl_convert
-
-    version = getattr(vl_convert, "__version__", "unknown")
-    cached = cache_dir / f"vega-bundle-{version}.js" if cache_dir is not None else None
-    if cached is not None and cached.is_file():
-        return cached.read_bytes()
-    data = _bundle_in_process(version)
-    if cached is not None:
-        write_atomically(cached, data)
-    return data
-
-
-@lru_cache(maxsize=1)
-def _bundle_in_process(version: str) -> bytes:
-    import vl_convert
-
-    source = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # the snippet is optional
-    return ("/* Vega, Vega-Lite and vega-embed (BSD-3-Clause, the Vega project), bundled offline by "
-            f"vl-convert {version}. */\n(function () {{\n{source}\n}})();\n").encode("utf-8")
-
-
-def cached(cache_dir: Path) -> bool:
-    """Whether `cache_dir` holds both the chart specs and the Vega bundle of this version
-    (else a build makes them in a process forked when it starts, `render.chart_warmup`:
-    about three seconds from an empty cache)."""
-    import vl_convert
-
-    version = getattr(vl_convert, "__version__", "unknown")
-    return (cache_dir / f"chart-specs-{_specs_key()}.json").is_file() and \
-        (cache_dir / f"vega-bundle-{version}.js").is_file()
+def vega_bundle() -> bytes:
+    """`assets/vega-<hash>.js`: Vega, Vega-Lite and vega-embed as one classic script (no
+    network, no modules); it exports `vegaEmbed`, `vega` and `vegaLite` on `window`."""
+    return BUNDLE_FILE.read_bytes()
 
 
 def content_hash(data: bytes, length: int = 10) -> str:

@@ -20,7 +20,7 @@ def _ok(x: float | None) -> TypeGuard[float]:
 def finite_floats(*xs: object) -> bool:
     """True when every value is a finite built-in float: the fast path of code that formats
     hundreds of thousands of numbers (`x - x` is 0 exactly when `x` is finite)."""
-    for x in xs:
+    for x in xs:  # noqa: SIM110 - a hot path: a loop, not a generator per call
         if type(x) is not float or x - x != 0.0:
             return False
     return True
@@ -74,3 +74,13 @@ def plain(x: object) -> str:
     if isinstance(x, (list, tuple)):
         return ", ".join(plain(v) for v in x) if x else MISSING
     return str(x)
+
+
+def usd(x: float | None) -> str:
+    """US dollars: cents from a dollar up (`$1,234.50`), three significant digits below
+    (`$0.00412`), so a cost per answer of a fraction of a cent is not printed as $0.00."""
+    if not _ok(x):
+        return MISSING
+    if x >= 1 or x == 0:
+        return f"${x:,.2f}"
+    return f"${x:.3g}" if x >= 1e-4 else f"${x:.2e}"

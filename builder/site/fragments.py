@@ -7,9 +7,12 @@ hundreds of thousands of rows. Their partials (`partials/badges.html`, `band.htm
 Table rows and intervals (`partials/result_row.html`, `task_row.html`, `estimator_row.html`,
 `estimator_cell.html`, `interval.html`, `cibar.html`) differ in every value but come in a
 few shapes: each is rendered once per shape with placeholders (`Stencil`) and filled per
-row with strings the views formatted (`site/format.py`), every piece of data escaped. That
-keeps result tables cheap at scale (issue 6) while a project can override every partial
-(issue 12).
+row, by name, with strings the views formatted (`site/format.py`), every piece of data
+escaped. Rendering each row through Jinja instead kept 0.27 of the page throughput
+(measured with benchmarks/compare_throughput.py; docs/maintainers/performance.md). A project can override every
+partial: an override that uses a value other than by placing it (`{% if score %}`,
+`{{ score | upper }}`), which would render otherwise than in plain Jinja, is refused when
+the build starts, naming the file (`check_placed`).
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from itertools import product
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import jinja2
+from jinja2 import nodes
 from markupsafe import Markup, escape
 
+from ..errors import InputError
 from . import format as fmt
 
 
@@ -45,19 +50,19 @@ _TEXTS: dict[str, str] = {}
 _TEXTS_MAX = 1 << 16
 
 
-def link_items(refs: Iterable, url) -> Markup:
+def link_items(refs: Iterable[Any], url: Callable[..., str]) -> Markup:
     """`<li><a href=...>label</a></li>` per reference, for long link lists such as a model's
     statistically tied models (over a hundred per page on a large board)."""
     return Markup("".join(f"<li>{a}</li>" for a in _links(refs, url)))
 
 
-def link_list(refs: Iterable, url) -> Markup:
+def link_list(refs: Iterable[Any], url: Callable[..., str]) -> Markup:
     """The references' links separated by commas, for lists inside a sentence (the members
     of a tie group: thousands per leaderboard page on a large board)."""
     return Markup(", ".join(_links(refs, url)))
 
 
-def _links(refs: Iterable, url) -> list[str]:
+def _links(refs: Iterable[Any], url: Callable[..., str]) -> list[str]:
     """`<a href=...>label</a>` per reference. Pages in one directory link a reference the
     same way, so each (directory, reference) link is made once; `url` is the page's
     `Linker` (or any `url()` helper, then without the cache)."""
@@ -70,7 +75,7 @@ def _links(refs: Iterable, url) -> list[str]:
 _LINKS: dict[tuple[str, str, str], str] = {}
 
 
-def _cached_link(start: str, ref, url) -> str:
+def _cached_link(start: str, ref: Any, url: Callable[..., str]) -> str:
     key = (start, ref.path, ref.label)
     link = _LINKS.get(key)
     if link is None:
@@ -95,26 +100,26 @@ class Fragments:
         self._badges_of = lru_cache(maxsize=1 << 16)(self._render_badges)
         self._band_of = lru_cache(maxsize=1024)(self._render_band)
         self._missing_of = lru_cache(maxsize=1 << 16)(self._render_missing)
-        self._interval = Stencil(env.get_template("partials/interval.html"), ("present", "range"),
-                                 ("text", "range_text"), fragment=True)
-        self._cibar = Stencil(env.get_template("partials/cibar.html"), ("present",),
-                              ("description", "left", "width", "center"), fragment=True)
-        self._result_row = Stencil(env.get_template("partials/result_row.html"),
+        self._interval = Stencil(env, "partials/interval.html", ("present", "range"), ("text", "range_text"),
+                                 fragment=True)
+        self._cibar = Stencil(env, "partials/cibar.html", ("present",), ("description", "left", "width", "center"),
+                              fragment=True)
+        self._result_row = Stencil(env, "partials/result_row.html",
                                    ("show_model", "has_model", "triple_anchor", "agentic"), (
             "anchor", "model_href", "model_label", "model_id", "bench_href", "bench_label", "metric", "score",
             "organization", "relationship", "source", "source_label", "missing", "badges"))
-        self._task_row = Stencil(env.get_template("partials/task_row.html"), ("truncation_recorded", "tokens_recorded"), (
+        self._task_row = Stencil(env, "partials/task_row.html", ("truncation_recorded", "tokens_recorded"), (
             "row_key", "task_href", "task_label", "center_sort", "interval", "band", "cibar", "total_sort", "total",
             "truncation_sort", "truncation", "truncation_note", "tokens_sort", "tokens", "tokens_note"))
-        self._estimator_row = Stencil(env.get_template("partials/estimator_row.html"), (), ("task_label", "cells"))
-        self._estimator_cell_of = Stencil(env.get_template("partials/estimator_cell.html"), ("present",),
+        self._estimator_row = Stencil(env, "partials/estimator_row.html", (), ("task_label", "cells"))
+        self._estimator_cell_of = Stencil(env, "partials/estimator_cell.html", ("present",),
                                           ("estimate", "low", "high", "missing"), fragment=True)
         self._interval_fill = self._interval.fillers()
         self._cibar_fill = self._cibar.fillers()
         self._result_fill = self._result_row.fillers()
         self._task_fill = self._task_row.fillers()
         self._cell_fill = self._estimator_cell_of(True)
-        self._no_cell = self._estimator_cell_of(False)("", "", "", fmt.MISSING)
+        self._no_cell = self._estimator_cell_of(False)(estimate="", low="", high="", missing=fmt.MISSING)
         self._href_start: str | None = None
         self._href_cache: dict[tuple[str, str | None], str] = {}
 
@@ -139,7 +144,7 @@ class Fragments:
     def _render_missing(self, names: tuple[str, ...], none_text: str, inline: bool) -> Markup:
         return _partial(self._missing, names=names, none_text=none_text, inline=inline)
 
-    def interval_html(self, iv: Any, range: bool = True) -> Markup:  # noqa: A002 - the templates' keyword
+    def interval_html(self, iv: Any, range: bool = True) -> Markup:
         """An interval as `center ± margin`, with `[low, high]` beside it (or a dash)."""
         return Markup(self._interval_text(iv, range))
 
@@ -150,15 +155,16 @@ class Fragments:
     # An interval's texts are numbers this package formatted (digits, signs, "±", "—"),
     # never data, so they fill the partial as they are.
 
-    def _interval_text(self, iv: Any, range: bool) -> str:  # noqa: A002
+    def _interval_text(self, iv: Any, range: bool) -> str:
         if not iv:
-            return self._interval_fill[(False, range)]("", "")
-        return self._interval_fill[(True, range)](iv.text, iv.range_text)
+            return self._interval_fill[(False, range)](text="", range_text="")
+        return self._interval_fill[(True, range)](text=iv.text, range_text=iv.range_text)
 
     def _cibar_text(self, iv: Any) -> str:
         if not iv:
-            return self._cibar_fill[(False,)]("", "", "", "")
-        return self._cibar_fill[(True,)](iv.description, iv.bar_left, iv.bar_width, iv.bar_center)
+            return self._cibar_fill[(False,)](description="", left="", width="", center="")
+        return self._cibar_fill[(True,)](description=iv.description, left=iv.bar_left, width=iv.bar_width,
+                                         center=iv.bar_center)
 
     def result_rows(self, rows: Iterable[Any], show_model: bool, url: Callable[..., str]) -> Markup:
         """The `<tr>` of each result row with its signals (partials/result_row.html).
@@ -167,7 +173,7 @@ class Fragments:
         result of the corpus, so the rows are the bulk of a large site's markup: the partial
         is rendered once per row shape and filled per row (`Stencil`), every value escaped.
         The loop is written out (no call per row) and links are made once per page
-        directory (`_hrefs`): these rows were most of the cost issue 12 added.
+        directory (`_hrefs`): these rows were most of the cost of the result tables.
         """
         show_model = bool(show_model)
         fill, href, missing, badges = self._result_fill, self._hrefs(url), self._missing_of, self._badges_of
@@ -175,16 +181,16 @@ class Fragments:
         for r in rows:
             has_model = show_model and bool(r.model)
             triple = bool(r.triple_anchor)
-            # Values in the order the stencil declares them (see __init__).
             out.append(fill[(show_model, has_model, triple, bool(r.agentic))](
-                text(r.anchor),
-                href(r.model.path, None) if has_model else "",
-                text(r.model.label) if has_model else "",
-                text(r.model_id) if show_model and not has_model else "",
-                href(r.benchmark.path, r.triple_anchor) if triple or not show_model else "",
-                text(r.benchmark.label), text(r.metric), text(r.score), text(r.organization),
-                text(r.relationship), text(r.source), text(r.source_label),
-                missing(_as_tuple(r.missing), "none", True), badges(_as_tuple(r.badges)),
+                anchor=text(r.anchor),
+                model_href=href(r.model.path, None) if has_model else "",
+                model_label=text(r.model.label) if has_model else "",
+                model_id=text(r.model_id) if show_model and not has_model else "",
+                bench_href=href(r.benchmark.path, r.triple_anchor) if triple or not show_model else "",
+                bench_label=text(r.benchmark.label), metric=text(r.metric), score=text(r.score),
+                organization=text(r.organization), relationship=text(r.relationship), source=text(r.source),
+                source_label=text(r.source_label), missing=missing(_as_tuple(r.missing), "none", True),
+                badges=badges(_as_tuple(r.badges)),
             ))
         return Markup("".join(out))
 
@@ -214,10 +220,11 @@ class Fragments:
         truncation and tokens, with sort keys.
 
         Every model page has one row per task; as a Jinja loop this table and the estimator
-        table below were most of a model page's escapes (issue 6)."""
+        table below were most of a model page's escapes."""
         fill, href, interval, cibar, band = (self._task_fill, self._hrefs(url), self._interval_fill,
                                              self._cibar_fill, self._band_of)
-        iv_none, bar_none = interval[(False, True)]("", ""), cibar[(False,)]("", "", "", "")
+        iv_none = interval[(False, True)](text="", range_text="")
+        bar_none = cibar[(False,)](description="", left="", width="", center="")
         iv_fill, bar_fill = interval[(True, True)], cibar[(True,)]
         out = []
         for t in results:
@@ -226,17 +233,19 @@ class Fragments:
             tokens = t.tokens_note is None
             label = t.task.label
             out.append(fill[(truncated, tokens)](
-                text(label.lower()), href(t.task.path, None), text(label), _sort_key(iv.center),
-                iv_fill(iv.text, iv.range_text) if iv else iv_none,
-                band(iv.band, False) if iv.band else "",
-                bar_fill(iv.description, iv.bar_left, iv.bar_width, iv.bar_center) if iv else bar_none,
-                _sort_key(t.total), text(fmt.count(t.total)),
-                _sort_key(t.truncation_rate) if truncated else "",
-                text(fmt.percent(t.truncation_rate)) if truncated else "",
-                "" if truncated else text(t.truncation_note),
-                _sort_key(t.tokens_per_trial) if tokens else "",
-                text(fmt.tokens(t.tokens_per_trial)) if tokens else "",
-                "" if tokens else text(t.tokens_note),
+                row_key=text(label.lower()), task_href=href(t.task.path, None), task_label=text(label),
+                center_sort=_sort_key(iv.center),
+                interval=iv_fill(text=iv.text, range_text=iv.range_text) if iv else iv_none,
+                band=band(iv.band, False) if iv.band else "",
+                cibar=bar_fill(description=iv.description, left=iv.bar_left, width=iv.bar_width,
+                               center=iv.bar_center) if iv else bar_none,
+                total_sort=_sort_key(t.total), total=text(fmt.count(t.total)),
+                truncation_sort=_sort_key(t.truncation_rate) if truncated else "",
+                truncation=text(fmt.percent(t.truncation_rate)) if truncated else "",
+                truncation_note="" if truncated else text(t.truncation_note),
+                tokens_sort=_sort_key(t.tokens_per_trial) if tokens else "",
+                tokens=text(fmt.tokens(t.tokens_per_trial)) if tokens else "",
+                tokens_note="" if tokens else text(t.tokens_note),
             ))
         return Markup("".join(out))
 
@@ -246,7 +255,7 @@ class Fragments:
         `[low, high]` (or a dash; partials/estimator_cell.html)."""
         row = self._estimator_row()
         cell = self._estimator_cell
-        return Markup("".join([row(text(t.task.label), "".join(map(cell, t.modes))) for t in results]))
+        return Markup("".join([row(task_label=text(t.task.label), cells="".join(map(cell, t.modes))) for t in results]))
 
     def _estimator_cell(self, values: tuple[float, float, float] | None) -> str:
         if values is None:
@@ -255,8 +264,9 @@ class Fragments:
         if fmt.finite_floats(est, low, high):
             # The common case, formatted inline (180,000 cells on a 2,500-model site): the
             # text `fmt.probability` gives.
-            return self._cell_fill(f"{est:.3f}", f"{low:.3f}", f"{high:.3f}", "")
-        return self._cell_fill(fmt.probability(est), fmt.probability(low), fmt.probability(high), "")
+            return self._cell_fill(estimate=f"{est:.3f}", low=f"{low:.3f}", high=f"{high:.3f}", missing="")
+        return self._cell_fill(estimate=fmt.probability(est), low=fmt.probability(low), high=fmt.probability(high),
+                               missing="")
 
 
 class Stencil:
@@ -266,17 +276,17 @@ class Stencil:
     Rows differ in their values but come in a handful of shapes (a result row with or
     without a model link, a task row with a recorded or a missing truncation rate): the
     partial's `switches`. For each shape the partial is rendered once with a placeholder for
-    each of its `values`; the result becomes a `str.format` pattern, and each row is that
-    pattern filled with its values (positionally, in the declared order), escaped by the
-    caller (`text`) or already `Markup`. The markup stays in the template, where a project
-    can override it, at the cost of a string format per row rather than a Jinja render
-    (issue 12). A partial may place a value anywhere, any number of times, but not
-    transform it (no filters or tests on values: they are placeholders when it renders).
+    each of its `values`; the result becomes a compiled f-string, and each row is that
+    pattern filled with its values, by name, escaped by the caller (`text`) or already
+    `Markup`. The output is what plain Jinja renders with the same values, provided the
+    partial only *places* each value (`{{ score }}`); `check_placed` refuses a partial that
+    does anything else with one (a test, a filter, an expression), naming its file.
     """
 
-    def __init__(self, template: jinja2.Template, switches: tuple[str, ...], values: tuple[str, ...],
+    def __init__(self, env: jinja2.Environment, name: str, switches: tuple[str, ...], values: tuple[str, ...],
                  fragment: bool = False) -> None:
-        self._template = template
+        self._template = env.get_template(name)
+        check_placed(env, name, values)
         self._switches = switches
         self._values = values
         #: A fragment (a cell, an interval) leaves out its file's trailing newline; a row keeps it.
@@ -284,7 +294,7 @@ class Stencil:
         self._patterns: dict[tuple[bool, ...], Callable[..., str]] = {}
 
     def __call__(self, *shape: bool) -> Callable[..., str]:
-        """The filler of one shape (the switches' values, in order): call it with the values."""
+        """The filler of one shape (the switches' values, in order): call it with the values by name."""
         found = self._patterns.get(shape)
         if found is None:
             found = self._patterns[shape] = self._compile(shape)
@@ -298,17 +308,43 @@ class Stencil:
         return dict(self._patterns)
 
     def _compile(self, shape: tuple[bool, ...]) -> Callable[..., str]:
-        """The shape's pattern as a compiled f-string: `str.format` would parse the pattern
-        again on every row. The markup enters only as the repr of a string literal (with its
-        braces doubled), so no template text is ever evaluated as code."""
+        """The shape's pattern as a compiled f-string of keyword-only parameters: `str.format`
+        would parse the pattern again on every row. The markup enters only as the repr of a
+        string literal (with its braces doubled), so no template text is ever evaluated as
+        code; the parameter names are the declared values (identifiers of this module)."""
         holders = {name: Markup(f"\x00{i}\x00") for i, name in enumerate(self._values)}
         out = self._template.render(**dict(zip(self._switches, shape)), **holders)
         if self._fragment:
             out = out.removesuffix("\n")
-        pattern = _HOLDER.sub(r"{v\1}", out.replace("{", "{{").replace("}", "}}"))
-        params = ", ".join(f"v{i}" for i in range(len(self._values)))
-        filler: Callable[..., str] = eval(f"lambda {params}: f{pattern!r}", {})  # noqa: S307
+        pattern = _HOLDER.sub(lambda m: "{" + self._values[int(m.group(1))] + "}",
+                              out.replace("{", "{{").replace("}", "}}"))
+        params = ", ".join(self._values)
+        filler: Callable[..., str] = eval(f"lambda *, {params}: f{pattern!r}", {})
         return filler
+
+
+def check_placed(env: jinja2.Environment, name: str, values: tuple[str, ...]) -> None:
+    """Refuse the partial `name` (InputError naming its file and line) when it uses one of
+    its per-row `values` other than by placing it in the output (`{{ value }}`): a test,
+    filter, comparison or attribute on a value would see the placeholder, not the row's
+    value, so the row would read otherwise than the same template in plain Jinja."""
+    assert env.loader is not None
+    source, filename, _ = env.loader.get_source(env, name)
+    wanted = set(values)
+    for node, parent in _walk(env.parse(source, name, filename)):
+        if isinstance(node, nodes.Name) and node.name in wanted and not isinstance(parent, nodes.Output):
+            raise InputError(filename or name, f"uses the value '{node.name}' other than by placing it as "
+                                              f"{{{{ {node.name} }}}}: a row partial is rendered once per shape "
+                                              f"and filled per row, so a test, filter or expression on a value "
+                                              f"would not see the row's value; place it as it is "
+                                              f"(templates/README.md of a project says which partials and values)",
+                             line=node.lineno)
+
+
+def _walk(node: nodes.Node, parent: nodes.Node | None = None) -> Iterator[tuple[nodes.Node, nodes.Node | None]]:
+    yield node, parent
+    for child in node.iter_child_nodes():
+        yield from _walk(child, node)
 
 
 _HOLDER = re.compile("\x00([0-9]+)\x00")

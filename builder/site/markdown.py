@@ -116,8 +116,14 @@ def render_markdown(text: str, allow_relative: bool = False, prefix: str = "") -
     """Markdown to an HTML fragment, safe to insert unescaped (see the module docstring).
 
     `allow_relative` is for the publisher's own text (content pages, footer); `prefix`
-    leads every relative URL (`../` for a page one folder down)."""
-    return _parser(allow_relative).render(text, {"prefix": prefix})
+    leads every relative URL (`../` for a page one folder down). A code block or a table
+    may be wider than a phone: it scrolls in its own box, which takes keyboard focus so it
+    can be scrolled without a pointer (WCAG 2.1.1). Raw HTML is off, so these tags come
+    only from the renderer."""
+    html: str = _parser(allow_relative).render(text, {"prefix": prefix})
+    return (html.replace("<pre>", '<pre tabindex="0">')
+            .replace("<table>", '<div class="table-wrap" role="region" aria-label="Table" tabindex="0"><table>')
+            .replace("</table>", "</table></div>"))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ a list of pages, each knowing its output path, its title, whether it shows simul
 and every figure it prints, already paired with its band and interval; the model and
 benchmark pages are `Deferred`, made by the process that renders them (`build_page_model`
 makes them all at once, for tests and tools that look at every page). Each page kind is
-built by its own module in `views/` (the benchmark and signals pages by `evalcards`);
+built by its own module in `views/` (the benchmark and signals pages by `views/evalcards`);
 this module only puts them in order. Templates only display these objects; nothing here
 does I/O or produces HTML.
 
@@ -22,13 +22,18 @@ from typing import Sequence
 
 from ..results import BuildResults
 from ..slugs import unique_slugs
-from . import evalcards
+from ..stats.cost import cost_board, costs_of
 from .markdown import ContentPage
 from .urls import evaluation_page_path, page_path
+from .views import evalcards
+from .views.analyses import budget_page
 from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.content import ContentView, NotFoundPage, band_table
-from .views.leaderboard import leaderboard_pages
-from .views.model import draws_chart, model_groups, model_page, model_page_key
+from .views.cost import PATH as COST_PATH
+from .views.cost import cost_page
+from .views.leaderboard import leaderboard_pages, other_board_pages
+from .views.matrix import matrix_order, matrix_pages
+from .views.model import draws_chart, model_groups, model_page
 from .views.pairwise import pairwise_page
 from .views.releases import LIST_PATH, releases_pages
 from .views.rows import Context, model_row
@@ -56,6 +61,8 @@ class SiteModel:
     logo: str = ""
     favicon: str = ""
     extra_css: str = ""
+    #: The ranking at a smaller token budget (views/analyses.py), when any model has a sweep.
+    budget_page: str = ""
 
 
 def build_page_model(results: BuildResults, content_pages: Sequence[ContentPage] = ()) -> SiteModel:
@@ -73,7 +80,8 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     needs before it forks its workers, which make those pages (views/base.py)."""
     config = results.config
     models = results.leaderboard.models
-    tasks = list(results.leaderboard.settings.tasks)
+    # Every task in the data has its page, whatever the boards rank.
+    tasks = list(results.task_rankings)
     task_slugs = unique_slugs(tasks)
     paths = {m.id: evaluation_page_path(m.slug) for m in models}
     labels = {m.id: m.label for m in models}
@@ -87,21 +95,39 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
         cards=evalcards.Cards.build(results, paths, task_paths, labels, simulated),
     )
     for m in models:
-        ctx.rows[m.id] = model_row(ctx, m)
+        ctx.rows[m.id] = model_row(ctx, m, results.comparisons.board_next)  # the first board's
+    ctx.board_slugs = unique_slugs([b.name for b in results.boards])
+    # With no board ranking two evaluations, nothing can be ordered: the front page is the
+    # matrix, which orders nothing (PRODUCT.md "Boards").
+    ranked_counts = [b.ranked for b in results.boards] or [sum(1 for m in models if m.rank is not None)]
+    ctx.front_matrix = max(ranked_counts) < 2
+    boards = ctx.board_refs() if len(results.boards) > 1 else ()
 
     pages: list[Page | Deferred] = []
-    pages += leaderboard_pages(ctx, config, tasks)
+    if ctx.front_matrix:
+        ctx.positions.update((m.id, n) for n, m in enumerate(matrix_order(models)))
+        pages += matrix_pages(ctx, config, tasks, base="index", boards=boards)
+    else:
+        pages += leaderboard_pages(ctx, config, list(results.leaderboard.settings.tasks))
+    pages += other_board_pages(ctx, config)
+    pages += matrix_pages(ctx, config, tasks, boards=boards)
     groups = model_groups(ctx)
     parents = {row.id: Ref(g.label, g.path) for g in groups for row in (e.row for e in g.evaluations)}
     pages += [Deferred(ctx.paths[m.id], "model.html", partial(model_page, ctx, m, parents.get(m.id)),
-                       draws_chart(m, results.history.get(m.id)),
-                       key=partial(model_page_key, ctx, m, parents.get(m.id)))
+                       draws_chart(m, results.history.get(m.id), m.id in results.analyses.evaluations))
               for m in models]
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]
     pages.append(pairwise_page(ctx, config.pairwise_top))
+    budget = budget_page([(m.id, ctx.ref(m.id), m.rank) for m in models if m.rank is not None],
+                         results.analyses.ranks, config.page_size, any(ctx.simulated.values()))
+    if budget is not None:
+        pages.append(budget)
     pages += ctx.cards.pages()
     pages += releases_pages(results.releases, results.bands)
+    costs = costs_of(models)
+    if costs:
+        pages.append(cost_page(cost_board(models, costs), costs, ctx.rows, any(ctx.simulated[i] for i in costs)))
     bands = band_table(ctx.bands)
     for content in content_pages:
         pages.append(ContentView(path=f"{content.slug}.html", title=content.title, template="content.html",
@@ -110,12 +136,14 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     pages.append(NotFoundPage(path="404.html", title="Page not found", template="404.html", simulated=False,
                               description="This page does not exist."))
 
-    nav = (NavLink("Leaderboard", "index.html"), NavLink("Pairwise", "pairwise.html"),
+    nav = (NavLink("Leaderboard", "index.html"), NavLink("Matrix", "matrix.html"), NavLink("Pairwise", "pairwise.html"),
            NavLink("Signals", "signals.html"),
            *((NavLink("Releases", LIST_PATH),) if results.releases else ()),
+           *((NavLink("Cost", COST_PATH),) if costs else ()),
            *(NavLink(c.title, f"{c.slug}.html") for c in content_pages))
     return SiteModel(title=config.title, description=config.description, nav=nav, pages=tuple(pages),
                      simulated_any=any(ctx.simulated.values()), base_url=config.base_url,
                      organization=config.organization,
                      content={c.slug: f"{c.slug}.html" for c in content_pages},
-                     logo=config.logo, favicon=config.favicon, extra_css=config.extra_css)
+                     logo=config.logo, favicon=config.favicon, extra_css=config.extra_css,
+                     budget_page=budget.path if budget is not None else "")

@@ -2,7 +2,7 @@
 
 A paginated leaderboard shows `page_size` rows per page, so the filter box alone would
 only find models on the page in view. This index lets it find a model on any page
-(issue 6). It is a classic script (`window.RB_SEARCH = {...}`), because `fetch()` of a
+(a site of thousands of models stays small per page). It is a classic script (`window.RB_SEARCH = {...}`), because `fetch()` of a
 JSON file fails under `file://`; only the index pages load it, and it is the one file
 that lists every model, so it stays compact: one short array per model, the model page
 path rebuilt in the browser from a shared prefix. Without JavaScript the paginated table
@@ -10,7 +10,7 @@ and its pager still work; nothing depends on this file.
 
 It holds nothing a score decides (no rank, no position, no index page number), and lists
 the models by label: a score change leaves it, its hashed name, and so every index page
-that loads it, byte for byte as they were (issue 16: a one-model change rewrote all the
+that loads it, byte for byte as they were (a one-model change rewrote all the
 index pages for their link to a renamed index). A match links to the model's page, which
 links to the index page holding its row.
 """
@@ -41,4 +41,4 @@ def search_script(pages: Iterable[Page | Deferred]) -> bytes | None:
             # [label, id, slug]; the filter matches label and id.
             models.append([row.label, row.id, row.path[len(PREFIX):-len(SUFFIX)]])
     index = {"prefix": PREFIX, "suffix": SUFFIX, "models": sorted(models)}
-    return f"window.RB_SEARCH = {script_json(index)};\n".encode("utf-8")
+    return f"window.RB_SEARCH = {script_json(index)};\n".encode()

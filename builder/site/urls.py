@@ -9,7 +9,7 @@ in `/` (a directory has no index page without a server).
 from __future__ import annotations
 
 import posixpath
-from functools import lru_cache
+from functools import cache
 from urllib.parse import quote
 
 from ..slugs import is_safe_slug
@@ -41,6 +41,19 @@ def page_path(section: str, slug: str, page: int = 1) -> str:
     return f"{section}/{slug}.html"
 
 
+def board_path(slug: str, page: int = 1) -> str:
+    """A board's page after the first board (which is the front page): `boards/<slug>.html`,
+    `boards/<slug>-2.html` for its second page."""
+    if not is_safe_slug(slug):
+        raise ValueError(f"unsafe slug {slug!r}")
+    return f"boards/{slug}.html" if page == 1 else f"boards/{slug}-{page}.html"
+
+
+def matrix_path(page: int = 1) -> str:
+    """The model × task matrix: `matrix.html`, `matrix-2.html`, ..."""
+    return "matrix.html" if page == 1 else f"matrix-{page}.html"
+
+
 def evaluation_page_path(slug: str) -> str:
     """The page of a leaderboard row from its `slug` (leaderboard.json): `models/<slug>.html`.
 
@@ -65,7 +78,7 @@ def relative_url(from_path: str, to_path: str, fragment: str | None = None) -> s
     return _from_dir(posixpath.dirname(from_path) or ".", to_path, fragment)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _from_dir(start: str, to_path: str, fragment: str | None) -> str:
     """`relative_url` keyed by the page's directory, memoised.
 

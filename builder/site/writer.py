@@ -6,12 +6,14 @@ After Pelican's Writer and Lektor's builder:
   so a URL collision is an error at render time instead of a silently lost page. Paths are
   also refused when they could escape the output directory, differ only in case (one file on
   macOS or Windows), or use a file name as a directory (`a.html` and `a.html/b.html`).
-* `write_site` takes the files as a stream (issue 16: the site is never held in memory
-  whole) and replaces the site file by file: each new or changed file is first written into
-  a staging directory beside the output; only when every file is staged are they renamed
-  into place and the files of the previous build that the new one no longer has removed. A
-  failure before that (a render error, a full disk) removes the staging directory and leaves
-  the previous site untouched. The previous site is never copied. Forked render workers
+* `write_site` takes the files as a stream (the site is never held in memory whole) and
+  makes the complete new site in a staging directory beside the output: each new or changed
+  file written, each unchanged one hard-linked from the previous site. Only then does the
+  new directory take the old one's place, in one step (`atomic.swap_directory`), so a reader
+  sees the old site or the new one, never a mix, whenever the build is killed. A failure
+  before that (a render error, a full disk) removes the staging directory and leaves the
+  previous site untouched; the next build removes what a killed one left. The previous
+  site is never copied. Forked render workers
   stage their pages themselves (`Stage.put`) and hand the writer only a `Staged` record, so
   the bytes of a page cross no process boundary; the guarantee is the same, since nothing
   leaves the staging directory before every file of the site is there.
@@ -27,12 +29,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
+from ..atomic import recover, swap_directory
 from .urls import check_output_path
 
 #: Files a source checkout keeps in its otherwise-untracked output directory (the
@@ -46,16 +50,14 @@ MARKER = ".nojekyll"
 class OutputPathError(ValueError):
     """Two pages claim one path, or a path could escape the output directory."""
 
-
-class Unchanged:
-    """In a stream of files: this output is the file already on disk (its inputs did not
-    change since the build that wrote it, so it was not rendered again)."""
-
-    def __repr__(self) -> str:
-        return "UNCHANGED"
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        #: the output path refused
+        self.path = path
 
 
-UNCHANGED = Unchanged()
+class DuplicatePath(OutputPathError):
+    """Two outputs claim one path."""
 
 
 class OutputPaths:
@@ -74,43 +76,43 @@ class OutputPaths:
         try:
             check_output_path(path)
         except ValueError as exc:
-            raise OutputPathError(str(exc)) from None
-        if not isinstance(data, (bytes, bytearray, Unchanged, Staged)):
+            raise OutputPathError(str(exc), path) from None
+        if not isinstance(data, (bytes, bytearray, Staged)):
             raise TypeError(f"{path}: output must be bytes, got {type(data).__name__}")
         if path in self.paths:
-            raise OutputPathError(f"two outputs claim the path {path!r}")
+            raise DuplicatePath(f"two outputs claim the path {path!r}", path)
         folded = path.casefold()
         if folded in self._folded:
-            raise OutputPathError(f"{path!r} and {self._folded[folded]!r} differ only in case")
+            raise OutputPathError(f"{path!r} and {self._folded[folded]!r} differ only in case", path)
         parts = path.split("/")
         parents = {"/".join(parts[:i]) for i in range(1, len(parts))}
         if path in self._dirs or any(parent in self.paths for parent in parents):
-            raise OutputPathError(f"{path!r} is used both as a file and as a directory")
+            raise OutputPathError(f"{path!r} is used both as a file and as a directory", path)
         self.paths.add(path)
         self._folded[folded] = path
         self._dirs |= parents
 
 
-class SiteFiles(dict):
-    """Output path -> bytes, refusing duplicates and unsafe paths as they are added."""
+class SiteFiles(Mapping[str, bytes]):
+    """Output path -> bytes, in memory (tests, tools): a read-only mapping that grows only
+    through `add`, which refuses duplicates and unsafe paths."""
 
     def __init__(self) -> None:
-        super().__init__()
+        self._files: dict[str, bytes] = {}
         self._paths = OutputPaths()
 
-    def __setitem__(self, path: str, data: bytes) -> None:
-        self._paths.claim(path, data)
-        super().__setitem__(path, bytes(data))
-
     def add(self, path: str, data: bytes) -> None:
-        self[path] = data
+        self._paths.claim(path, data)
+        self._files[path] = bytes(data)
 
-    def setdefault(self, *args, **kwargs):  # dict.setdefault would bypass the checks above
-        raise TypeError("SiteFiles only grows through add()")
+    def __getitem__(self, path: str) -> bytes:
+        return self._files[path]
 
-    def update(self, *args, **kwargs) -> None:
-        for path, data in dict(*args, **kwargs).items():
-            self[path] = data
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 @dataclass(frozen=True)
@@ -132,24 +134,28 @@ class Staged:
     written: bool
 
 
-Output = bytes | Unchanged | Staged
+Output = bytes | Staged
 
 
 class Stage:
-    """The staging directory of one `write_site`: new and changed files wait here until
-    every file of the site exists, then `write` renames them into place.
+    """The staging directory of one `write_site`: the complete new site is made here, then
+    takes the place of the previous one in one step (`atomic.swap_directory`).
 
-    `put` is the one way a file gets staged. It only creates files inside the staging
-    directory, so forked workers may call it at the same time as the parent (each with its
-    own paths) and return the `Staged` record for the parent to pass to the writer. Nothing
-    staged reaches the site unless `write` gets to its end: any failure, in any process,
-    leaves the previous site untouched."""
+    `put` is the one way a new or changed file gets staged. It only creates files inside
+    the staging directory, so forked workers may call it at the same time as the parent
+    (each with its own paths) and return the `Staged` record for the parent to pass to the
+    writer. A file the previous site already holds with these bytes is not written again:
+    `write` links it into the new tree (a hard link: the same file, with its modification
+    time, at no cost in bytes). Nothing reaches the site unless `write` gets to its end:
+    any failure, in any process, leaves the previous site untouched."""
 
     def __init__(self, out_dir: Path, directory: Path, incremental: bool, keep: tuple[str, ...]) -> None:
         self.out_dir = out_dir
         self.dir = directory
         self.incremental = incremental
         self.keep = keep
+        #: the previous site, once the new one has taken its place (for `staging` to remove)
+        self.retired: Path | None = None
 
     def put(self, path: str, data: bytes) -> Staged:
         """Stage `data` as `path`, unless (incrementally) the site already has these bytes
@@ -162,43 +168,53 @@ class Stage:
         return Staged(len(data), written=True)
 
     def write(self, files: Mapping[str, bytes] | Iterable[tuple[str, Output]]) -> WriteReport:
-        """Take `files` (a mapping, or a stream of (path, bytes / UNCHANGED / Staged)) as the
-        complete new content of the site, and replace the site with them."""
+        """Take `files` (a mapping, or a stream of (path, bytes / Staged)) as the complete new
+        content of the site, and replace the site with them. This is where every output path
+        is claimed, once."""
         items = files.items() if isinstance(files, Mapping) else files
         claimed = OutputPaths()
-        staged: list[str] = []
         total = unchanged = 0
         for path, data in items:
             claimed.claim(path, data)
-            if isinstance(data, Unchanged):
-                if not (self.out_dir / path).is_file():
-                    raise RuntimeError(f"{path} was to be kept but is not in {self.out_dir}")
-                total += (self.out_dir / path).stat().st_size
-                unchanged += 1
-                continue
             record = data if isinstance(data, Staged) else self.put(path, data)
             total += record.size
-            if record.written:
-                staged.append(path)
-            else:
+            if not record.written:
+                self._link(path)
                 unchanged += 1
+        for name in self.keep:  # the checkout's own files of the output folder come along
+            if name not in claimed and _regular(self.out_dir / name):
+                self._link(name)
         check_output_dir(self.out_dir, self.keep)  # still a site (or absent) now that everything is staged
-        _commit(self.dir, self.out_dir, staged, claimed, self.keep)
+        self.retired = swap_directory(self.dir, self.out_dir)
         return WriteReport(files=len(claimed.paths), bytes=total, unchanged=unchanged,
                            paths=tuple(sorted(claimed.paths)))
+
+    def _link(self, path: str) -> int:
+        """The previous site's `path` into the new tree, as the same file; its size."""
+        source, target = self.out_dir / path, self.dir / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target, follow_symlinks=False)
+        except OSError:  # a file system without hard links: a copy, with its times
+            shutil.copy2(source, target, follow_symlinks=False)
+        return target.stat().st_size
 
 
 @contextmanager
 def staging(out_dir: Path, incremental: bool = True, keep: tuple[str, ...] = KEEP) -> Iterator[Stage]:
-    """A `Stage` beside `out_dir`, removed on the way out (written or not)."""
+    """A `Stage` beside `out_dir`; on the way out it is removed (not written), or the
+    previous site it replaced is. What a killed build left beside `out_dir` is cleared
+    first (`atomic.recover`)."""
     out_dir = Path(out_dir)
+    recover(out_dir)
     check_output_dir(out_dir, keep)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
+    stage = Stage(out_dir, directory, incremental, keep)
     try:
-        yield Stage(out_dir, directory, incremental, keep)
+        yield stage
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(stage.retired or directory, ignore_errors=True)
 
 
 def write_site(files: Mapping[str, bytes] | Iterable[tuple[str, Output]], out_dir: Path,
@@ -210,61 +226,20 @@ def write_site(files: Mapping[str, bytes] | Iterable[tuple[str, Output]], out_di
         return stage.write(files)
 
 
-def _commit(staging: Path, out_dir: Path, staged: list[str], claimed: OutputPaths, keep: tuple[str, ...]) -> None:
-    """Rename every staged file into place, then remove what the new site no longer has.
-
-    A previous file standing where the new site needs a directory (or a previous directory
-    where it needs a file) is stale by construction, so it is removed just before the rename
-    that needs its place."""
-    if not out_dir.is_dir():
-        out_dir.mkdir()
-    for path in staged:
-        target = out_dir / path
-        _make_parents(out_dir, path)
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        os.replace(staging / path, target)
-    _remove_stale(str(out_dir), "", claimed, keep)
-
-
-def _remove_stale(folder: str, prefix: str, claimed: OutputPaths, keep: tuple[str, ...]) -> bool:
-    """Remove, under `folder` (`prefix` its site path), every file the new site does not
-    claim and every folder left empty; whether `folder` is empty now. One `os.scandir` walk
-    on strings: a rebuild walks thousands of kept files, and `Path` objects per file cost a
-    tenth of a second at 2,500 evaluations."""
-    empty = True
+def _regular(path: Path) -> bool:
+    """A regular file, not a link (a planted link in an old site is never carried over)."""
     try:
-        with os.scandir(folder) as listing:
-            entries = list(listing)
-    except OSError:  # unreadable: left as it is (it cannot be one of ours)
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
         return False
-    for entry in entries:
-        rel = prefix + entry.name
-        if entry.is_dir(follow_symlinks=False):
-            if _remove_stale(entry.path, rel + "/", claimed, keep):
-                os.rmdir(entry.path)
-            else:
-                empty = False
-        elif rel in claimed or (not prefix and entry.name in keep):
-            empty = False
-        else:
-            os.unlink(entry.path)
-    return empty
-
-
-def _make_parents(out_dir: Path, path: str) -> None:
-    folder = out_dir
-    for part in path.split("/")[:-1]:
-        folder = folder / part
-        if folder.is_file() or folder.is_symlink():
-            folder.unlink()
-        if not folder.is_dir():
-            folder.mkdir()
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:
     try:
-        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+        if not _regular(path) or path.stat().st_size != len(data):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(len(data) + 1) == data
     except OSError:
         return False
 
@@ -274,6 +249,9 @@ def check_output_dir(out_dir: Path, keep: tuple[str, ...] = KEEP) -> None:
     reasonboard site (so a mistyped `--out` never replaces someone's files). The build
     calls this before its slow steps, and the writer again just before writing."""
     out_dir = Path(out_dir)
+    if out_dir.is_symlink():
+        raise OutputPathError(f"{out_dir} is a symbolic link (to {os.readlink(out_dir)}); refusing to write through "
+                              "it: give the folder itself as --out")
     if not out_dir.is_dir():
         if out_dir.exists():
             raise OutputPathError(f"{out_dir} exists and is not a directory")

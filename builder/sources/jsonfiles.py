@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..confined import NotConfined
 from ..errors import InputError
+from .limits import load_json
 from .text import read_text
 
 
@@ -38,7 +40,9 @@ def read_documents(paths: list[Path], base: Path, problems: list[tuple[str, str]
     for path in paths:
         rel = relative(path, base)
         try:
-            document = json.loads(read_text(path))
+            document = load_json(read_text(path, base), path, nan_ok=True)  # a NaN score: its row is dropped
+        except NotConfined:
+            raise
         except InputError as exc:  # not UTF-8, or unreadable: the same rule as every input
             where = f"line {exc.line}: " if exc.line is not None else ""
             problems.append((rel, where + exc.problem))

@@ -13,12 +13,16 @@ import csv
 import io
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
+from .limits import MAX_LINE_BYTES
 from .text import read_text
 
 REQUIRED = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
 OPTIONAL = ("tiers", "groups")
 POINT_SUFFIXES = (".csv", ".jsonl", ".parquet")
+# A cell may be as long as a line may (limits.py): Python's csv module stops at 128 KiB,
+# which would leave a message about a long cell without its line.
+csv.field_size_limit(MAX_LINE_BYTES)
 
 
 def check_columns(path: Path, columns: list[str], line: int | None = 1) -> None:
@@ -27,7 +31,8 @@ def check_columns(path: Path, columns: list[str], line: int | None = 1) -> None:
     unknown = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
     if unknown:
         name = f"'{unknown[0]}'" if unknown[0] else f"with an empty name (column {columns.index('') + 1})"
-        raise InputError(path, f"unknown column {name} (expected {', '.join(REQUIRED + OPTIONAL)})", line=line)
+        hint = did_you_mean(unknown[0], [c for c in REQUIRED + OPTIONAL if c not in columns]) if unknown[0] else ""
+        raise InputError(path, f"unknown column {name}{hint} (expected {', '.join(REQUIRED + OPTIONAL)})", line=line)
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise InputError(path, f"missing column '{missing[0]}' (expected {', '.join(REQUIRED)})", line=line)
@@ -43,9 +48,9 @@ def csv_header(path: Path) -> tuple[str, ...]:
 
     The whole file is decoded here, not only its header: the encoding rule is checked
     in one place for every text input (`sources.text`), and a file in another encoding
-    is named with its line rather than by DuckDB's byte offset.
+    is named with its line rather than by DuckDB's byte offset; so is the line limit.
     """
-    text = read_text(path)
+    text = read_text(path, max_line=MAX_LINE_BYTES)
     end = text.find("\n")
     first = text if end < 0 else text[:end]
     sniff_header(path, first)

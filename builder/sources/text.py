@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
+from ..confined import read_confined
 from ..errors import InputError
 
 #: Byte-order marks of encodings that are not UTF-8, named for the message.
@@ -22,15 +23,11 @@ _OTHER_BOMS = (
 ADVICE = "save it as UTF-8"
 
 
-def read_text(path: Path) -> str:
-    """The text of `path` decoded by the rule; `InputError` when it is not UTF-8."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "file not found") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read the file ({exc.strerror or exc})") from None
-    return decode_text(path, data)
+def read_text(path: Path, root: Path | None = None, max_line: int | None = None) -> str:
+    """The text of `path` decoded by the rule; `InputError` when it is not UTF-8, or not a
+    regular file inside `root` (default: its own folder; confined.py), or has a line longer
+    than `max_line` bytes."""
+    return decode_text(path, read_confined(path, root, max_line))
 
 
 def decode_text(path: str | Path, data: bytes) -> str:

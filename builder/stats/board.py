@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from typing import Mapping, NamedTuple
 
 from .evaluations import Evaluation
-from .records import quick_pickle
 
 #: (estimate, low, high) of one estimator; None where it has no value.
 ModeEstimate = tuple[float | None, float | None, float | None]
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Score:
     """A ReasonScore with its 95 % interval: `center ± margin`, `[ci_low, ci_high]`.
@@ -37,7 +35,6 @@ class Score:
         return None not in (self.center, self.margin, self.ci_low, self.ci_high)
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class TaskResult:
     """One evaluation on one task: summed counters and the estimators."""
@@ -61,7 +58,6 @@ class TaskResult:
         return self.low is not None and self.high is not None
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class TierResult:
     """The v1 ReasonScore and average tokens of one difficulty tier."""
@@ -70,7 +66,6 @@ class TierResult:
     avg_tokens: float | None
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class EvaluationRow:
     """One evaluation's leaderboard row: its rank and every statistic of it."""
@@ -119,7 +114,6 @@ class EvaluationRow:
         return self.evaluation.label
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class TieGroup:
     """A maximal set of ranked evaluations whose intervals all overlap, in constant size:
@@ -132,7 +126,6 @@ class TieGroup:
     at: float | None
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Settings:
     """The settings the leaderboard was computed under (echoed in `leaderboard.json`)."""
@@ -143,7 +136,6 @@ class Settings:
     tasks: tuple[str, ...]
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Leaderboard:
     settings: Settings
@@ -152,7 +144,26 @@ class Leaderboard:
     tie_groups: tuple[TieGroup, ...]
 
 
-@quick_pickle
+@dataclass(frozen=True, slots=True)
+class RankedBoard:
+    """One board (PRODUCT.md "Boards"): its name, description and tasks, and its own
+    leaderboard: every evaluation, ranked when it has every task of the board, with its
+    ReasonScore over the board's tasks. Each row's `tasks` holds every task the evaluation
+    has, on the board or not, so no result is hidden by a board."""
+
+    name: str
+    description: str
+    leaderboard: Leaderboard
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        return self.leaderboard.settings.tasks
+
+    @property
+    def ranked(self) -> int:
+        return sum(1 for m in self.leaderboard.models if m.rank is not None)
+
+
 @dataclass(frozen=True, slots=True)
 class NeighbourRate:
     """P(this evaluation beats the neighbour `id`) over the tasks both have."""
@@ -162,7 +173,6 @@ class NeighbourRate:
     tasks_shared: int
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Strength:
     """A Bradley–Terry strength and its rank among the top evaluations."""
@@ -172,7 +182,6 @@ class Strength:
     rank: int
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Pairwise:
     """The win-rate matrix and Bradley–Terry ranking of the top evaluations (`models`, in

@@ -15,6 +15,7 @@ for the board), get no paired test: there the interval-overlap rule speaks, as b
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
@@ -50,7 +51,7 @@ def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig
 def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> Comparisons:
     ranked = [m.evaluation.id for m in result.leaderboard.models if m.rank is not None]
     position = {i: k for k, i in enumerate(ranked)}
-    adjacent = list(zip(ranked, ranked[1:]))
+    adjacent = list(itertools.pairwise(ranked))
     neighbour_pairs = [(a, n.id) for a, near in result.pairwise.neighbours.items() for n in near]
     top = list(result.pairwise.models)
     matrix_pairs = [(top[i], top[j]) for i in range(len(top)) for j in range(i + 1, len(top))]
@@ -58,7 +59,7 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
                          key=lambda p: (position[p[0]], position[p[1]]))
     tasks = list(result.leaderboard.settings.tasks)
     listed = {task: [m.evaluation.id for m in result.task_rankings[task].listed(config.page_size)] for task in tasks}
-    task_pairs = {task: list(zip(ids, ids[1:])) for task, ids in listed.items()}
+    task_pairs = {task: list(itertools.pairwise(ids)) for task, ids in listed.items()}
 
     involved = sorted({i for p in board_pairs for i in p} | {i for ps in task_pairs.values() for p in ps for i in p})
     index = {i: k for k, i in enumerate(involved)}

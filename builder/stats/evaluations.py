@@ -16,7 +16,6 @@ from typing import Any, Mapping, Sequence
 from ..config import SiteConfig
 from ..errors import InputError
 from ..slugs import evaluation_slugs
-from .records import quick_pickle
 
 
 def evaluation_id(model: str, template: str, sampler: str) -> str:
@@ -24,7 +23,6 @@ def evaluation_id(model: str, template: str, sampler: str) -> str:
     return f"{model}|{template}|{sampler}"
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class Evaluation:
     """One evaluation as every stage after the store names it."""
@@ -54,6 +52,12 @@ class Evaluation:
     #: INGEST.md section 6: whether the harness recorded truncation and tokens at all.
     truncation_observed: bool
     tokens_observed: bool
+    #: evals.json prices (PRODUCT.md "Cost"): USD per million input and output tokens,
+    #: where and when they were read; None where not given.
+    price_in: float | None = None
+    price_out: float | None = None
+    price_source: str | None = None
+    price_date: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -98,9 +102,14 @@ def identify(rows: list[dict[str, Any]], config: SiteConfig) -> list[Evaluation]
     return [Evaluation(
         id=evaluation_id(e["model"], e["template"], e["sampler"]), model=e["model"], template=e["template"],
         sampler=e["sampler"], label=label, slug=slug.page, anchor=slug.anchor, model_slug=slug.model,
-        hf_id=e.get("hf_id"), organization=e.get("organization"), relationship=e.get("relationship"),
+        # One organisation and relationship per evaluation: its own, else the site's (as its
+        # result rows say), so its page and its rows never disagree.
+        hf_id=e.get("hf_id"), organization=e.get("organization") or config.organization or None,
+        relationship=e.get("relationship") or config.relationship,
         generation_args=json.loads(e.get("generation_args") or "{}"), harness=e.get("harness"),
         simulated=bool(e.get("simulated")), groups=tuple(e.get("groups") or ()),
         truncation_observed=e.get("truncation_observed") is not False,
         tokens_observed=e.get("tokens_observed") is not False,
+        price_in=e.get("price_in"), price_out=e.get("price_out"), price_source=e.get("price_source"),
+        price_date=e.get("price_date"),
     ) for e, label, slug in zip(chosen, labels, slugs)]

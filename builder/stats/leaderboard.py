@@ -20,10 +20,11 @@ from typing import Iterator, Mapping
 
 import numpy as np
 
-from ..config import SiteConfig
+from ..config import BoardSpec, SiteConfig
 from ..errors import InputError
 from ..store.pointsdb import Aggregate, PointsDB
 from ..vocabulary import MODES
+from .analyses import NONE, Analyses, compute_analyses
 from .bands import Bands
 from .board import (
     Curves,
@@ -31,6 +32,7 @@ from .board import (
     Leaderboard,
     NeighbourRate,
     Pairwise,
+    RankedBoard,
     Score,
     Settings,
     Strength,
@@ -38,6 +40,7 @@ from .board import (
     TieGroup,
     TierResult,
 )
+from .boardsuggest import board_advice
 from .curves import difficulty_curves
 from .evaluations import Evaluation, identify
 from .grid import EVAL_KEYS, Tables, grid, r3, r6, rounded
@@ -53,14 +56,23 @@ from .verdicts import Comparisons
 @dataclass(frozen=True)
 class LeaderboardResult:
     """What the leaderboard statistics hand the later stages (all typed, all rounded as
-    published): the leaderboard, the pairwise result, the difficulty curves, each task's
-    own ranking, the evaluations by id, and the paired comparisons."""
+    published): the leaderboard (the first board's), the pairwise result, the difficulty
+    curves, each task's own ranking (every task in the data), the evaluations by id, every
+    board, and the paired comparisons of the first board's pairs."""
 
     leaderboard: Leaderboard
     pairwise: Pairwise
     curves: Curves
     task_rankings: Mapping[str, TaskRanking]
     evaluations: Mapping[str, Evaluation]
+    boards: tuple[RankedBoard, ...] = ()
+
+    @property
+    def advice(self) -> list[str]:
+        """What the build says of boards ranking fewer than two evaluations (boardsuggest)."""
+        return board_advice(self.boards, self.leaderboard.models)
+    #: The per-sample analyses of the evaluations with trials (`with_analyses`).
+    analyses: Analyses = NONE
     #: The paired comparisons on shared items (empty without trials: stats/comparisons.py).
     comparisons: Comparisons = field(default_factory=Comparisons)
 
@@ -70,7 +82,10 @@ class BoardInputs:
     """What the leaderboard statistics read from the PointsDB; everything made from it
     (`rank_board`) is numpy and Python only."""
 
+    #: Every task in the data: the columns of the arrays.
     tasks: tuple[str, ...]
+    #: The boards, each with its tasks made explicit (the first is the leaderboard).
+    boards: tuple[BoardSpec, ...]
     #: In the store's order (`identify`): the rows of the arrays.
     evaluations: tuple[Evaluation, ...]
     #: Per (evaluation, task): the counts, tokens and every estimator's estimate and bounds.
@@ -95,33 +110,51 @@ def compute_leaderboard(db: PointsDB, config: SiteConfig, bands: Bands) -> Leade
 
 
 def read_board(db: PointsDB, config: SiteConfig) -> BoardInputs:
-    """The tasks, the evaluations and the two aggregates the statistics are made from."""
-    found = db.tasks()
-    tasks = sorted(config.tasks) if config.tasks else found
-    unknown = [t for t in tasks if t not in set(found)]
-    if unknown:
-        raise InputError(config.path, f"key 'tasks' names '{unknown[0]}', which no point has "
-                                      f"(tasks in the data: {', '.join(found) or 'none'})")
+    """The tasks, the boards, the evaluations and the two aggregates the statistics are made
+    from. Every task in the data is read, whatever the boards rank: a board decides a
+    ranking, never which results are shown (PRODUCT.md "Boards")."""
+    tasks = db.tasks()
+    boards = resolve_boards(config, tasks)
     evaluations = tuple(identify(db.evaluations(), config))
     index: dict[tuple[str, ...], int] = {e.key: i for i, e in enumerate(evaluations)}
-    only = {"base_task": tasks} if tasks else None
-    agg = db.aggregate(filters=only, group_by=(*EVAL_KEYS, "base_task"), mode=MODES)
+    agg = db.aggregate(filters=None, group_by=(*EVAL_KEYS, "base_task"), mode=MODES)
     value_names = ["n", "n_t", "n_e", "g", "tok"] + [f"{mode}_{p}" for mode in MODES for p in ("est", "low", "high")]
-    tier_agg = db.aggregate(filters=only, group_by=(*EVAL_KEYS, "tier", "base_task"), mode="V1")
+    tier_agg = db.aggregate(filters=None, group_by=(*EVAL_KEYS, "tier", "base_task"), mode="V1")
     # Scattered here, so what a process forked for `rank_board` is given is a few arrays.
     tier_names, tiers = _tier_grid(tier_agg, tasks, index, len(evaluations))
-    return BoardInputs(tuple(tasks), evaluations, grid(agg, index, EVAL_KEYS, tasks, value_names, len(evaluations)),
+    return BoardInputs(tuple(tasks), boards, evaluations, grid(agg, index, EVAL_KEYS, tasks, value_names, len(evaluations)),
                        tier_names, tiers)
+
+
+def resolve_boards(config: SiteConfig, found: list[str]) -> tuple[BoardSpec, ...]:
+    """The configured boards with their tasks checked against the data and sorted (a board
+    with no tasks given holds every task found)."""
+    known = set(found)
+    key = "tasks" if not config.boards else "boards"
+    boards = []
+    for spec in config.board_specs:
+        unknown = [t for t in spec.tasks if t not in known]
+        if unknown:
+            where = f"key '{key}'" + (f" (board '{spec.name}')" if config.boards else "")
+            raise InputError(config.path, f"{where} names '{unknown[0]}', which no point has "
+                                          f"(tasks in the data: {', '.join(found) or 'none'})")
+        boards.append(replace(spec, tasks=tuple(sorted(spec.tasks)) if spec.tasks else tuple(found)))
+    return tuple(boards)
 
 
 def with_curves(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> LeaderboardResult:
     """`result` with the difficulty curves of the evaluations each task page lists."""
-    tasks = list(result.leaderboard.settings.tasks)
+    tasks = list(result.task_rankings)
     evaluations = list(result.evaluations.values())
     listed = {task: [m.evaluation.key for m in result.task_rankings[task].listed(config.page_size)]
               for task in tasks}
     index: dict[tuple[str, ...], int] = {e.key: i for i, e in enumerate(evaluations)}
     return replace(result, curves=difficulty_curves(db, tasks, index, [e.id for e in evaluations], listed))
+
+
+def with_analyses(db: PointsDB, result: LeaderboardResult) -> LeaderboardResult:
+    """`result` with the per-sample analyses of its evaluations (analyses.py)."""
+    return replace(result, analyses=compute_analyses(db, result.leaderboard))
 
 
 def memo_salt(config: SiteConfig, tasks: tuple[str, ...]) -> str:
@@ -144,12 +177,70 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
     col = inputs.grid.columns
     mode = config.mode
 
+    # Round whole arrays once; per-model rows then only index Python lists.
+    r = {name: rounded(values, 6) for name, values in col.items()}
+    counts = {name: np.nan_to_num(col[name]).astype(np.int64).tolist() for name in ("n", "n_t", "n_e")}
+    present_l: list[list[bool]] = present.tolist()
+    est, low, high = r[f"{mode}_est"], r[f"{mode}_low"], r[f"{mode}_high"]
+    mode_cols = [(r[f"{md}_est"], r[f"{md}_low"], r[f"{md}_high"]) for md in MODES]
+    # Every task each evaluation has, made once and shared by every board's row of it.
+    task_results = [
+        {task: TaskResult(
+            total=counts["n"][i][j], truncated=counts["n_t"][i][j], correct=counts["n_e"][i][j],
+            guess=r["g"][i][j], tokens=r["tok"][i][j], estimate=est[i][j], low=low[i][j], high=high[i][j],
+            modes=tuple((e[i][j], lo[i][j], hi[i][j]) for e, lo, hi in mode_cols))
+         for j, task in enumerate(tasks) if present_l[i][j]}
+        for i in range(len(evaluations))]
+    tiers = _tiers(inputs.tier_names, inputs.tiers)
+    tier_rows = []
+    for i in range(len(evaluations)):
+        tier_values = tiers.get(i, {})
+        tier_names = sorted(tier_values)
+        tier_rows.append((
+            {t: TierResult(r3(tier_values[t][0]), r3(tier_values[t][1])) for t in tier_names},
+            r6(score_per_token_v1([tier_values[t][0] for t in tier_names], [tier_values[t][1] for t in tier_names]))))
+
+    boards = []
+    first_order: np.ndarray | None = None
+    for spec in inputs.boards:
+        columns = [tasks.index(t) for t in spec.tasks]
+        leaderboard, order = _rank_on(inputs, columns, config, bands, memo, task_results, tier_rows)
+        boards.append(RankedBoard(spec.name, spec.description, leaderboard))
+        if first_order is None:
+            first_order = order
+    assert first_order is not None, "a config always has at least one board"
+    columns = [tasks.index(t) for t in inputs.boards[0].tasks]
+    pw = _pairwise(first_order, config.pairwise_top, ids, {k: v[:, columns] for k, v in col.items()},
+                   present[:, columns], mode, memo)
+    leaderboard = boards[0].leaderboard
+    # Each task's ranking lists every evaluation with that task, on a board or not.
+    rankings = task_rankings(leaderboard.models, tasks)
+    return LeaderboardResult(leaderboard, pw, {}, rankings, {e.id: e for e in evaluations}, tuple(boards))
+
+
+def _rank_on(inputs: BoardInputs, columns: list[int], config: SiteConfig, bands: Bands, memo: RankMemo | None,
+             task_results: list[dict[str, TaskResult]],
+             tier_rows: list[tuple[dict[str, TierResult], float | None]]) -> tuple[Leaderboard, np.ndarray]:
+    """One board's leaderboard over the task `columns` of the grid, and the rank order (row
+    indices of the ranked evaluations). An evaluation is ranked when it has every task of the
+    board; the others get no rank and no band (STATISTICS.md §4), and are listed after the
+    ranked ones by name, never by their score: a score over other tasks is not comparable."""
+    tasks = [inputs.tasks[j] for j in columns]
+    evaluations = inputs.evaluations
+    present = inputs.grid.present[:, columns]
+    col = {k: v[:, columns] for k, v in inputs.grid.columns.items()}
+    mode = config.mode
     scores = reasonscore_v2(col[f"{mode}_low"], col[f"{mode}_high"], present,
                             draws=config.bootstrap, seed=config.seed, memo=memo.scores if memo else None)
     complete = np.asarray(present.all(axis=1) & (len(tasks) > 0), dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         truncation = np.nansum(col["n_t"], axis=1) / np.nansum(col["n"], axis=1)
     avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["n"], nan=1.0), present)
+    # Not recorded is not zero: a harness that records no tokens (or 0 for every answer, when
+    # an answer has at least one) or no truncation publishes none, not 0.
+    avg_tokens = np.where(np.array([e.tokens_observed for e in evaluations], dtype=bool) & (avg_tokens > 0),
+                          avg_tokens, np.nan)
+    truncation = np.where(np.array([e.truncation_observed for e in evaluations], dtype=bool), truncation, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         score_per_token = np.where(avg_tokens > 0, scores.center / avg_tokens, np.nan)
 
@@ -160,59 +251,37 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
     order = ranked[rank_order(scores.center[ranked], [names[i] for i in ranked])]
     sig = significance(scores.ci_low[order], scores.ci_high[order])
     rank = {int(i): r + 1 for r, i in enumerate(order)}
-    incomplete = np.flatnonzero(~complete)
-    incomplete = incomplete[rank_order(np.nan_to_num(scores.center[incomplete], nan=-1.0), [names[i] for i in incomplete])]
-    row_order = [*order.tolist(), *incomplete.tolist()]
+    incomplete = sorted(np.flatnonzero(~complete).tolist(), key=lambda i: names[i])
+    row_order = [*order.tolist(), *incomplete]
     position = {i: p for p, i in enumerate(order.tolist())}
-
-    tiers = _tiers(inputs.tier_names, inputs.tiers)
     rs_bands = bands.keys("reasonscore", np.nan_to_num(scores.center, nan=0.0))
 
-    # Round whole arrays once; per-model rows then only index Python lists.
-    r = {name: rounded(values, 6) for name, values in col.items()}
-    counts = {name: np.nan_to_num(col[name]).astype(np.int64).tolist() for name in ("n", "n_t", "n_e")}
     center, margin, ci_low, ci_high = (rounded(getattr(scores, name), 3)
                                        for name in ("center", "margin", "ci_low", "ci_high"))
     avg_tokens_r, spt_r, trunc_r = rounded(avg_tokens, 3), rounded(score_per_token, 6), rounded(truncation, 6)
     present_l: list[list[bool]] = present.tolist()
-    est, low, high = r[f"{mode}_est"], r[f"{mode}_low"], r[f"{mode}_high"]
-    mode_cols = [(r[f"{md}_est"], r[f"{md}_low"], r[f"{md}_high"]) for md in MODES]
     models = []
     for i in row_order:
         p = position.get(i)
-        task_results = {}
-        for j, task in enumerate(tasks):
-            if not present_l[i][j]:
-                continue
-            task_results[task] = TaskResult(
-                total=counts["n"][i][j], truncated=counts["n_t"][i][j], correct=counts["n_e"][i][j],
-                guess=r["g"][i][j], tokens=r["tok"][i][j], estimate=est[i][j], low=low[i][j], high=high[i][j],
-                modes=tuple((e[i][j], lo[i][j], hi[i][j]) for e, lo, hi in mode_cols))
-        tier_values = tiers.get(i, {})
-        tier_names = sorted(tier_values)
+        tier_results, spt_v1 = tier_rows[i]
         models.append(EvaluationRow(
             evaluation=evaluations[i], complete=bool(complete[i]),
             missing_tasks=tuple(t for j, t in enumerate(tasks) if not present_l[i][j]),
             rank=rank.get(i),
             rank_range=(int(sig.rank_best[p]), int(sig.rank_worst[p])) if p is not None else None,
             score=Score(center[i], margin[i], ci_low[i], ci_high[i]),
-            band=rs_bands[i] if np.isfinite(scores.center[i]) else None,
+            band=rs_bands[i] if p is not None and np.isfinite(scores.center[i]) else None,
             avg_tokens=avg_tokens_r[i], score_per_token=spt_r[i], truncation_rate=trunc_r[i],
             tied_count=int(sig.tied_count[p]) if p is not None else 0,
             distinct_from_next=sig.distinct_from_next[p] if p is not None else None,
-            tasks=task_results,
-            tiers={t: TierResult(r3(tier_values[t][0]), r3(tier_values[t][1])) for t in tier_names},
-            score_per_token_v1=r6(score_per_token_v1([tier_values[t][0] for t in tier_names],
-                                                     [tier_values[t][1] for t in tier_names])),
+            tasks=task_results[i], tiers=tier_results, score_per_token_v1=spt_v1,
         ))
     leaderboard = Leaderboard(
         settings=Settings(mode=mode, bootstrap=config.bootstrap, seed=config.seed, tasks=tuple(tasks)),
         models=tuple(models),
         tie_groups=tuple(tie_group(group, [ci_low[order[k]] for k in group]) for group in sig.tie_groups),
     )
-    pw = _pairwise(order, config.pairwise_top, ids, col, present, mode, memo)
-    rankings = task_rankings(leaderboard.models, tasks)
-    return LeaderboardResult(leaderboard, pw, {}, rankings, {e.id: e for e in evaluations})
+    return leaderboard, order
 
 
 def tie_group(positions: list[int], lows: list[float | None]) -> TieGroup:

@@ -1,5 +1,5 @@
 """Per-model and per-pair results kept between builds, so a rebuild computes only what changed
-(issue 16, after Lektor's and coverage.py's incremental builds).
+(after Lektor's and coverage.py's incremental builds).
 
 Two statistics are pure functions of a small part of the board, by design:
 
@@ -101,7 +101,7 @@ class Memo:
         return {f"{name}_keys": keys, f"{name}_values": values}
 
     @classmethod
-    def from_arrays(cls, width: int, keys: np.ndarray, values: np.ndarray) -> "Memo":
+    def from_arrays(cls, width: int, keys: np.ndarray, values: np.ndarray) -> Memo:
         if keys.ndim != 2 or values.shape != (len(keys), width):
             return cls(width)
         return cls(width, dict(zip((bytes(k) for k in keys), map(tuple, values.tolist()))))
@@ -117,7 +117,7 @@ class RankMemo:
     #: key: the two models' (alpha, beta, present) task rows -> (win rate, tasks shared)
     pairs: Memo = field(default_factory=lambda: Memo(2))
 
-    def fresh(self) -> "RankMemo":
+    def fresh(self) -> RankMemo:
         """What this build used, as the memo the next build will read."""
         return RankMemo(self.salt, Memo(2, dict(self.scores.used)), Memo(2, dict(self.pairs.used)))
 
@@ -134,7 +134,7 @@ class RankMemo:
         write_atomically(path, self.to_bytes())
 
     @classmethod
-    def load(cls, path: Path, salt: str) -> "RankMemo":
+    def load(cls, path: Path, salt: str) -> RankMemo:
         """The memo at `path` when its salt is `salt`; else (absent, damaged, other code or
         settings) an empty one: a memo only ever saves time."""
         try:

@@ -11,11 +11,9 @@ from typing import Sequence
 import numpy as np
 
 from .board import EvaluationRow, TaskResult
-from .records import quick_pickle
 from .significance import rank_ranges
 
 
-@quick_pickle
 @dataclass(frozen=True, slots=True)
 class TaskRanking:
     """One task's evaluations in order: by the point estimate (the interval's midpoint when

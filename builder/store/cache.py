@@ -5,7 +5,8 @@ reuses it while its sources are unchanged. The database holds two independent pa
 with its own fingerprint in the `meta` table (every input file's path and content, plus the
 code that shaped the tables):
 
-* the **points** part: `points/**` and `evals.json` (the points and evaluations tables);
+* the **points** part: `points/**`, `trials/**` and `evals.json` (the points and evaluations
+  tables), with the config aliases, which rename their models and tasks;
 * the **reported** part: `eee/**` and `cards/*.json`, with the settings that change what is
   stored (config aliases): the reported-results and card tables.
 
@@ -25,19 +26,20 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 import duckdb
 
+from ..cachekey import salted
 from ..config import SiteConfig
 from ..errors import InputError
 from ..resources import code_digest
 from ..sources.evals import read_evals
 from ..sources.points import POINT_SUFFIXES, describe_ignored, discover_point_files, ignored_point_files
 from .consistency import Mismatch, check_evals
-from .digests import FileDigests
 from .evaluations import ingest_evals
 from .ingest import ingest_points
+from .keys import PointAliases
 from .pointsdb import PointsDB
 from .reported import ReportedRead, read_reported, store_reported
 from .trialfiles import discover_trial_files
@@ -83,7 +85,7 @@ class StoreReport:
     points: int = 0
     point_files: int = 0
     warnings: list[str] = field(default_factory=list)
-    reported: dict = field(default_factory=dict)
+    reported: dict[str, Any] = field(default_factory=dict[str, Any])
     #: where evals.json and the points disagree (also among `warnings`; `--strict` fails)
     mismatches: list[Mismatch] = field(default_factory=list)
     #: files under points/ that were not read (wrong suffix), relative to the data directory
@@ -94,7 +96,7 @@ class StoreReport:
         return not self.ingested
 
 
-def source_entries(data_dir: Path, part: str) -> list[tuple[str, "os.DirEntry[str] | Path"]]:
+def source_entries(data_dir: Path, part: str) -> list[tuple[str, os.DirEntry[str] | Path]]:
     """The input files of one part of the store: (path relative to `data_dir`, its entry or
     path), in the order of their paths (as `pathlib` orders them: part by part)."""
     found: list[tuple[str, os.DirEntry[str] | Path]] = []
@@ -161,40 +163,42 @@ class Fingerprints:
         return self.points if part == POINTS else self.reported
 
 
-def fingerprints(data_dir: Path, salt: str = "", cache_dir: Path | None = None) -> Fingerprints:
+def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
     """Hash (relative path, content hash) of every source file of each part and the schema
-    code; `salt` (settings such as aliases) enters the reported part, the only one it shapes.
-    With `cache_dir`, the content hashes of files unchanged since the last call are
-    remembered there (digests.py) instead of read again."""
+    code; `salt` (settings such as aliases) enters both parts and each points file's digest
+    (aliases rename the models and tasks of points as of reported rows).
+    Every file is read and hashed on every build (about 0.1 s per 100 MB)."""
     code = hashlib.sha256(code_digest(*CODE_FOLDERS).encode())
     store_code = code.digest()
     point_files: dict[str, str] = {}
-    memo = FileDigests(cache_dir / f"digests-{data_key(data_dir)}.json" if cache_dir is not None else None)
 
     def part_hash(part: str, extra: str) -> str:
         h = code.copy()
         h.update(part.encode())
         for rel, entry in source_entries(data_dir, part):
-            content = memo.digest(entry, rel)
+            with Path(entry).open("rb") as handle:
+                content = hashlib.file_digest(handle, "sha256").digest()
             h.update(rel.encode())
             h.update(content)
             if part == POINTS:
-                point_files[rel] = hashlib.sha256(store_code + content).hexdigest()
+                point_files[rel] = hashlib.sha256(store_code + salt.encode() + content).hexdigest()
         h.update(extra.encode())
         return h.hexdigest()
 
-    found = Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt), point_files=point_files,
-                         code=store_code.hex())
-    memo.save()
-    return found
+    return Fingerprints(points=part_hash(POINTS, salt), reported=part_hash(REPORTED, salt), point_files=point_files,
+                        code=store_code.hex())
 
 
-def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None) -> dict:
+def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None,
+                       aliases: PointAliases | None = None) -> dict[str, Any]:
     """(Re)fill the points and evaluations tables; returns the part's ingest summary.
-    `digests` (`Fingerprints.point_files`) lets unchanged points files keep their rows."""
-    points = ingest_points(db, discover_point_files(data_dir) + discover_trial_files(data_dir), data_dir, digests)
+    `digests` (`Fingerprints.point_files`) lets unchanged points files keep their rows;
+    `aliases` rename models and tasks in the points and `evals.json` alike."""
+    aliases = aliases or PointAliases()
+    points = ingest_points(db, discover_point_files(data_dir) + discover_trial_files(data_dir), data_dir, digests,
+                           aliases)
     evals_path = data_dir / "evals.json"
-    entries = read_evals(evals_path) if evals_path.is_file() else []
+    entries = aliased_evals(read_evals(evals_path), aliases) if evals_path.is_file() else []
     ingest_evals(db, entries)
     mismatches = check_evals(db, entries, evals_path)
     ignored = ignored_point_files(data_dir)
@@ -207,17 +211,25 @@ def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] 
             "ignored": [p.relative_to(data_dir).as_posix() for p in ignored]}
 
 
+def aliased_evals(entries: list[dict[str, Any]], aliases: PointAliases) -> list[dict[str, Any]]:
+    """`evals.json` entries with their models renamed by the aliases; where two then name one
+    evaluation, the entry written under the name itself is kept (else the first)."""
+    if not aliases.models:
+        return entries
+    renamed = [{**e, "model": aliases.model(e["model"])} for e in entries]
+    own_name = sorted(range(len(entries)), key=lambda i: (entries[i]["model"] != renamed[i]["model"], i))
+    kept: dict[tuple[str, str, str], int] = {}
+    for i in own_name:
+        kept.setdefault((renamed[i]["model"], renamed[i]["template"], renamed[i]["sampler"]), i)
+    return [renamed[i] for i in sorted(kept.values())]
+
+
 def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool,
-                         read: ReportedRead | None = None) -> dict:
+                         read: ReportedRead | None = None) -> dict[str, Any]:
     """(Re)load the reported results and cards (`store.reported`); the JSON-able summary of
     what was read and skipped is kept with the cache, so a reused database still reports
     its skipped files. `read`: the files as the caller has read them already."""
     return store_reported(db, read if read is not None else read_reported(data_dir, config, strict)).to_summary()
-
-
-def data_key(data_dir: Path) -> str:
-    """Names one data directory's files in a cache directory that several may share."""
-    return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
 
 
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: SiteConfig,
@@ -238,8 +250,12 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     if not data_dir.is_dir():
         raise InputError(data_dir, "data directory not found")
     cache_dir.mkdir(parents=True, exist_ok=True)
-    target = cache_dir / f"pointsdb-{data_key(data_dir)}.duckdb"
-    want = known or fingerprints(data_dir, salt, cache_dir)
+    want = known or fingerprints(data_dir, salt)
+    # Named by the code that writes it, not by the data directory: the two builds of a pull
+    # request (base and head, two checkouts) share it, each re-ingesting only what differs.
+    # The name is salted with this machine's secret (cachekey.py), so a database made
+    # elsewhere and given the expected name is never opened.
+    target = cache_dir / f"pointsdb-{salted(want.code)}.duckdb"
     summaries, same_code = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
         return PointsDB(target, read_only=True), _report(_known(summaries), ingested=())
@@ -263,7 +279,8 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
             reading = reader.submit(read_reported, data_dir, config, strict) if REPORTED in stale else None
             for part in stale:
                 if part == POINTS:
-                    summaries[part] = ingest_points_part(db, data_dir, want.point_files)
+                    summaries[part] = ingest_points_part(db, data_dir, want.point_files, PointAliases.from_tables(
+                        config.model_aliases, config.benchmark_aliases))
                 else:
                     assert reading is not None
                     summaries[part] = ingest_reported_part(db, data_dir, config, strict, reading.result())
@@ -282,11 +299,11 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     return PointsDB(target, read_only=True), _report(_known(summaries), ingested=stale)
 
 
-def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict | None], bool]:
+def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict[str, Any] | None], bool]:
     """Each part's stored ingest summary when its fingerprint still matches, else None; and
     whether the cached database was written by the same store code (only then is it
     updated in place of a fresh one)."""
-    summaries: dict[str, dict | None] = dict.fromkeys(PART_SOURCES)
+    summaries: dict[str, dict[str, Any] | None] = dict[str, Any].fromkeys(PART_SOURCES)
     if not target.exists():
         return summaries, False
     try:
@@ -301,14 +318,14 @@ def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict 
     return summaries, same_code
 
 
-def _known(summaries: dict[str, dict | None]) -> dict[str, dict]:
+def _known(summaries: dict[str, dict[str, Any] | None]) -> dict[str, dict[str, Any]]:
     """The summaries once every part has one (after the check or the ingest)."""
     known = {part: summary for part, summary in summaries.items() if summary is not None}
     assert len(known) == len(summaries)
     return known
 
 
-def _report(summaries: dict[str, dict], ingested: tuple[str, ...]) -> StoreReport:
+def _report(summaries: dict[str, dict[str, Any]], ingested: tuple[str, ...]) -> StoreReport:
     points = summaries[POINTS]
     return StoreReport(ingested=ingested, points=points.get("points", 0), point_files=points.get("point_files", 0),
                        warnings=list(points.get("warnings", [])), reported=summaries[REPORTED],

@@ -40,7 +40,7 @@ _CARD_TYPES = {"card_id": np.int32, "position": np.int32, "level": np.uint8, "ag
 def card_tables(records: Iterable[CardRecord], aliases: Aliases) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
     """Columns for the four card tables, and card problems: a card with no usable key, or
     one describing the same benchmark as an earlier card (the earlier file wins)."""
-    rows: dict[str, list[tuple]] = {table: [] for table in CARD_TABLES}
+    rows: dict[str, list[tuple[Any, ...]]] = {table: [] for table in CARD_TABLES}
     problems: list[tuple[str, str]] = []
     claimed: dict[str, str] = {}
     for record in records:

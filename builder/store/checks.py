@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import duckdb
 
+from ..sources.limits import MAX_PARAMS, MAX_PARAMS_CHARS
 from ..sources.points import error_at
 from .pointsdb import fetch_as
 
@@ -19,8 +20,12 @@ PARAMS_CSV = '; in a CSV file quote the cell and double its quotes: "{""size"": 
 # the message shows, or None when the problem is between columns).
 ROW_CHECKS = [
     *[(f"{c} IS NULL OR trim({c}) = ''", f"'{c}' is empty", None) for c in ("model", "template", "sampler", "base_task")],
+    (f"length(params) > {MAX_PARAMS_CHARS}", f"'params' is longer than {MAX_PARAMS_CHARS:,} characters (the limit)",
+     None),
     ("params IS NULL OR NOT json_valid(params)", "'params' is not valid JSON", "params"),
     ("json_type(params::JSON) <> 'OBJECT'", "'params' must be a JSON object", "params"),
+    (f"len(json_keys(params::JSON)) > {MAX_PARAMS}",
+     f"'params' has more than {MAX_PARAMS} difficulty coordinates (the limit)", None),
     *[
         # Both casts must succeed: '0x10' or '0b1' cast to BIGINT but not to DOUBLE, and
         # a NULL comparison would let them through.

@@ -39,7 +39,7 @@ class Mismatch:
         return [self.path, self.line, self.problem]
 
     @classmethod
-    def from_json(cls, value: list[Any]) -> "Mismatch":
+    def from_json(cls, value: list[Any]) -> Mismatch:
         path, line, problem = value
         return cls(str(path), None if line is None else int(line), str(problem))
 

@@ -25,9 +25,10 @@ def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
         # NULL when not said: only ingest knows, and what it does not say was observed.
         "truncation_observed": [(e.get("observed") or {}).get("truncation") for e in rows],
         "tokens_observed": [(e.get("observed") or {}).get("tokens") for e in rows],
+        **{key: [e.get(key) for e in rows] for key in ("price_in", "price_out", "price_source", "price_date")},
     }
     types = {"groups": "VARCHAR[][]", "simulated": "BOOLEAN[]", "truncation_observed": "BOOLEAN[]",
-             "tokens_observed": "BOOLEAN[]"}
+             "tokens_observed": "BOOLEAN[]", "price_in": "DOUBLE[]", "price_out": "DOUBLE[]"}
     db.con.execute(
         "INSERT INTO evaluations SELECT "
         + ", ".join(f"unnest(?::{types.get(name, 'VARCHAR[]')})" for name in columns),

@@ -22,7 +22,9 @@ from typing import Any, Mapping, NamedTuple
 
 import duckdb
 
+from ..confined import checked_name
 from ..errors import InputError
+from ..sources.limits import MAX_LINE_BYTES, load_json
 from ..sources.points import (
     OPTIONAL,
     REQUIRED,
@@ -33,8 +35,10 @@ from ..sources.points import (
     where,
 )
 from ..sources.text import read_text
+from .canonical import canonicalise_params, clean_names
 from .checks import validate_staged
 from .evaluations import ingest_evals
+from .keys import PointAliases
 from .pointsdb import IDENTITY, PointsDB, fetch_as
 from .trialrows import check_clashes, is_trials_file, old_ingested_warning, stage_trials
 
@@ -65,12 +69,13 @@ class IngestReport:
 
 
 def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
-                  digests: Mapping[str, str] | None = None) -> IngestReport:
+                  digests: Mapping[str, str] | None = None, aliases: PointAliases | None = None) -> IngestReport:
     """Stage, validate and insert every points file; all-or-nothing.
 
     With `digests` ({path relative to `data_dir`: digest of its content and of the code
     that reads it}) a file whose digest is the one `point_files` recorded keeps its rows
-    from the last ingest and is not read again; the others are read as on a first ingest.
+    from the last ingest and is not read again; the others are read as on a first ingest
+    (the digests include the `aliases`, which rename models and tasks as rows are staged).
     An unchanged file was valid when it was stored (a bad file fails the ingest, and a
     failed ingest is never kept), so the first problem reported is the one a fresh ingest
     reports. Then one row per identity is chosen from all rows, in the current file
@@ -86,7 +91,8 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     fresh = [i for i, rel in enumerate(rels) if rel not in kept]
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
     con.execute("DELETE FROM trials WHERE source NOT IN (SELECT source FROM kept_files)")
-    _stage(con, files, rels, fresh)
+    report.warnings += _stage(con, files, rels, fresh)
+    (aliases or PointAliases()).rename_staged(con)
     # Which row an identity keeps can change only where rows go (changed and removed files)
     # or come (the staged ones): with files kept, only those identities are chosen again.
     if kept:
@@ -119,9 +125,9 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     return report
 
 
-def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> None:
-    """Stage, check, trim and canonicalise the files at `indices` (of `files`) in the temp
-    table `staged`, each row with its file's index in `files`."""
+def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> list[str]:
+    """Stage, check, trim, clean and canonicalise the files at `indices` (of `files`) in the
+    temp table `staged`, each row with its file's index in `files`; the warnings."""
     con.execute("DROP TABLE IF EXISTS staged")
     con.execute(
         """
@@ -158,10 +164,12 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], i
                         files[i], f"cannot read csv file: {_first_line(one)}") from None
             raise InputError(files[group[0]].parent, f"cannot read csv files: {_first_line(exc)}") from None
     validate_staged(con, files)
+    warnings = clean_names(con, files)
     # Surrounding spaces are typing noise, not a different model or task.
     con.execute("UPDATE staged SET model = trim(model), template = trim(template), "
                 "sampler = trim(sampler), base_task = trim(base_task)")
-    _canonicalise_params(con)
+    canonicalise_params(con, files)
+    return warnings
 
 
 def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport,
@@ -272,7 +280,9 @@ def _stage_csv_group(con: duckdb.DuckDBPyConnection, header: tuple[str, ...], pa
     Rows keep their file and line order (DuckDB preserves insertion order), so a row's
     number in its file is its global position minus the file's first position.
     """
-    names = {str(p): (i, rel) for p, i, rel in zip(paths, indices, rels)}
+    # DuckDB opens the files itself: it is given each file's real name once the file has
+    # been found to be a regular file inside its folder (confined.py), so it follows no link.
+    names = {checked_name(p): (i, rel) for p, i, rel in zip(paths, indices, rels)}
     con.execute(
         "CREATE OR REPLACE TEMP TABLE csv_files AS "
         "SELECT unnest(?::VARCHAR[]) AS filename, unnest(?::INTEGER[]) AS file_idx, unnest(?::VARCHAR[]) AS source",
@@ -292,7 +302,7 @@ def _stage_csv_group(con: duckdb.DuckDBPyConnection, header: tuple[str, ...], pa
                             delim = ',', quote = '"', escape = '"', filename = true)) r
         JOIN csv_files f USING (filename)
         """,
-        [[str(p) for p in paths]],
+        [list(names)],
     )
     con.execute("DROP TABLE csv_files")
 
@@ -301,11 +311,11 @@ def _stage_jsonl(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str)
     # Parsed in Python: a bad line must be reported by its line number, which DuckDB's
     # JSON reader does not give. The rows then go to DuckDB in one columnar insert.
     rows: list[dict[str, Any]] = []
-    for line_no, line in enumerate(read_text(path).split("\n"), start=1):
+    for line_no, line in enumerate(read_text(path, max_line=MAX_LINE_BYTES).split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = load_json(line, path, line_no)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"invalid JSON ({exc.msg})", line=line_no) from None
         if not isinstance(obj, dict):
@@ -349,7 +359,8 @@ def _insert_rows(con: duckdb.DuckDBPyConnection, idx: int, rel: str, rows: list[
 
 
 def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: str) -> None:
-    described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
+    real = checked_name(path)  # DuckDB opens it: the real name of a file inside its folder
+    described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [real]).fetchall()
     types = {name: typ for name, typ, *_ in described}
     check_columns(path, list(types), line=None)
 
@@ -372,21 +383,5 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, idx: int, path: Path, rel: st
                {as_list('tiers')}, {as_list('groups')}
         FROM read_parquet(?)
         """,
-        [idx, rel, str(path)],
+        [idx, rel, real],
     )
-
-
-def _canonicalise_params(con: duckdb.DuckDBPyConnection) -> None:
-    """Rewrite `params` as canonical JSON (sorted keys, compact) so identity is textual.
-
-    There are few distinct difficulty coordinates, so this is done once per distinct
-    text in Python (json.dumps with sort_keys) and joined back in SQL.
-    """
-    distinct = [r[0] for r in con.execute("SELECT DISTINCT params FROM staged").fetchall()]
-    mapping = [json.dumps(json.loads(p), sort_keys=True, separators=(",", ":"), ensure_ascii=False) for p in distinct]
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE canonical AS SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS canon",
-        [distinct, mapping],
-    )
-    con.execute("UPDATE staged SET params = canonical.canon FROM canonical WHERE staged.params = canonical.raw")
-    con.execute("DROP TABLE canonical")

@@ -9,7 +9,9 @@ every value is a bound parameter, so no data is ever formatted into SQL.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
 
@@ -52,6 +54,18 @@ def load_sql(name: str) -> str:
     return (SQL_DIR / name).read_text(encoding="utf-8")
 
 
+_NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+
+
+@cache
+def named_statements(name: str) -> tuple[str, dict[str, str]]:
+    """A SQL file of named statements: the part before the first `-- name: x` line (tables or
+    macros to create first), and each statement by its name."""
+    parts = _NAME.split(load_sql(name))
+    rest = parts[1:]
+    return parts[0], {rest[i]: rest[i + 1].strip() for i in range(0, len(rest), 2)}
+
+
 Record = TypeVar("Record")
 
 
@@ -61,9 +75,10 @@ def record_fields(record: type) -> tuple[str, ...]:
     return named if named is not None else tuple(f.name for f in dataclasses.fields(record))
 
 
-def picker(description: Sequence[Sequence[Any]] | None, record: type, query: str = "query") -> Callable[[tuple], tuple]:
+def picker(description: Sequence[Sequence[Any]] | None, record: type,
+           query: str = "query") -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     """A function taking a result row to `record`'s field values, each from the column of
-    the field's name (issue 12: reordering a statement's columns cannot move a value to
+    the field's name (reordering a statement's columns cannot move a value to
     another field, and a missing column is an error, not a shifted row)."""
     at = {d[0]: i for i, d in enumerate(description or ())}
     fields = record_fields(record)
@@ -134,7 +149,7 @@ class PointsDB:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> "PointsDB":
+    def __enter__(self) -> PointsDB:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -164,7 +179,8 @@ class PointsDB:
                    coalesce(e.generation_args, '{}') AS generation_args, e.harness,
                    coalesce(e.simulated, false) AS simulated,
                    coalesce(e.truncation_observed, true) AS truncation_observed,
-                   coalesce(e.tokens_observed, true) AS tokens_observed
+                   coalesce(e.tokens_observed, true) AS tokens_observed,
+                   e.price_in, e.price_out, e.price_source, e.price_date
             FROM (SELECT DISTINCT model, template, sampler FROM points) p
             LEFT JOIN evaluations e USING (model, template, sampler)
             ORDER BY p.model, p.template, p.sampler

@@ -73,7 +73,7 @@ class ReportedLoad:
     #: (path under the data directory as given, reason) per unusable file, EEE files first.
     problems: tuple[tuple[str, str], ...] = ()
 
-    def to_summary(self) -> dict:
+    def to_summary(self) -> dict[str, Any]:
         """A JSON-able summary (kept with the PointsDB cache)."""
         return {"records": self.records, "results": self.results, "cards": self.cards,
                 "dropped": self.dropped, "problems": [list(p) for p in self.problems]}
@@ -105,12 +105,12 @@ class RowColumns:
 
     def __init__(self, first_row_id: int = 0) -> None:
         self.first_row_id = first_row_id
-        self.rows: list[tuple] = []
+        self.rows: list[tuple[Any, ...]] = []
 
     def __len__(self) -> int:
         return len(self.rows)
 
-    def add(self, record_part: tuple, result_part: tuple) -> None:
+    def add(self, record_part: tuple[Any, ...], result_part: tuple[Any, ...]) -> None:
         self.rows.append((self.first_row_id + len(self.rows), *result_part, *record_part))
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -127,7 +127,7 @@ class RowColumns:
 
 def record_part(*, own: bool, source_path: str | None, evaluation_id: str | None, schema_version: str | None,
                 model_id: str, aliases: Aliases, organization: Any, relationship: Any, source_type: Any,
-                harness: Any, harness_version: Any) -> tuple:
+                harness: Any, harness_version: Any) -> tuple[Any, ...]:
     """The `RECORD_COLUMNS` values (section 2 keys, section 3 levels, section 6 rho)."""
     return (
         own, source_path, evaluation_id, schema_version, model_id, aliases.model(model_id),
@@ -142,7 +142,7 @@ def record_part(*, own: bool, source_path: str | None, evaluation_id: str | None
 def result_part(*, index: int | None, benchmark_name: str, evaluation_name: str | None, bench: str,
                 slice_key: str | None, metric_name: str | None, unit: Any, min_score: float | None,
                 max_score: float | None, score: float, args: Mapping[str, Any], scaffold: Any,
-                setup: tuple | None = None) -> tuple:
+                setup: tuple[Any, ...] | None = None) -> tuple[Any, ...]:
     """The `RESULT_COLUMNS` values (keys, range inputs, levels and canonical setup);
     `setup` is `setup_part(args, scaffold)` when the caller has it already."""
     return (
@@ -154,7 +154,7 @@ def result_part(*, index: int | None, benchmark_name: str, evaluation_name: str 
     )
 
 
-def setup_part(args: Mapping[str, Any], scaffold: Any) -> tuple:
+def setup_part(args: Mapping[str, Any], scaffold: Any) -> tuple[Any, ...]:
     """The last `RESULT_COLUMNS`: the levels and canonical setup of one result's generation
     arguments (the same for every task of one of the leaderboard's own evaluations)."""
     return (
@@ -192,7 +192,7 @@ class ReportedRead:
 
     rows: RowColumns
     #: (source path, index, model id, benchmark, reason) of each result left out
-    dropped: list[tuple]
+    dropped: list[tuple[Any, ...]]
     card_rows: dict[str, dict[str, Any]]
     load: ReportedLoad
 
@@ -214,7 +214,7 @@ def read_reported(data_dir: Path, config: SiteConfig, strict: bool) -> ReportedR
         path, reason = problems[0]
         raise InputError(path, reason)
     rows = RowColumns()
-    dropped: list[tuple] = []
+    dropped: list[tuple[Any, ...]] = []
     for record in eee.records:
         add_record(rows, dropped, record, aliases)
     return ReportedRead(rows, dropped, card_rows, ReportedLoad(
@@ -234,7 +234,7 @@ def store_reported(db: PointsDB, read: ReportedRead) -> ReportedLoad:
     return read.load
 
 
-def add_record(rows: RowColumns, dropped: list[tuple], record: EEERecord, aliases: Aliases) -> None:
+def add_record(rows: RowColumns, dropped: list[tuple[Any, ...]], record: EEERecord, aliases: Aliases) -> None:
     """Add one record's usable results to `rows`; the others go to `dropped` with a reason
     (source path, index, model id, benchmark, reason)."""
     model_id = (record.model_id or record.model_name or "").strip()
@@ -286,10 +286,10 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
     dropped = 0
     # An evaluation's tasks share its record part and setup: made once per evaluation (the
     # memo keeps the arguments it was made from, so an equal key means equal inputs).
-    shared_of: dict[tuple, tuple] = {}
+    shared_of: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     # A task's benchmark key and the result columns before the score are the same in every
     # evaluation (the metric, range and names are the task's): made once per task.
-    task_of: dict[str, tuple[str, tuple]] = {}
+    task_of: dict[str, tuple[str, tuple[Any, ...]]] = {}
     rows = columns.rows
     next_id = first_row_id
     for own in sorted(own_rows, key=lambda o: (o.evaluation_id, o.task)):

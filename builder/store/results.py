@@ -20,11 +20,11 @@ from .pointsdb import PointsDB, load_sql, record_fields
 
 SQL_FILE = "results.sql"
 TABLES = ("reported_rows", "reported_dropped", "cards", "card_keys", "card_fields", "card_risks")
-#: Where `insert()` may write: the persistent tables and three per-build temporary tables.
-INSERTABLE = (*TABLES, "own_rows", "completeness_catalogue", "signal_scope")
+#: Where `insert()` may write: the persistent tables and two per-build temporary tables.
+INSERTABLE = (*TABLES, "own_rows", "completeness_catalogue")
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
-Record = TypeVar("Record", bound=tuple)
+Record = TypeVar("Record", bound=tuple[Any, ...])
 
 
 class TripleDetail(NamedTuple):
@@ -140,6 +140,30 @@ class BenchmarkOverview(NamedTuple):
     agentic: bool
     reported_name: str | None
     n_rows: int
+    n_triples: int
+
+
+class CorpusTriples(NamedTuple):
+    """The one row of `corpus_triples`: rollups over every triple (rates None when nothing
+    is counted; the five missingness rates are named for their field)."""
+
+    triples: int
+    gap_rate: float | None
+    temperature: float | None
+    max_tokens: float | None
+    harness: float | None
+    eval_plan: float | None
+    eval_limits: float | None
+    agentic_triples: int
+    first_party_only: int
+    multi_party: int
+    compared: int
+    variant_flagged: int
+    variant_within: int
+    cross_flagged: int
+    cross_within: int
+    flagged: int
+    within: int
 
 
 class BenchmarkCompleteness(NamedTuple):
@@ -213,13 +237,13 @@ class ResultsStore:
         else:
             self.con.execute(statement(name))
 
-    def fetch(self, name: str, params: Mapping[str, Any] | None = None) -> list[tuple]:
+    def fetch(self, name: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Rows of a named query."""
         if params:
             return self.con.execute(statement(name), dict(params)).fetchall()
         return self.con.execute(statement(name)).fetchall()
 
-    def columns(self, name: str, params: Mapping[str, Any] | None = None) -> tuple[dict[str, int], list[tuple]]:
+    def columns(self, name: str, params: Mapping[str, Any] | None = None) -> tuple[dict[str, int], list[tuple[Any, ...]]]:
         """({column name: position}, rows) of a named query, for callers that pick columns by name."""
         cursor = self.con.execute(statement(name), dict(params)) if params else self.con.execute(statement(name))
         rows = cursor.fetchall()

@@ -86,11 +86,24 @@ class TokensRecorded(NamedTuple):
     recorded: bool
 
 
+class RunCounts(NamedTuple):
+    """What one run contributed: its line's samples x epochs, partial and replaced trials."""
+
+    run_idx: int
+    samples: int
+    epochs: int
+    trials: int
+    partial: int
+    replaced: int
+
+
 @dataclass(frozen=True)
 class Summed:
     points: list[Point]
     no_credit: list[NoCredit]
     replaced: int
+    #: By run id; a run with no kept trial (skipped, or empty) has none.
+    runs: dict[int, RunCounts]
 
 
 class TrialStore:
@@ -224,4 +237,5 @@ class TrialStore:
         points = [Point(m, t, s, task, params, int(n), int(c), int(tr), float(g), int(tok), int(p))
                   for m, t, s, task, params, n, c, tr, g, tok, p in map(picker(cur.description, Point, "points"),
                                                                           cur.fetchall())]
-        return Summed(points=points, no_credit=no_credit, replaced=int(replaced))
+        runs = {r.run_idx: r for r in fetch_as(self.con.execute(_sql("run_counts")), RunCounts, "run_counts")}
+        return Summed(points=points, no_credit=no_credit, replaced=int(replaced), runs=runs)

@@ -32,6 +32,39 @@
     return /\bnum\b/.test(header.className) ? "descending" : "ascending";
   }
 
+  // The reader's filters and sort live in the URL fragment ("#q=llama&family=family%3Allama
+  // &sort=ReasonScore%3Adescending"), so a filtered view is a link, from file:// too (a
+  // fragment needs no server). The pager's links carry it to the other pages.
+  function readState() {
+    var state = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      if (!part || part.indexOf("=") === -1) { return; }
+      var at = part.indexOf("=");
+      try {
+        state[decodeURIComponent(part.slice(0, at))] = decodeURIComponent(part.slice(at + 1).replace(/\+/g, " "));
+      } catch (e) { /* a malformed fragment is ignored */ }
+    });
+    return state;
+  }
+
+  var currentState = {};
+
+  function writeState(changes) {
+    Object.keys(changes).forEach(function (key) {
+      if (changes[key]) { currentState[key] = changes[key]; } else { delete currentState[key]; }
+    });
+    var text = Object.keys(currentState).sort().map(function (key) {
+      return encodeURIComponent(key) + "=" + encodeURIComponent(currentState[key]);
+    }).join("&");
+    var url = location.href.replace(/#.*$/, "") + (text ? "#" + text : "");
+    if (history.replaceState) {
+      try { history.replaceState(null, "", url); } catch (e) { /* some file:// pages refuse */ }
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("nav.pager a"), function (a) {
+      a.setAttribute("href", a.getAttribute("href").replace(/#.*$/, "") + (text ? "#" + text : ""));
+    });
+  }
+
   function sortTable(table, header, direction) {
     var descending = direction === "descending";
     var index = header.cellIndex;
@@ -51,6 +84,15 @@
     }
     var select = table.sortSelect;
     if (select) { select.value = index + ":" + direction; }
+    var change = {};
+    change[sortKey(table)] = columnName(header) + ":" + direction;
+    writeState(change);
+  }
+
+  // The leaderboard's and the matrix's order is "sort" in the URL; another table's is named
+  // after its id, so a page with several tables restores each one's own.
+  function sortKey(table) {
+    return table.id === "leaderboard" || table.id === "matrix" ? "sort" : "sort-" + (table.id || "table");
   }
 
   function columnName(header) {
@@ -116,7 +158,13 @@
       var button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
-      while (header.firstChild) { button.appendChild(header.firstChild); }
+      if (header.querySelector("a")) {
+        // A heading that links elsewhere (a task's page) keeps its link; the sort button
+        // beside it is named for the column (a control inside a link is not operable).
+        button.setAttribute("aria-label", "Sort by " + columnName(header));
+      } else {
+        while (header.firstChild) { button.appendChild(header.firstChild); }
+      }
       header.appendChild(button);
       button.addEventListener("click", function () {
         var now = header.getAttribute("aria-sort");
@@ -131,22 +179,63 @@
     var table = document.getElementById(form.getAttribute("data-filter-for"));
     var input = form.querySelector("input[type=search]");
     var status = form.querySelector("[data-filter-status]");
+    var menus = Array.prototype.slice.call(form.querySelectorAll("select[data-facet]"));
     if (!table || !input) { return; }
     form.hidden = false;
     form.addEventListener("submit", function (event) { event.preventDefault(); });
-    input.addEventListener("input", function () {
+    function apply(record) {
       var needle = input.value.trim().toLowerCase();
+      var chosen = menus.filter(function (m) { return m.value; }).map(function (m) { return "|" + m.value + "|"; });
       var rows = table.querySelectorAll("tr[data-row]");
       var shown = 0;
       Array.prototype.forEach.call(rows, function (row) {
-        var match = !needle || (row.getAttribute("data-row") || "").indexOf(needle) !== -1;
+        var groups = row.getAttribute("data-groups") || "";
+        var match = (!needle || (row.getAttribute("data-row") || "").indexOf(needle) !== -1) &&
+          chosen.every(function (g) { return groups.indexOf(g) !== -1; });
         row.hidden = !match;
         if (match) { shown += 1; }
       });
-      table.setAttribute("data-filtered", needle ? "yes" : "no");
-      if (status) { status.textContent = shown + " of " + rows.length + " rows shown"; }
+      var filtered = needle || chosen.length;
+      table.setAttribute("data-filtered", filtered ? "yes" : "no");
+      if (status) { status.textContent = filtered ? shown + " of " + rows.length + " rows shown" : ""; }
       showElsewhere(form, needle);
-    });
+      if (record) {
+        var changes = { q: input.value.trim() };
+        menus.forEach(function (m) { changes[m.name] = m.value; });
+        writeState(changes);
+      }
+    }
+    input.addEventListener("input", function () { apply(true); });
+    menus.forEach(function (m) { m.addEventListener("change", function () { apply(true); }); });
+    // A view restored from the URL: the same filters, applied before the reader sees the rows
+    // (on load, and when the fragment changes: a link to another view of this page).
+    function restore() {
+      var state = currentState;
+      input.value = state.q || "";
+      menus.forEach(function (m) {
+        var wanted = state[m.name] || "";
+        var known = Array.prototype.some.call(m.options, function (o) { return o.value === wanted; });
+        m.value = known ? wanted : "";
+      });
+      apply(false);
+    }
+    restorers.push(restore);
+    if (Object.keys(currentState).length) { restore(); }
+  }
+
+  var restorers = [];
+
+  function restoreSort(table) {
+    var wanted = currentState[sortKey(table)];
+    if (!wanted) { return; }
+    var at = wanted.lastIndexOf(":");
+    var name = wanted.slice(0, at);
+    var direction = wanted.slice(at + 1);
+    if (direction !== "ascending" && direction !== "descending") { return; }
+    var headers = table.querySelectorAll("thead th[data-sortable]");
+    for (var h = 0; h < headers.length; h++) {
+      if (columnName(headers[h]) === name) { sortTable(table, headers[h], direction); return; }
+    }
   }
 
   // Matches on the other pages of a paginated leaderboard, from the search index
@@ -260,8 +349,22 @@
   }
 
   function start() {
+    currentState = readState();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), setUpSorting);
     Array.prototype.forEach.call(document.querySelectorAll("form[data-filter-for]"), setUpFilter);
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), function (table) {
+      restorers.push(function () { restoreSort(table); });
+      restoreSort(table);
+    });
+    if (Object.keys(currentState).length) { writeState({}); }
+    window.addEventListener("hashchange", function () {
+      // A fragment naming a row ("#m-...") is an anchor, not a view: left alone.
+      var state = readState();
+      if (!Object.keys(state).length && !Object.keys(currentState).length) { return; }
+      currentState = state;
+      restorers.forEach(function (restore) { restore(); });
+      writeState({});
+    });
     drawCharts();
   }
 

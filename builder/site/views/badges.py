@@ -5,8 +5,7 @@ so colour is never the only cue and N/A never reads like "no divergence" (EVALCA
 from __future__ import annotations
 
 import re
-import sys
-from functools import lru_cache
+from functools import cache
 from typing import Iterable
 
 from ...signals import TripleSignals
@@ -17,11 +16,7 @@ from ..markdown import render_markdown
 from .base import Badge
 from .cards import DivergenceView
 
-# The caches below are unbounded (their keys are a corpus's few thousand distinct values):
-# an evicted entry would be made again as a new, equal object, and whether two rows of one
-# page share an object changes that page's pickled view model, so its reuse digest
-# (site/reuse.py). Unbounded, the sharing is the same whichever process makes the page
-# and in whatever order.
+# The caches below are unbounded: their keys are a corpus's few thousand distinct values.
 
 
 def median_of(values: Iterable[float]) -> float | None:
@@ -32,7 +27,7 @@ def median_of(values: Iterable[float]) -> float | None:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-@lru_cache(maxsize=None)
+@cache
 def collection(path: str | None) -> str:
     """The EEE collection of a record path: `eee/helm_lite/org/model/x.json` -> `EEE helm_lite`."""
     if not path:
@@ -52,7 +47,7 @@ def score_text(score: float, unit: str | None) -> str:
     return text + (" %" if unit == "percent" else "")
 
 
-@lru_cache(maxsize=None)
+@cache
 def row_repro_badge(missing: tuple[str, ...], required: tuple[str, ...]) -> Badge:
     """A result row's R badge (a few dozen distinct ones across a corpus: made once each)."""
     if missing:
@@ -68,7 +63,7 @@ def provenance_badge(triple: TripleSignals) -> Badge:
                        tuple(sorted(prov.relationships)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def provenance(first_party_only: bool, multi_party: bool, parties: tuple[str, ...],
                 relationships: tuple[str, ...]) -> Badge:
     """A triple's P badge, made once per distinct provenance (parties and relationships)."""
@@ -91,7 +86,7 @@ def comparability_badge(c: Comparability) -> Badge:
     return not_checked(c.cross_party.not_applicable_reason or c.variant.not_applicable_reason or "nothing to compare")
 
 
-@lru_cache(maxsize=None)
+@cache
 def not_checked(reason: str) -> Badge:
     """The X badge of a triple with nothing to compare: most triples, a handful of reasons."""
     return Badge("X", "Comparability", "na", "not checked", f"not checked: {reason}")
@@ -105,10 +100,8 @@ def checks_summary(c: Comparability, flagged_only: bool) -> str:
 
 
 def divergence(d: Divergence) -> DivergenceView:
-    # `basis` is one of three words: interned, so every view holds the same object whichever
-    # triples' objects the signals share (a page's digest depends on values only, reuse.py).
     return DivergenceView(
-        status=d.status, summary=d.summary, basis=sys.intern(d.basis), threshold=fmt.percent(d.threshold, 0),
+        status=d.status, summary=d.summary, basis=d.basis, threshold=fmt.percent(d.threshold, 0),
         spread=fmt.percent(d.spread) if d.spread is not None else fmt.MISSING,
         differing=tuple(d.differing_text),
     )

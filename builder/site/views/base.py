@@ -28,11 +28,9 @@ class BandView:
     high: float | None = None
 
     @classmethod
-    def of(cls, scale: str, band: Band | None) -> "BandView | None":
+    def of(cls, scale: str, band: Band | None) -> BandView | None:
         """The one view of `band` on `scale` (a page shows a band for each of its ~40
-        intervals, and a build has a dozen bands): made once, then shared, by value, so a
-        page's pickled view model, hence its digest (site/reuse.py), is the same whichever
-        process makes it first, and a long-lived process (`serve`) keeps one per band."""
+        intervals, and a build has a dozen bands): made once, then shared."""
         if band is None:
             return None
         view = _BAND_VIEWS.get((scale, band))
@@ -41,7 +39,7 @@ class BandView:
         return view
 
     @classmethod
-    def of_band(cls, scale: str, band: Band) -> "BandView":
+    def of_band(cls, scale: str, band: Band) -> BandView:
         return cls(scale, band.key, band.label, band.text, band.low, band.high)
 
     @property
@@ -77,9 +75,6 @@ class Interval:
     def _fmt(self) -> Callable[[float | None], str]:
         return fmt.score if self.scale == "score" else fmt.probability
 
-    # Not cached: a cached value would be stored on the instance, and whether a page's
-    # interval already carried it (a page rendered earlier in the same worker printed it)
-    # would change the page's pickled view model, so its reuse digest (reuse.py).
     @property
     def text(self) -> str:
         return f"{self._fmt(self.center)} ± {self._fmt(self.margin)}"
@@ -240,21 +235,14 @@ class Deferred:
     they are made on every core, and each page is dropped once written, so no process
     holds them all (the parts several pages share, such as a result row's view, stay
     cached in the process that made them). What must be known before any page is made is
-    known without making it: the output path and template (the writer's path checks,
-    reuse.py's shared inputs) and whether the page draws a chart (the chart assets are
-    written first). `page()` checks that the page made agrees with them.
+    known without making it: the output path and template (the writer's path checks) and
+    whether the page draws a chart (the chart assets are written first). `page()` checks that the page made agrees with them.
     """
 
     path: str
     template: str
     make: Callable[[], Page]
     charts: bool = False
-    #: Everything the page is made from, named without making it (the model and the
-    #: result rows pages: statistics as computed, and signals/memo.py's digests of the
-    #: rows they list), or None. A page whose key (the digest of this) is the one recorded
-    #: with its file is kept without being made (reuse.py); computed by the process that
-    #: renders the page.
-    key: Callable[[], object | None] | None = None
 
     def page(self) -> Page:
         page = self.make()

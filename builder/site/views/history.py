@@ -18,7 +18,7 @@ MOVES = {GAIN: "significantly up", DROP: "significantly down", None: ""}
 
 @dataclass(frozen=True)
 class HistoryRow:
-    #: the release's name, or "this build"
+    #: the release's name ("r3 to r9" for releases with the same score and rank), or "this build"
     label: str
     date: str
     #: the release's board, "" for this build
@@ -36,18 +36,39 @@ class HistoryView:
     significant: int
 
 
+def _spans(points: tuple[HistoryPoint, ...]) -> list[list[HistoryPoint]]:
+    """Consecutive releases with the same score and rank, as one span each (a model that
+    did not move for thirty releases is one row, not thirty)."""
+    spans: list[list[HistoryPoint]] = []
+    for p in points:
+        last = spans[-1][-1] if spans else None
+        if last is not None and p.release is not None and p.move is None and \
+                (last.center, last.margin, last.ci_low, last.ci_high, last.rank) == \
+                (p.center, p.margin, p.ci_low, p.ci_high, p.rank):
+            spans[-1].append(p)
+        else:
+            spans.append([p])
+    return spans
+
+
 def history_view(points: tuple[HistoryPoint, ...], label: str) -> HistoryView | None:
     """The history of one evaluation, oldest first; None when it was in no release."""
     if not points:
         return None
-    rows = tuple(HistoryRow(
-        label=p.release if p.release is not None else "this build", date=p.date or fmt.MISSING,
-        path=board_path(p.release) if p.release is not None else "",
-        interval=Interval(p.center, p.margin, p.ci_low, p.ci_high, "score"),
-        rank=str(p.rank) if p.rank is not None else "unranked", move=MOVES[p.move]) for p in points)
+    rows = []
+    for span in _spans(points):
+        first, last = span[0], span[-1]
+        name = first.release if first.release is not None else "this build"
+        date = first.date or fmt.MISSING
+        if len(span) > 1:
+            name, date = f"{first.release} to {last.release}", f"{first.date} to {last.date}"
+        rows.append(HistoryRow(
+            label=name, date=date, path=board_path(first.release) if first.release is not None else "",
+            interval=Interval(first.center, first.margin, first.ci_low, first.ci_high, "score"),
+            rank=str(first.rank) if first.rank is not None else "unranked", move=MOVES[first.move]))
     chart = Chart(kind="history", id="history-chart", twin="history-table",
                   label=f"ReasonScore of {label} with its 95% interval at each of {len(rows)} points in time",
                   rows=tuple({"label": r.label, "order": n, "low": r.interval.low, "high": r.interval.high,
                               "center": r.interval.center, "text": r.interval.text, "move": r.move or "no significant move"}
                              for n, r in enumerate(rows)))
-    return HistoryView(rows=rows, chart=chart, significant=sum(1 for r in rows if r.move))
+    return HistoryView(rows=tuple(rows), chart=chart, significant=sum(1 for r in rows if r.move))

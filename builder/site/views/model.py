@@ -6,15 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...stats.board import EvaluationRow, ModeEstimate
+from ...stats.cost import evaluation_cost
 from ...stats.verdicts import PairedResult
 from ...vocabulary import MODES
 from .. import format as fmt
 from ..charts import Chart
 from ..urls import page_path
+from . import premises
+from .analyses import ModelAnalyses, model_analyses
 from .base import BandView, Interval, Page, Ref, p_text, paired_number
 from .cards import ReportedResults
+from .cost import CostView, cost_view
 from .history import HistoryView, history_view
-from .rows import Context, ModelRow
+from .rows import Context, ModelRow, score_interval
 
 #: Nearest neighbours (each side) whose win rates a model page shows.
 NEIGHBOURS = 3
@@ -88,6 +92,17 @@ class Setting:
 
 
 @dataclass(frozen=True)
+class BoardStanding:
+    """Where an evaluation stands on one board: its rank and score there, or what it misses."""
+
+    board: Ref
+    rank_text: str
+    score: Interval | None
+    missing: tuple[str, ...]
+    tasks: int
+
+
+@dataclass(frozen=True)
 class ModelPage(Page):
     row: ModelRow
     hf_id: str | None
@@ -98,6 +113,8 @@ class ModelPage(Page):
     groups: tuple[str, ...]
     task_results: tuple[TaskResult, ...]
     chart: Chart | None
+    #: What 0 means on the per-task chart (`premises.chance_note`).
+    chance: str
     tiers: tuple[TierRow, ...]
     score_per_token_v1: str | None
     neighbours: tuple[Neighbour, ...]
@@ -111,12 +128,21 @@ class ModelPage(Page):
     #: models it may be tied with.
     board: str = "index.html"
     modes: tuple[str, ...] = MODES
+    #: Its standing on every board (PRODUCT.md "Boards"), the front page's first.
+    boards: tuple[BoardStanding, ...] = ()
+    #: How many of the front page board's tasks it has (its score there is over these).
+    board_tasks_present: int = 0
     #: Its score across the project's releases and this build; None when in no release.
     history: HistoryView | None = None
+    #: Its prices and what its run cost; None when evals.json gives no price.
+    cost: CostView | None = None
+    #: Compression, token hazard and budget sweep, for an evaluation with per-sample trials.
+    analyses: ModelAnalyses | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
-        return tuple(c for c in (self.chart, self.history.chart if self.history else None) if c is not None)
+        own = tuple(c for c in (self.chart, self.history.chart if self.history else None) if c is not None)
+        return own + (self.analyses.charts if self.analyses else ())
 
 
 @dataclass(frozen=True)
@@ -136,7 +162,7 @@ class ModelGroupPage(Page):
     """`models/<model>.html` of a model with several evaluations (template/sampler pairs).
 
     Its address depends on the model name only: adding or removing an evaluation changes
-    what it lists, never where it is, so links to a model keep working (issue 15, item 4).
+    what it lists, never where it is, so links to a model keep working.
     Each evaluation has its own page under it.
     """
 
@@ -171,11 +197,11 @@ def model_groups(ctx: Context) -> list[ModelGroupPage]:
     return pages
 
 
-def draws_chart(m: EvaluationRow, history: object = ()) -> bool:
+def draws_chart(m: EvaluationRow, history: object = (), has_analyses: bool = False) -> bool:
     """Whether the model page of `m` draws a chart: when it lists a task result, i.e. a
-    task with an interval, or has a history across releases. Known before the page is
-    made (`Deferred`)."""
-    return bool(history) or any(t.has_interval for t in m.tasks.values())
+    task with an interval, has a history across releases, or per-sample analyses. Known
+    before the page is made (`Deferred`)."""
+    return bool(history) or has_analyses or any(t.has_interval for t in m.tasks.values())
 
 
 def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> ModelPage:
@@ -193,7 +219,8 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
             tokens_per_trial=(t.tokens / total) if total and t.tokens is not None else None,
             truncation_rate=(t.truncated / total) if total else None,
             modes=_mode_values(t.modes),
-            truncation_note=row.truncation_note, tokens_note=row.tokens_note,
+            truncation_note=premises.truncation_note(e, [t]),
+            tokens_note=premises.task_tokens_note(row.tokens_note, t),
         ))
     chart = None
     if task_results:
@@ -215,25 +242,36 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         row=row, hf_id=e.hf_id, organization=e.organization, relationship=e.relationship,
         harness=e.harness, settings=settings, groups=e.groups,
         task_results=tuple(task_results), chart=chart, tiers=tiers,
+        chance=premises.chance_note((task, t) for task, t in m.tasks.items() if t.has_interval),
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
         min_samples=ctx.results.comparisons.min_samples,
-        board=ctx.board_page(m.id), history=history_view(ctx.results.history.get(m.id, ()), row.label),
+        board=ctx.board_page(m.id), boards=board_standings(ctx, m.id),
+        board_tasks_present=len(ctx.results.leaderboard.settings.tasks) - len(m.missing_tasks),
+        history=history_view(ctx.results.history.get(m.id, ()), row.label),
+        cost=cost_view(evaluation_cost(m)),
+        analyses=_analyses(ctx, m.id, row.label),
     )
 
 
-def model_page_key(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> tuple[object, ...] | None:
-    """Everything `model_page(ctx, m, parent)` is made from, named without making it, for
-    `Deferred.key` (site/reuse.py): the statistics of the evaluation as computed (its
-    evaluation's facts, task results and tiers), its leaderboard row, its neighbours' win
-    rates with their labels, pages and ranks, its group page and leaderboard page, the
-    tasks' pages, and its reported results (`Cards.reported_key`). None when the signals
-    give no digests."""
-    reported = ctx.cards.reported_key(m.id)
-    if reported is None:
-        return None
-    return (m, ctx.rows[m.id], _neighbours(ctx, m.id), parent, ctx.board_page(m.id),
-            tuple(ctx.task_ref(task) for task in m.tasks), reported, ctx.results.history.get(m.id, ()))
+def _analyses(ctx: Context, model_id: str, label: str) -> ModelAnalyses | None:
+    found = ctx.results.analyses.evaluations.get(model_id)
+    return model_analyses(found, label) if found is not None else None
+
+
+def board_standings(ctx: Context, model_id: str) -> tuple[BoardStanding, ...]:
+    """The evaluation on each board: rank and score where it is ranked, else its missing tasks."""
+    out = []
+    for board, ref in zip(ctx.results.boards, ctx.board_refs()):
+        row = ctx.board_rows(board.name).get(model_id)
+        if row is None:
+            continue
+        ranked = row.rank is not None
+        out.append(BoardStanding(ref, ctx.rows[model_id].rank_text if board is ctx.results.boards[0] and ranked
+                                 else (str(row.rank) if ranked else "not ranked"),
+                                 score_interval(ctx.bands, row.score, ranked=True) if ranked else None,
+                                 row.missing_tasks, len(board.tasks)))
+    return tuple(out)
 
 
 #: Tier names read in difficulty order; other names follow alphabetically.

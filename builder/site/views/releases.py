@@ -18,7 +18,7 @@ from ...sources.releases import ReleaseBoard, ReleaseSnapshot
 from ...stats.bands import Bands
 from .. import format as fmt
 from ..urls import evaluation_page_path
-from .base import BandView, Interval, Page, Ref, TieMark
+from .base import BandView, Interval, Page, Ref
 
 LIST_PATH = "releases.html"
 
@@ -40,35 +40,25 @@ def model_link(slug: str) -> str:
 
 
 @dataclass(frozen=True)
-class ReleaseRow:
-    """One evaluation on a release's board."""
-
-    label: str
-    path: str
-    rank: int | None
-    rank_range: tuple[int, int] | None
-    score: Interval | None
-    tie_next: TieMark
-    complete: bool
-    missing_tasks: tuple[str, ...]
-
-    @property
-    def rank_text(self) -> str:
-        if self.rank is None:
-            return "*"
-        best, worst = self.rank_range or (self.rank, self.rank)
-        return str(self.rank) if best == worst else f"{self.rank} ({best}–{worst})"
-
-
-@dataclass(frozen=True)
 class ReleaseBoardPage(Page):
+    """The board as of a release: its rows are written from the snapshot's columns
+    (`site/releaserows.py`), thousands per page."""
+
     name: str
     date: str
     previous: str | None
-    mode: str
-    tasks: tuple[str, ...]
-    ranked: tuple[ReleaseRow, ...]
-    unranked: tuple[ReleaseRow, ...]
+    board: ReleaseBoard
+    ranked: int
+    #: band key -> label, for the rows
+    band_labels: dict[str, str]
+
+    @property
+    def mode(self) -> str:
+        return self.board.mode
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        return self.board.tasks
 
 
 @dataclass(frozen=True)
@@ -183,22 +173,13 @@ def _band_views(bands: Bands) -> dict[str, BandView]:
 
 def board_page(r: ReleaseSnapshot, bands: Bands) -> ReleaseBoardPage:
     b: ReleaseBoard = r.board
-    by_key = _band_views(bands)
-    rows = []
-    for i in range(len(b)):
-        scored = (b.center[i], b.margin[i], b.ci_low[i], b.ci_high[i])
-        known = None if any(v is None for v in scored) else tuple(float(v) for v in scored)  # type: ignore[arg-type]
-        tie = b.distinct_from_next[i]
-        rows.append(ReleaseRow(b.labels[i], model_link(b.slugs[i]), b.rank[i], b.rank_range[i],
-                               _interval(bands, by_key, known, b.band[i]),  # type: ignore[arg-type]
-                               TieMark(None if tie is None else not tie), b.complete[i], b.missing_tasks[i]))
-    ranked = tuple(row for row in rows if row.rank is not None)
+    ranked = sum(1 for k in b.rank if k is not None)
     return ReleaseBoardPage(
         path=board_path(r.name), title=f"Release {r.name}", template="release.html", simulated=r.simulated,
-        description=f"The board as published in release {r.name} on {r.date}: {len(ranked)} ranked of {len(rows)} "
+        description=f"The board as published in release {r.name} on {r.date}: {ranked} ranked of {len(b)} "
                     "evaluations",
-        name=r.name, date=r.date, previous=r.changes.previous, mode=b.mode, tasks=b.tasks, ranked=ranked,
-        unranked=tuple(row for row in rows if row.rank is None))
+        name=r.name, date=r.date, previous=r.changes.previous, board=b, ranked=ranked,
+        band_labels={band.key: band.label for band in bands.scales["reasonscore"]})
 
 
 def _rank(rank: int | None, rank_range: tuple[int, int] | None) -> str:

@@ -6,15 +6,18 @@ and the task page."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ...results import BuildResults
 from ...stats.bands import Bands
 from ...stats.board import EvaluationRow, Score, TaskResult
-from ...stats.evaluations import Evaluation
-from ..evalcards import Cards
-from ..urls import page_path
+from ...stats.verdicts import PairedResult
+from ..urls import board_path, page_path
+from . import premises
 from .base import Badge, BandView, Interval, Ref, TieMark
+from .evalcards import Cards
+from .facets import groups_attribute
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,12 @@ class ModelRow:
     #: harness could not record them (INGEST.md section 6): never a misleading 0.
     truncation_note: str | None = None
     tokens_note: str | None = None
+    #: Why the score per token and its band are withheld (answers capped), or None.
+    score_per_token_note: str | None = None
+    #: What makes the ReasonScore interval as wide as it is, from this evaluation's numbers.
+    width_causes: tuple[str, ...] = ()
+    #: evals.json groups ("family:llama"): the facets a reader filters by.
+    groups: tuple[str, ...] = ()
 
     @property
     def rank_text(self) -> str:
@@ -69,13 +78,18 @@ class ModelRow:
     def ref(self) -> Ref:
         return Ref(self.label, self.path)
 
+    @property
+    def groups_text(self) -> str:
+        return groups_attribute(self.groups)
 
-def score_interval(bands: Bands, rs: Score) -> Interval | None:
-    """A ReasonScore interval with its band and its CI-width category."""
+
+def score_interval(bands: Bands, rs: Score, ranked: bool = True) -> Interval | None:
+    """A ReasonScore interval with its band (only when `ranked`: a score over fewer tasks
+    than the board's is not banded as if ranked) and its CI-width category."""
     if rs.center is None or rs.margin is None or rs.ci_low is None or rs.ci_high is None:
         return None
     return Interval(rs.center, rs.margin, rs.ci_low, rs.ci_high, "score",
-                    band=BandView.of("reasonscore", bands.reasonscore(rs.center)),
+                    band=BandView.of("reasonscore", bands.reasonscore(rs.center)) if ranked else None,
                     width=BandView.of("ci_width", bands.ci_width(rs.margin)))
 
 
@@ -90,16 +104,6 @@ def task_interval(bands: Bands, estimate: float | None, low: float | None, high:
     center = (low + high) / 2
     band = BandView.of("reasonscore", bands.reasonscore(1000 * (estimate if estimate is not None else center)))
     return Interval(center, (high - low) / 2, low, high, "probability", band=band, estimate=estimate)
-
-
-def observability_notes(evaluation: Evaluation) -> tuple[str | None, str | None]:
-    """(truncation note, tokens note) for an evaluation whose harness did not record
-    truncation or tokens (evals.json `observed`, INGEST.md section 6); None where it did."""
-    harness = (evaluation.harness or "").split(";")[0].split(" ")[0].strip() or "its harness"
-    truncation = None if evaluation.truncation_observed else (
-        f"truncation not recorded by {harness}: C_P equals C_I here")
-    tokens = None if evaluation.tokens_observed else f"tokens not recorded by {harness}"
-    return truncation, tokens
 
 
 @dataclass
@@ -125,6 +129,23 @@ class Context:
     intervals: dict[tuple[str, str], Interval | None] = field(default_factory=dict)
     #: Each model's position in leaderboard order (filled on first use).
     positions: dict[str, int] = field(default_factory=dict)
+    #: The boards' page slugs, in config order (the first board is the front page).
+    board_slugs: list[str] = field(default_factory=list)
+    #: Whether the front page is the matrix (no board ranks two evaluations).
+    front_matrix: bool = False
+    #: Each board's rows by evaluation id (filled on first use).
+    boards_by_id: dict[str, dict[str, EvaluationRow]] = field(default_factory=dict)
+
+    def board_refs(self) -> tuple[Ref, ...]:
+        """A link to each board's first page, the front page first."""
+        return tuple(Ref(b.name, "index.html" if k == 0 else board_path(self.board_slugs[k]))
+                     for k, b in enumerate(self.results.boards))
+
+    def board_rows(self, name: str) -> dict[str, EvaluationRow]:
+        """The rows of the board called `name`, by evaluation id."""
+        if not self.boards_by_id:
+            self.boards_by_id.update((b.name, {m.id: m for m in b.leaderboard.models}) for b in self.results.boards)
+        return self.boards_by_id.get(name, {})
 
     def board_page(self, model_id: str) -> str:
         """The leaderboard page holding the model's row (its anchor is `anchors[model_id]`):
@@ -155,22 +176,30 @@ class Context:
         return ref
 
 
-def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
+def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult] | None = None) -> ModelRow:
+    """A board's row of `m`; its tie mark follows the paired test against the next row where
+    `paired` (that board's adjacent tests) has one, else interval overlap."""
     e = m.evaluation
-    spt = m.score_per_token
-    truncation_note, tokens_note = observability_notes(e)
+    tokens_note = premises.tokens_note(e, m)
+    spt_note = premises.score_per_token_note(e, m.avg_tokens)
+    spt = None if tokens_note else m.score_per_token
+    spt_band = None if tokens_note or spt_note else BandView.of("score_per_token", ctx.bands.score_per_token(spt))
+    score = score_interval(ctx.bands, m.score, ranked=m.rank is not None)
+    # Causes are named for any interval wider than the tightest band.
+    wide = score is not None and score.width is not None and score.width.key != ctx.bands.scales["ci_width"][-1].key
     return ModelRow(
         id=e.id, path=ctx.paths[e.id], anchor=ctx.anchors[e.id], label=e.label, model=e.model,
         template_name=e.template, sampler=e.sampler, rank=m.rank, rank_range=m.rank_range,
         complete=m.complete, missing_tasks=m.missing_tasks,
-        score=score_interval(ctx.bands, m.score),
-        avg_tokens=m.avg_tokens, score_per_token=spt,
-        score_per_token_band=BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
+        score=score,
+        avg_tokens=None if tokens_note else m.avg_tokens, score_per_token=spt, score_per_token_band=spt_band,
         truncation_rate=m.truncation_rate,
         tie_next=TieMark.of(None if m.distinct_from_next is None else not m.distinct_from_next,
-                            ctx.results.comparisons.board_next.get(e.id)),
+                            (paired or {}).get(e.id)),
         tied_count=m.tied_count,
         badges=ctx.cards.model_badges(e.id),
         simulated=ctx.simulated[e.id],
-        truncation_note=truncation_note, tokens_note=tokens_note,
+        truncation_note=premises.truncation_note(e, m.tasks.values()), tokens_note=tokens_note,
+        score_per_token_note=spt_note, width_causes=premises.width_causes(m, e.truncation_observed) if wide else (),
+        groups=e.groups,
     )

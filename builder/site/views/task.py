@@ -9,6 +9,8 @@ from ...slugs import unique_slugs
 from ...stats.taskranks import TaskRanking
 from .. import format as fmt
 from ..charts import Chart
+from . import premises
+from .analyses import TaskHazards, task_hazards
 from .base import Interval, Page, Ref, TieMark, adjacent_rule, spread
 from .cards import BenchmarkSummary
 from .rows import Context, task_interval
@@ -72,10 +74,13 @@ class TaskPage(Page):
     #: Which rule marks each adjacent pair (`base.adjacent_rule`).
     adjacent_rule: str = ""
     paired_any: bool = False
+    #: The listed models' token hazards together (per-sample trials with output tokens).
+    hazards: TaskHazards | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
-        return tuple(c for c in (self.chart, *(c.chart for c in self.curves)) if c is not None)
+        hazard = self.hazards.chart if self.hazards else None
+        return tuple(c for c in (self.chart, *(c.chart for c in self.curves), hazard) if c is not None)
 
 
 def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
@@ -95,7 +100,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
             rank_range=(ranking.rank_best[n], ranking.rank_worst[n]), interval=interval, total=total,
             truncation_rate=t.truncated / total if total else None,
             tie_next=TieMark.of(ranking.tied_next[n], paired_next.get(m.id), "rate"),
-            leaderboard_rank=m.rank, truncation_note=ctx.rows[m.id].truncation_note,
+            leaderboard_rank=m.rank, truncation_note=premises.truncation_note(m.evaluation, [t]),
         ))
     chart = None
     if rows:
@@ -115,6 +120,8 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
         adjacent_rule=adjacent_rule(len(paired_next), max(len(rows) - 1, 0), ctx.results.comparisons.min_samples,
                                     "on this task"),
         paired_any=bool(paired_next),
+        hazards=task_hazards(task, [(m.id, ctx.ref(m.id)) for m in listed], ctx.results.analyses.evaluations,
+                             CURVE_SERIES),
     )
 
 

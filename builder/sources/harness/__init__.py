@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterator
 
+from ...confined import is_inside
 from . import eee, helm, inspect, lighteval, lmeval
 
 #: (format name, reader module), in the order their `detect` is asked.
@@ -63,7 +64,7 @@ def discover(paths: list[Path]) -> tuple[list[Input], list[Ignored]]:
         if not path.exists():
             ignored[path] = Ignored(path, "no such file or directory")
             continue
-        for item in _walk(path):
+        for item in _walk(path, path if path.is_dir() else path.parent, set()):
             if isinstance(item, Input):
                 inputs.setdefault(item.path, item)
             else:
@@ -72,12 +73,21 @@ def discover(paths: list[Path]) -> tuple[list[Input], list[Ignored]]:
     return ordered, sorted(ignored.values(), key=lambda i: i.path.as_posix())
 
 
-def _walk(path: Path) -> Iterator[Input | Ignored]:
+def _walk(path: Path, root: Path, seen: set[str]) -> Iterator[Input | Ignored]:
+    """The inputs under `path`; a link found in a walked folder is followed only when its
+    target stays inside `root`, the folder the user named (confined.py), and a folder is
+    walked once (`seen`: real names), so a link to a parent is no endless walk."""
+    if path.is_symlink() and path != root and not is_inside(path, root):
+        yield Ignored(path, f"a symbolic link to {os.readlink(path)}, outside {root}: not followed")
+        return
     found = detect(path)
     if found is not None:
         yield Input(path, found[0], found[1])
         return
     if path.is_dir():
+        if os.path.realpath(path) in seen:
+            return
+        seen.add(os.path.realpath(path))
         try:
             children = sorted(os.scandir(path), key=lambda e: e.name)
         except OSError as exc:
@@ -86,7 +96,7 @@ def _walk(path: Path) -> Iterator[Input | Ignored]:
         for child in children:
             if child.name.startswith("."):
                 continue
-            yield from _walk(Path(child.path))
+            yield from _walk(Path(child.path), root, seen)
         return
     yield Ignored(path, _why_not(path))
 

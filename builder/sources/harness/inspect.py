@@ -40,6 +40,7 @@ from ..trials import (
     score_value,
     strip_registry,
 )
+from .archive import bounded, check_member
 
 FORMAT = "inspect"
 HARNESS = "inspect_ai"
@@ -231,14 +232,15 @@ def _decode(decoder: msgspec.json.Decoder[Any], data: bytes, member: str | None)
 
 
 def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> bytes:
-    """One member's bytes; zstd members are read raw and decompressed here. A member in a
-    compression method neither zipfile nor this reader knows is named as such up front."""
+    """One member's bytes within the limits (archive.py); zstd ones decompressed here."""
     if info.compress_type != ZSTD_METHOD and info.compress_type not in ZIPFILE_METHODS:
         raise UnreadableInput(f"member {info.filename} uses zip compression method {info.compress_type}, "
                               "which reasonboard cannot decompress")
+    check_member(info)
     try:
         if info.compress_type != ZSTD_METHOD:
-            return archive.read(info)
+            with archive.open(info) as stream:
+                return bounded(stream, info)
         return _zstd_member(path, info)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise UnreadableInput(f"corrupt member {info.filename} ({exc})") from None
@@ -246,7 +248,6 @@ def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -
 
 def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
     import zstandard
-
     with path.open("rb") as fh:
         fh.seek(info.header_offset)
         local = fh.read(30)
@@ -256,7 +257,8 @@ def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
         fh.seek(info.header_offset + 30 + name_len + extra_len)
         raw = fh.read(info.compress_size)
     try:
-        return zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+        with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as stream:
+            return bounded(stream, info)
     except zstandard.ZstdError as exc:
         raise ValueError(f"zstd: {exc}") from None
 

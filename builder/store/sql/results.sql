@@ -139,35 +139,9 @@ SELECT benchmark_key, card_id FROM matched
 UNION ALL
 SELECT c.home_key, c.card_id FROM cards c WHERE c.card_id NOT IN (SELECT card_id FROM matched);
 
--- name: model_digests
--- Per model key: its row count, the xor of its rows' hashes (every column of every row, row
--- ids included), the sum of each row's hash mixed with its id (so two rows trading a value
--- still change it), and the rows whose score or bounds are -0.0 (which hash as 0.0 but
--- print otherwise). A model key's rows and triples are a function of its rows alone, given
--- the cards and settings (`signals/memo.py`), so an unchanged digest lets a build reuse
--- the key's signals from the last build.
-SELECT model_key,
-       count(*) || ':' || bit_xor(hash(r)) || ':' || sum(hash(r.row_id, r)::HUGEINT) || ':'
-           || count(*) FILTER (WHERE signbit(r.score) OR coalesce(signbit(r.min_score), false)
-                                     OR coalesce(signbit(r.max_score), false)) AS digest
-FROM result_rows r
-GROUP BY model_key
-ORDER BY model_key;
-
--- name: scope_table
--- The model keys whose rows and triples this build computes (all of them without a memo):
--- `row_signals`, and so everything made from it, covers these keys' rows only.
-CREATE OR REPLACE TEMP TABLE signal_scope (model_key VARCHAR PRIMARY KEY);
-
--- name: card_agentic
--- The agentic flag of each benchmark's card (route 1 of section 4), for the memo's salt.
-SELECT cb.benchmark_key, coalesce(c.agentic, false) AS agentic
-FROM card_benchmarks cb LEFT JOIN cards c ON c.card_id = cb.card_id
-ORDER BY 1, 2;
-
 -- name: row_signals
--- Per row (section 4) of the model keys in `signal_scope`: agentic by any of the three
--- routes, and the required reproducibility fields that are missing, in the order of the spec.
+-- Per row (section 4): agentic by any of the three routes, and the required
+-- reproducibility fields that are missing, in the order of the spec.
 -- $threshold: population level that counts; $pattern_keys: benchmark keys matching the
 -- config's agentic pattern (matched in Python, whose regex dialect the config uses).
 CREATE OR REPLACE TEMP TABLE row_signals AS
@@ -176,7 +150,7 @@ WITH routed AS (
            coalesce(c.agentic, false) AS agentic_card,
            r.lvl_agentic_eval_config >= $threshold AS agentic_config,
            list_contains($pattern_keys::VARCHAR[], r.benchmark_key) AS agentic_pattern
-    FROM result_rows r SEMI JOIN signal_scope USING (model_key)
+    FROM result_rows r
     LEFT JOIN card_benchmarks cb USING (benchmark_key)
     LEFT JOIN cards c ON c.card_id = cb.card_id
 ), judged AS (
@@ -347,6 +321,28 @@ FROM (
 )
 ORDER BY 2, 3, 4, 1, 5;
 
+-- name: corpus_triples
+-- Corpus rollups over triples (sections 4, 6, 7). Rates are NULL when nothing is counted.
+SELECT count(*) AS triples,
+       avg((len(missing) > 0)::INTEGER) AS gap_rate,
+       avg(list_contains(missing, 'temperature')::INTEGER) AS temperature,
+       avg(list_contains(missing, 'max_tokens')::INTEGER) AS max_tokens,
+       avg(list_contains(missing, 'harness')::INTEGER) FILTER (WHERE agentic) AS harness,
+       avg(list_contains(missing, 'eval_plan')::INTEGER) FILTER (WHERE agentic) AS eval_plan,
+       avg(list_contains(missing, 'eval_limits')::INTEGER) FILTER (WHERE agentic) AS eval_limits,
+       count(*) FILTER (WHERE agentic) AS agentic_triples,
+       count(*) FILTER (WHERE first_party_only) AS first_party_only,
+       count(*) FILTER (WHERE multi_party) AS multi_party,
+       count(*) FILTER (WHERE reports >= 2) AS compared,
+       count(*) FILTER (WHERE variant_flag) AS variant_flagged,
+       count(*) FILTER (WHERE NOT variant_flag) AS variant_within,
+       count(*) FILTER (WHERE cross_flag) AS cross_flagged,
+       count(*) FILTER (WHERE NOT cross_flag) AS cross_within,
+       count(*) FILTER (WHERE variant_flag OR cross_flag) AS flagged,
+       count(*) FILTER (WHERE NOT coalesce(variant_flag, false) AND NOT coalesce(cross_flag, false)
+                        AND (variant_flag IS NOT NULL OR cross_flag IS NOT NULL)) AS within
+FROM triple_signals;
+
 -- name: corpus_relationships
 SELECT relationship, count(*) AS rows FROM result_rows GROUP BY 1 ORDER BY 1;
 
@@ -414,18 +410,20 @@ SELECT median(completeness) FROM (
 SELECT position, field, avg(score) AS rate FROM benchmark_fields GROUP BY ALL ORDER BY position;
 
 -- name: benchmark_overview
--- Per benchmark: its card (if any), display name and count of rows (its triples are counted
--- in Python, over every model key's triples, computed now or kept from the last build).
+-- Per benchmark: its card (if any), display name and counts of rows and triples.
 WITH reported AS (
     SELECT benchmark_key, min(benchmark_name) AS reported_name, count(*) AS n_rows
     FROM result_rows GROUP BY benchmark_key
+), tripled AS (
+    SELECT benchmark_key, count(*) AS n_triples FROM triple_signals GROUP BY benchmark_key
 )
 SELECT b.benchmark_key, c.card_id, c.source_path, c.name, coalesce(c.agentic, false) AS agentic,
-       r.reported_name, coalesce(r.n_rows, 0) AS n_rows
+       r.reported_name, coalesce(r.n_rows, 0) AS n_rows, coalesce(t.n_triples, 0) AS n_triples
 FROM (SELECT DISTINCT benchmark_key FROM benchmark_fields) b
 LEFT JOIN card_benchmarks cb USING (benchmark_key)
 LEFT JOIN cards c ON c.card_id = cb.card_id
 LEFT JOIN reported r USING (benchmark_key)
+LEFT JOIN tripled t USING (benchmark_key)
 ORDER BY b.benchmark_key;
 
 -- name: card_texts

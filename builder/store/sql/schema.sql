@@ -88,6 +88,11 @@ CREATE TABLE IF NOT EXISTS evaluations (
     -- stop reasons / output lengths (truncation) or no output tokens; NULL when not said.
     truncation_observed BOOLEAN,
     tokens_observed     BOOLEAN,
+    -- evals.json prices (PRODUCT.md "Cost"): USD per million tokens, where and when read.
+    price_in        DOUBLE,
+    price_out       DOUBLE,
+    price_source    VARCHAR,
+    price_date      VARCHAR,
     PRIMARY KEY (model, template, sampler)
 );
 

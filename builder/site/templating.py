@@ -1,0 +1,90 @@
+"""The Jinja environment every page is rendered in: sandboxed, reading templates by the
+project's file rule.
+
+A project's templates may come from a pull request or a project someone else wrote, so
+they run in Jinja's `ImmutableSandboxedEnvironment` (PRODUCT.md, "Untrusted checkouts"): a
+template can read the values it is given and call the helpers below, but reaches no Python
+internals (`cycler.__init__.__globals__`, `__class__`, `__subclasses__` all raise
+`SecurityError`) and cannot modify a list or dict it is handed. The built-in templates run
+in the same sandbox: one environment, one rule. Its cost is measured by
+`benchmarks/sandbox.py`.
+
+Templates are read through `read_confined` (confined.py), like every other file of a
+project: a template that is a link to a file outside its folder is an error, never read.
+Compiled templates are not kept between builds: Jinja's bytecode cache holds marshalled
+code, which a committed cache folder could forge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable, Sequence
+
+import jinja2
+from jinja2.exceptions import SecurityError
+from jinja2.loaders import split_template_path
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from ..confined import read_confined
+from ..errors import InputError
+from ..sources.text import decode_text
+from . import format as fmt
+
+
+class ConfinedLoader(jinja2.BaseLoader):
+    """Templates along a lookup order (project first, then the package's: MkDocs'
+    `custom_dir`), each read only when it is a regular file inside its own folder."""
+
+    def __init__(self, folders: Sequence[Path]) -> None:
+        self.folders = tuple(Path(f) for f in folders)
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        pieces = split_template_path(template)  # refuses `..` and absolute names
+        for folder in self.folders:
+            path = folder.joinpath(*pieces)
+            if path.is_file() or path.is_symlink():
+                return decode_text(path, read_confined(path, folder)), str(path), lambda: True
+        raise jinja2.TemplateNotFound(template)
+
+    def list_templates(self) -> list[str]:
+        found = {p.relative_to(folder).as_posix() for folder in self.folders if folder.is_dir()
+                 for p in folder.rglob("*.html")}
+        return sorted(found)
+
+
+#: The number formatting helpers (format.py) as the only attributes templates see of it.
+FORMAT = SimpleNamespace(**{name: getattr(fmt, name) for name in dir(fmt)
+                            if not name.startswith("_") and callable(getattr(fmt, name))
+                            and getattr(getattr(fmt, name), "__module__", None) == fmt.__name__})
+
+
+def sandboxed(folders: Sequence[Path]) -> jinja2.Environment:
+    """Autoescaping on for every template (data never becomes markup); undefined names fail."""
+    env = ImmutableSandboxedEnvironment(
+        loader=ConfinedLoader(folders),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        # One environment per build: a template read once cannot change during it, so
+        # Jinja need not stat the file again on every page that uses it.
+        auto_reload=False,
+    )
+    env.globals["fmt"] = FORMAT
+    return env
+
+
+def template_error(exc: jinja2.TemplateError, name: str) -> InputError:
+    """A template's failure as one line naming its file and line: a syntax error, an
+    undefined name, or the sandbox refusing what the template tried to reach."""
+    path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None)
+    tb = exc.__traceback__
+    while tb is not None:  # Jinja gives each template's frames the template's own file name
+        if tb.tb_frame.f_code.co_filename.endswith((".html", ".css", ".js")):
+            path, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+        tb = tb.tb_next
+    kind = "the sandbox refused it" if isinstance(exc, SecurityError) else type(exc).__name__
+    return InputError(path or name, f"template error ({kind}): {str(exc).splitlines()[0] if str(exc) else exc!r}",
+                      line=line)

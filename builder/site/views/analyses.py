@@ -1,0 +1,312 @@
+"""The per-sample analyses as pages show them (SAMPLES.md section 6): compression by
+outcome and the token hazard on a model page, the models' hazards together on a task page,
+the budget sweep on a model page and the ranking at each budget on the board's page.
+
+Every chart has its table twin; what was not recorded is a sentence, never a number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from ...stats.analyses import EvaluationAnalyses
+from ...stats.budget import DIVISORS, BudgetRank, Sweep
+from ...stats.compression import LOOP_RATIO, Quartiles, TaskCompression
+from ...stats.hazard import FIRST_EDGE, HazardBin, TaskHazard
+from .. import format as fmt
+from ..charts import Chart
+from .base import Page, Ref
+
+#: Series a hazard chart draws: the colours and point shapes of the chart kinds stay apart
+#: up to here (the table lists every series).
+CHART_SERIES = 8
+
+#: `LOOP_RATIO` in words.
+LOOP_SHARE = {0.5: "half", 0.25: "a quarter"}.get(LOOP_RATIO, f"{LOOP_RATIO:g} of")
+
+#: Said beside every budget sweep (SAMPLES.md section 6).
+BUDGET_CAVEAT = ("A smaller budget is simulated by counting every answer longer than it as cut off. That holds "
+                 "when the prompt did not state the budget: a model told of a smaller budget may answer shorter.")
+
+
+def budget_label(divisor: int) -> str:
+    return "L" if divisor == 1 else f"L/{divisor}"
+
+
+def _spread(q: Quartiles | None, digits: int = 2) -> str:
+    if q is None:
+        return fmt.MISSING
+    return f"{q.median:.{digits}f} ({q.q1:.{digits}f}–{q.q3:.{digits}f})"
+
+
+def _bin_label(b: HazardBin, last: bool, limited: bool) -> str:
+    if last and not limited:
+        return f"{b.low:,}+"
+    return f"{b.low:,}–{b.high:,}"
+
+
+def _hazard_text(b: HazardBin) -> str:
+    if b.hazard is None or b.ci_low is None or b.ci_high is None:
+        return "not reached"
+    return f"{b.hazard:.3f} [{max(b.ci_low, 0.0):.3f}, {min(b.ci_high, 1.0):.3f}]"
+
+
+@dataclass(frozen=True)
+class CompressionRow:
+    task: str
+    outcome: str
+    trials: str
+    bits: str
+    size: str
+
+
+@dataclass(frozen=True)
+class HazardRow:
+    """One task: its hazard [interval] in each bin of the table's columns ("—": the task's
+    bins differ there)."""
+
+    task: str
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BudgetRow:
+    budget: str
+    tokens: str
+    score: str
+    tasks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModelAnalyses:
+    """The three analyses of one evaluation, each with its chart (None: nothing to draw),
+    table rows and sentences (what was not recorded, what stands out)."""
+
+    compression_chart: Chart | None
+    compression_rows: tuple[CompressionRow, ...]
+    compression_notes: tuple[str, ...]
+    hazard_chart: Chart | None
+    hazard_bins: tuple[str, ...]
+    hazard_rows: tuple[HazardRow, ...]
+    hazard_notes: tuple[str, ...]
+    sweep_chart: Chart | None
+    sweep_rows: tuple[BudgetRow, ...]
+    sweep_tasks: tuple[str, ...]
+    sweep_note: str | None
+    #: How many tasks the hazard chart draws, of how many with a hazard.
+    hazard_charted: int = 0
+    hazard_tasks: int = 0
+    caveat: str = BUDGET_CAVEAT
+
+    @property
+    def charts(self) -> tuple[Chart, ...]:
+        return tuple(c for c in (self.compression_chart, self.hazard_chart, self.sweep_chart) if c is not None)
+
+
+def model_analyses(a: EvaluationAnalyses, label: str) -> ModelAnalyses:
+    tasks = list(a.recorded)
+    comp_rows, comp_data, comp_notes = _compression(a.compression, tasks, a)
+    haz_bins, haz_rows, haz_data, haz_notes = _hazard(a.hazard, tasks)
+    charted = len({row["series"] for row in haz_data})
+    with_bins = len(haz_rows)
+    comp_chart = Chart("compression", "compression-chart", f"Bits per output token of {label}'s outputs by outcome",
+                       "compression-table", tuple(comp_data)) if comp_data else None
+    haz_chart = Chart("hazard", "hazard-chart", f"Token hazard of {label} on each task", "hazard-table",
+                      tuple(haz_data)) if haz_data else None
+    sweep_rows, sweep_tasks, sweep_chart = _sweep(a.sweep, label)
+    return ModelAnalyses(comp_chart, tuple(comp_rows), tuple(comp_notes), haz_chart, haz_bins, tuple(haz_rows),
+                         tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note, charted, with_bins)
+
+
+def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
+                 a: EvaluationAnalyses) -> tuple[list[CompressionRow], list[dict[str, object]], list[str]]:
+    rows: list[CompressionRow] = []
+    data: list[dict[str, object]] = []
+    notes: list[str] = []
+    looping: dict[str, list[str]] = {}
+    untold = [t for t in tasks if t not in found]
+    if untold:
+        notes.append(f"No compression on {_tasks_text(untold)}: the trials do not record their output text.")
+    for task in tasks:
+        c = found.get(task)
+        if c is None:
+            continue
+        for o in c.outcomes:
+            rows.append(CompressionRow(task, o.outcome, fmt.count(o.trials), _spread(o.bits), _spread(o.size, 0)))
+            if o.bits is not None:
+                data.append({"label": f"{task} · {o.outcome}", "order": len(data), "outcome": o.outcome,
+                             "q1": round(o.bits.q1, 3), "median": round(o.bits.median, 3), "q3": round(o.bits.q3, 3)})
+        for name in c.looping:
+            looping.setdefault(name, []).append(task)
+        missing = a.recorded[task].trials - a.recorded[task].with_text
+        if missing:
+            notes.append(f"Task {task}: {missing:,} of {a.recorded[task].trials:,} trials record no output text.")
+    for name, where in looping.items():
+        notes.append(f"Looping: on {_tasks_text(where)}, the median {name} output takes at most {LOOP_SHARE} the "
+                     "bits per output token of the median correct one: it compresses much better, the mark of "
+                     "repetitive or looping output (the table has the medians).")
+    return rows, data, notes
+
+
+def _tasks_text(tasks: list[str]) -> str:
+    return f"task {tasks[0]}" if len(tasks) == 1 else f"{len(tasks)} tasks ({', '.join(tasks)})"
+
+
+def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
+            ) -> tuple[tuple[str, ...], list[HazardRow], list[dict[str, object]], list[str]]:
+    cells: dict[str, dict[str, str]] = {}
+    edges: dict[str, int] = {}
+    data: list[dict[str, object]] = []
+    notes: list[str] = []
+    untold = [t for t in tasks if t not in found]
+    if untold:
+        notes.append(f"No hazard on {_tasks_text(untold)}: the trials do not record their output tokens.")
+    for task in tasks:
+        h = found.get(task)
+        if h is None:
+            continue
+        if not h.bins:
+            notes.append(f"Task {task}: the top edge ({h.top:,} tokens) leaves no bin above {FIRST_EDGE} tokens.")
+            continue
+        if not h.limited:
+            notes.append(f"Task {task}: no token limit recorded; the bins stop at {h.top:,} tokens, the largest "
+                         "power of two an output reached.")
+        mine = cells.setdefault(task, {})
+        for n, b in enumerate(h.bins):
+            label = _bin_label(b, n == len(h.bins) - 1, h.limited)
+            edges.setdefault(label, b.low)
+            mine[label] = _hazard_text(b)
+            if b.hazard is not None and len(cells) <= CHART_SERIES:
+                data.append(hazard_point(task, len(cells) - 1, label, n, b))
+    bins = tuple(sorted(edges, key=lambda s: (edges[s], s)))
+    order = {label: n for n, label in enumerate(bins)}
+    for row in data:
+        row["bin_order"] = order[str(row["bin"])]
+    rows = [HazardRow(task, tuple(c.get(label, fmt.MISSING) for label in bins)) for task, c in cells.items()]
+    return bins, rows, data, notes
+
+
+def hazard_point(series: str, order: int, label: str, n: int, b: HazardBin) -> dict[str, object]:
+    """One chart row of the `hazard` kind (rounded: the chart needs no more)."""
+    return {"series": series, "series_order": order, "bin": label, "bin_order": n,
+            "hazard": round(b.hazard or 0.0, 3), "low": round(max(b.ci_low or 0.0, 0.0), 3),
+            "high": round(min(b.ci_high or 1.0, 1.0), 3)}
+
+
+def _sweep(sweep: Sweep | None, label: str) -> tuple[tuple[BudgetRow, ...], tuple[str, ...], Chart | None]:
+    if sweep is None:
+        return (), (), None
+    tasks = tuple(sweep.limits)
+    limit = sweep.limit
+    rows: list[BudgetRow] = []
+    data: list[dict[str, object]] = []
+    for n, level in enumerate(sweep.levels):
+        name = budget_label(level.divisor)
+        tokens = fmt.count(limit / level.divisor) if limit is not None else "per task"
+        score = f"{level.center:.1f} ± {level.margin:.1f}"
+        cells = tuple(f"{e:.3f} [{max(lo, 0.0):.3f}, {min(hi, 1.0):.3f}]"
+                      for e, lo, hi in (level.tasks[t] for t in tasks))
+        rows.append(BudgetRow(name, tokens, score, cells))
+        data.append({"budget": name if limit is None else f"{name} ({tokens})", "order": n,
+                     "center": round(level.center, 2), "low": round(level.ci_low, 2), "high": round(level.ci_high, 2),
+                     "text": score})
+    chart = Chart("budget", "budget-chart", f"ReasonScore of {label} at each output-token budget", "budget-table",
+                  tuple(data))
+    return tuple(rows), tasks, chart
+
+
+@dataclass(frozen=True)
+class TaskHazards:
+    """The hazards of a task page's models together: a chart of the first `charted` and a
+    table row per model, a cell per bin."""
+
+    chart: Chart | None
+    bins: tuple[str, ...]
+    rows: tuple[tuple[Ref, tuple[str, ...]], ...]
+    charted: int
+    notes: tuple[str, ...]
+
+
+def task_hazards(task: str, models: Sequence[tuple[str, Ref]], analyses: Mapping[str, EvaluationAnalyses],
+                 series: int) -> TaskHazards | None:
+    """`models`: (evaluation id, link) in the task page's order; `series`: how many to chart."""
+    found = [(mid, ref, analyses[mid].hazard[task]) for mid, ref in models
+             if mid in analyses and task in analyses[mid].hazard and analyses[mid].hazard[task].bins]
+    if not found:
+        return None
+    labels: dict[str, int] = {}
+    per_model = []
+    data: list[dict[str, object]] = []
+    for k, (_, ref, h) in enumerate(found):
+        cells = {}
+        for n, b in enumerate(h.bins):
+            label = _bin_label(b, n == len(h.bins) - 1, h.limited)
+            labels.setdefault(label, b.low)
+            cells[label] = _hazard_text(b)
+            if k < series and b.hazard is not None:
+                data.append(hazard_point(f"{k + 1}. {ref.label}", k, label, n, b))
+        per_model.append((ref, cells))
+    ordered = tuple(sorted(labels, key=lambda s: (labels[s], s)))
+    # Bins are ordered by their lower edge across models; the chart's order follows it.
+    order = {s: n for n, s in enumerate(ordered)}
+    for row in data:
+        row["bin_order"] = order[str(row["bin"])]
+    rows = tuple((ref, tuple(cells.get(s, fmt.MISSING) for s in ordered)) for ref, cells in per_model)
+    charted = min(series, len(found))
+    chart = Chart("hazard", "task-hazard", f"Token hazard of {charted} models on {task}", "task-hazard-table",
+                  tuple(data)) if data else None
+    notes: tuple[str, ...] = ()
+    if len(found) < len(models):
+        notes = (f"{len(models) - len(found)} of the {len(models)} models listed have no hazard on this task: "
+                 "their trials do not record output tokens, or there are none.",)
+    return TaskHazards(chart, ordered, rows, charted, notes)
+
+
+@dataclass(frozen=True)
+class BudgetRankRow:
+    model: Ref
+    rank: int
+    ranks: tuple[str, ...]
+    depends: bool
+
+
+def budget_rank_rows(models: Sequence[tuple[str, Ref, int]], ranks: Mapping[str, BudgetRank]) -> tuple[BudgetRankRow, ...]:
+    """`models`: the board's ranked evaluations (id, link, rank), in rank order."""
+    out = []
+    for mid, ref, rank in models:
+        r = ranks.get(mid)
+        if r is None:
+            continue
+        cells = tuple(f"{x} ({lo}–{hi})" if lo != hi else str(x) for x, (lo, hi) in zip(r.ranks, r.ranges))
+        out.append(BudgetRankRow(ref, rank, cells, r.depends))
+    return tuple(out)
+
+
+BUDGETS = tuple(budget_label(d) for d in DIVISORS)
+
+
+@dataclass(frozen=True)
+class BudgetPage(Page):
+    """`budget.html`: the board's ranked models with a budget sweep, their rank (and rank
+    range) at each budget, the first `page_size` of them listed; which ranks move."""
+
+    rows: tuple[BudgetRankRow, ...]
+    compared: int
+    moved: int
+    ranked: int
+    budgets: tuple[str, ...] = BUDGETS
+    caveat: str = BUDGET_CAVEAT
+
+
+def budget_page(models: Sequence[tuple[str, Ref, int]], ranks: Mapping[str, BudgetRank], page_size: int,
+                simulated: bool) -> BudgetPage | None:
+    """None when no ranked model has a sweep (no page, no link)."""
+    rows = budget_rank_rows(models, ranks)
+    if not rows:
+        return None
+    return BudgetPage(path="budget.html", title="Ranking at a smaller token budget", template="budget.html",
+                      simulated=simulated, description="The leaderboard's ranks at a sixteenth to the whole of each "
+                      "run's output-token limit, recomputed from the per-sample trials",
+                      rows=rows[:max(1, page_size)], compared=len(rows), moved=sum(r.depends for r in rows),
+                      ranked=len(models))

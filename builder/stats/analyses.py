@@ -1,0 +1,149 @@
+"""The per-sample analyses of a board (SAMPLES.md section 6), gathered per evaluation.
+
+The PointsDB's trials (SAMPLES.md section 1) are read through two views: the trials
+themselves, and each (evaluation, task)'s token limit, the `max_tokens` of the
+evaluation's recorded generation arguments (the run's limit, as ingest records it; a limit
+of `ANSWER_CAP` tokens or fewer caps an answer letter, not a generation, and is no limit
+here). Compression, hazard and the budget sweep then run in DuckDB (compression.py,
+hazard.py, budget.py); what could not be computed carries the reason the pages print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from ..sources.trials import ANSWER_CAP
+from ..store.pointsdb import PointsDB
+from .analysissql import EvalKey, query
+from .board import Leaderboard, TaskResult
+from .budget import BudgetRank, Sweep, budget_ranks, budget_sweep
+from .compression import TaskCompression, compression
+from .grid import r6
+from .hazard import TaskHazard, hazard
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What one (evaluation, task)'s trials record: how many there are, how many give their
+    output tokens and their output text's compressed size, and the run's token limit."""
+
+    trials: int
+    with_tokens: int
+    with_text: int
+    limit: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationAnalyses:
+    """One evaluation's analyses, per task on the board that has trials. `sweep_note` says
+    why there is no sweep (None when there is one)."""
+
+    recorded: Mapping[str, Recorded]
+    compression: Mapping[str, TaskCompression]
+    hazard: Mapping[str, TaskHazard]
+    sweep: Sweep | None
+    sweep_note: str | None
+
+
+@dataclass(frozen=True)
+class Analyses:
+    """By evaluation id: each evaluation with trials; `ranks`: the ranked evaluations with a
+    sweep, their rank at each budget."""
+
+    evaluations: Mapping[str, EvaluationAnalyses]
+    ranks: Mapping[str, BudgetRank]
+
+
+NONE = Analyses({}, {})
+
+
+def trial_views(db: PointsDB) -> bool:
+    """Create the analyses' two views over the PointsDB's trials; False when it has none."""
+    has = db.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'trials' "
+                         "AND NOT temporary").fetchone()
+    if not has or not has[0]:
+        return False
+    db.con.execute("""
+        CREATE OR REPLACE TEMP VIEW analysis_trials AS
+        SELECT model, template, sampler, base_task, params, sample_id, epoch, correct, truncated, options,
+               tokens, compressed FROM trials""")
+    db.con.execute(f"""
+        CREATE OR REPLACE TEMP VIEW analysis_limits AS
+        SELECT model, template, sampler, base_task, token_limit FROM (
+            SELECT DISTINCT t.model, t.template, t.sampler, t.base_task,
+                   TRY_CAST(json_extract_string(e.generation_args, '$.max_tokens') AS BIGINT) AS token_limit
+            FROM trials t JOIN evaluations e USING (model, template, sampler))
+        WHERE token_limit > {int(ANSWER_CAP)}""")
+    return True
+
+
+def compute_analyses(db: PointsDB, board: Leaderboard) -> Analyses:
+    """Every evaluation's analyses on the board's tasks, and the ranking at each budget."""
+    if not trial_views(db):
+        return NONE
+    settings = board.settings
+    tasks = list(settings.tasks)
+    names, rows = query(db, "recorded")
+    recorded: dict[EvalKey, dict[str, Recorded]] = {}
+    for values in rows:
+        r = dict(zip(names, values))
+        if r["base_task"] in tasks:
+            recorded.setdefault((r["model"], r["template"], r["sampler"]), {})[r["base_task"]] = Recorded(
+                int(r["trials"]), int(r["with_tokens"]), int(r["with_text"]),
+                None if r["token_limit"] is None else int(r["token_limit"]))
+    on_board = {row.evaluation.key: tuple(row.tasks) for row in board.models}
+    with_trials = {key: tasks_of for key, tasks_of in on_board.items() if key in recorded}
+    sweeps = budget_sweep(db, tasks, with_trials, settings.mode, settings.bootstrap, settings.seed)
+    # The last level re-counts the board's own trials: where it does not give the board's own
+    # task results (points not derived from these trials), the sweep would contradict the page.
+    by_key = {row.evaluation.key: row for row in board.models}
+    unlike = {key for key, sweep in sweeps.items() if not _reproduces(sweep, by_key[key].tasks)}
+    sweeps = {key: sweep for key, sweep in sweeps.items() if key not in unlike}
+    squeezed = compression(db)
+    hazards = hazard(db)
+    out = {}
+    for row in board.models:
+        key = row.evaluation.key
+        if key not in recorded:
+            continue
+        mine = recorded[key]
+        out[row.evaluation.id] = EvaluationAnalyses(
+            recorded=mine,
+            compression={t: squeezed[(key, t)] for t in tasks if (key, t) in squeezed},
+            hazard={t: hazards[(key, t)] for t in tasks if (key, t) in hazards},
+            sweep=sweeps.get(key),
+            sweep_note=None if key in sweeps else UNLIKE if key in unlike else sweep_note(row.tasks, mine))
+    ranked = [row.evaluation.key for row in board.models if row.rank is not None]
+    ids = {row.evaluation.key: row.evaluation.id for row in board.models}
+    ranks = budget_ranks(sweeps, ranked)
+    return Analyses(out, {ids[key]: rank for key, rank in ranks.items()})
+
+
+UNLIKE = "its trials, re-counted at the full budget, do not give this page's own task results"
+
+
+def _reproduces(sweep: Sweep, results: Mapping[str, TaskResult]) -> bool:
+    """Whether the sweep's last level (the full budget) gives the board's own task
+    estimates and bounds, as published (6 decimals)."""
+    full = sweep.levels[-1].tasks
+    return all(t in results and (r6(full[t][0]), r6(full[t][1]), r6(full[t][2])) ==
+               (results[t].estimate, results[t].low, results[t].high) for t in full)
+
+
+def sweep_note(tasks: Mapping[str, object], recorded: Mapping[str, Recorded]) -> str:
+    """Why an evaluation has no budget sweep, as a sentence."""
+    missing = [t for t in tasks if t not in recorded]
+    if missing:
+        return f"task {missing[0]} has no per-sample trials, so its score at a smaller budget cannot be recomputed"
+    no_limit = [t for t, r in recorded.items() if r.limit is None]
+    if no_limit:
+        return "the run recorded no output-token limit"
+    untold = [t for t, r in recorded.items() if r.with_tokens < r.trials]
+    if untold:
+        r = recorded[untold[0]]
+        if r.with_tokens == 0:
+            return f"the trials of task {untold[0]} do not record their output tokens"
+        return (f"{r.trials - r.with_tokens} of the {r.trials} trials of task {untold[0]} "
+                "do not record their output tokens")
+    return "no trial could be re-counted"

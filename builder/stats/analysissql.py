@@ -1,0 +1,35 @@
+"""Running the per-sample analyses' SQL (`store/sql/analyses.sql`) on a connection.
+
+The analyses read two relations that the caller provides on its DuckDB connection (a
+PointsDB's, whose macros they use): `analysis_trials`, one row per trial with SAMPLES.md
+section 1's columns, and `analysis_limits`, the run's recorded output-token limit per
+(evaluation, task). Keeping the names fixed keeps every table name out of formatted SQL;
+the caller decides what they are (views over the PointsDB's trials, or a test's tables).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..store.pointsdb import PointsDB, named_statements
+
+SQL_FILE = "analyses.sql"
+#: An evaluation: (model, template, sampler).
+EvalKey = tuple[str, str, str]
+
+
+def install(db: PointsDB) -> None:
+    """Create the analyses' macros (temporary: a read-only database gets them too)."""
+    db.con.execute(named_statements(SQL_FILE)[0])
+
+
+def query(db: PointsDB, name: str, params: Sequence[Any] = (),
+          replace: tuple[str, str] | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The column names and rows of the named statement. `replace` substitutes one
+    placeholder word with a name the caller took from a whitelist (never a value)."""
+    install(db)
+    sql = named_statements(SQL_FILE)[1][name]
+    if replace is not None:
+        sql = sql.replace(*replace)
+    cur = db.con.execute(sql, list(params))
+    return [d[0] for d in cur.description or ()], cur.fetchall()

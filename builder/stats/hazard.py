@@ -1,0 +1,72 @@
+"""The token hazard (SAMPLES.md section 6): given that an answer reached `a` output
+tokens, the risk that it ends wrong (incorrect or truncated) before `b`.
+
+Bins have edges at powers of two from 32 up to the run's recorded token limit (without
+one, the largest power of two a trial reached); the last bin keeps every trial at or past
+its lower edge, so the trials cut off at the limit are in it. Per bin DuckDB counts the
+trials ending in it, those ending wrong, and those still going at its lower edge (a
+reverse running sum), and gives the hazard with its Wilson interval (the store's macro).
+Trials that end before 32 tokens are in no bin: a hazard over answer letters says nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..store.pointsdb import PointsDB
+from .analysissql import EvalKey, query
+
+#: The first edge: 32 output tokens.
+FIRST_EDGE = 32
+
+
+@dataclass(frozen=True, slots=True)
+class HazardBin:
+    """`[low, high)` (the last bin: `low` and beyond, up to the top edge), the trials
+    ending in it, those ending wrong (`events`), those reaching `low` (`at_risk`), and the
+    hazard `events / at_risk` with its 95 % Wilson interval: None when no trial reached
+    `low`."""
+
+    low: int
+    high: int
+    ending: int
+    events: int
+    at_risk: int
+    hazard: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskHazard:
+    """One evaluation's hazard on one task. `top` is the top edge; `limited` says whether
+    it is the run's token limit (else the largest power of two a trial reached). No bins
+    when the top edge is at most 32 tokens."""
+
+    top: int
+    limited: bool
+    bins: tuple[HazardBin, ...]
+
+
+def hazard(db: PointsDB) -> dict[tuple[EvalKey, str], TaskHazard]:
+    """Per (evaluation, task) with at least one trial that records its output tokens."""
+    names, rows = query(db, "hazard")
+    bins: dict[tuple[EvalKey, str], list[HazardBin]] = {}
+    for row in rows:
+        r = dict(zip(names, row))
+        bins.setdefault(((r["model"], r["template"], r["sampler"]), r["base_task"]), []).append(HazardBin(
+            int(r["low_edge"]), int(r["high_edge"]), int(r["ending"]), int(r["events"]), int(r["at_risk"]),
+            _float(r["hazard"]), _float(r["low"]), _float(r["high"])))
+    # Every task with tokens, from `recorded`: one whose top edge leaves no bin has no rows above.
+    names, recorded = query(db, "recorded")
+    out: dict[tuple[EvalKey, str], TaskHazard] = {}
+    for row in recorded:
+        r = dict(zip(names, row))
+        if r["with_tokens"]:
+            key = ((r["model"], r["template"], r["sampler"]), r["base_task"])
+            out[key] = TaskHazard(int(r["top"]), r["token_limit"] is not None, tuple(bins.get(key, ())))
+    return out
+
+
+def _float(value: float | None) -> float | None:
+    return None if value is None else float(value)

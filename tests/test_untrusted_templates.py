@@ -1,0 +1,55 @@
+"""A project's templates run in Jinja's sandbox (PRODUCT.md, "Untrusted checkouts"): each
+way out of a template that an unsandboxed Jinja allows, as a hostile pull request would
+write it, is a one-line error naming the template and its line; the payload's command never
+runs (its marker file does not exist) and the last site stays as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers_lab import build, built_lab, copy_lab, error_line, snapshot
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Path]:
+    return built_lab(tmp_path_factory.mktemp("templates"))
+
+
+PAYLOADS = [
+    '{{ cycler.__init__.__globals__.os.popen("touch MARKER").read() }}',
+    '{{ joiner.__init__.__globals__["os"].system("touch MARKER") }}',
+    '{{ lipsum.__globals__["os"].popen("touch MARKER").read() }}',
+    "{% for c in ''.__class__.__mro__[1].__subclasses__() %}{% if c.__name__ == 'Popen' %}"
+    '{{ c(["touch", "MARKER"]) }}{% endif %}{% endfor %}',
+    '{{ url.__globals__["os"].system("touch MARKER") }}',
+    '{{ fmt.count.__globals__["os"].system("touch MARKER") }}',
+    '{{ self._TemplateReference__context.cycler.__init__.__globals__.os.system("touch MARKER") }}',
+    "{{ page.__class__.__init__.__globals__ }}",
+    "{% set s = site.nav %}{{ s.append(1) }}{{ s.clear() }}",
+]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_template_cannot_reach_python(tmp_path, built, payload):
+    project = copy_lab(built[0], tmp_path / "lab")
+    marker = tmp_path / "MARKER"
+    before = snapshot(project / "site")
+    (project / "templates" / "404.html").write_text(
+        '{% extends "base.html" %}\n{% block main %}\n<p>hello</p>\n'
+        + payload.replace("MARKER", str(marker)) + "\n{% endblock %}\n", encoding="utf-8")
+    message = error_line(build(project, built[1]))
+    assert "404.html, line 4" in message and "template error" in message, message
+    assert not marker.exists()
+    assert snapshot(project / "site") == before
+
+
+def test_an_ordinary_override_still_renders(tmp_path, built):
+    project = copy_lab(built[0], tmp_path / "lab")
+    (project / "templates" / "404.html").write_text(
+        '{% extends "base.html" %}\n{% block main %}\n<p>{{ site.title | upper }}: {{ fmt.count(12345) }}, '
+        '{{ [3, 1, 2] | sort | join(",") }}, {{ url("index.html") }}</p>\n{% endblock %}\n', encoding="utf-8")
+    result = build(project, built[1])
+    assert result.exit_code == 0, result.output
+    text = (project / "site" / "404.html").read_text(encoding="utf-8")
+    assert "LEADERBOARD: 12,345, 1,2,3, index.html" in text
