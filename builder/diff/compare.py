@@ -148,7 +148,7 @@ def _model_change(old: Mapping[str, Any], new: Mapping[str, Any], test: PairedTe
     record = None
     if test is not None and verdict not in (SCORE_UNCHANGED, NOT_COMPARABLE):
         record = PairedChange(test.shared, round(test.effect, SCORE_DECIMALS), round(test.low, SCORE_DECIMALS),
-                              round(test.high, SCORE_DECIMALS), float(f"{test.p:.6g}"), test.method, significant)
+                              round(test.high, SCORE_DECIMALS), round(test.p, 6), test.method, significant)
         verdict = (SIGNIFICANT_GAIN if test.effect > 0 else SIGNIFICANT_DROP) if significant else NOT_SIGNIFICANT
     change = ModelChange(
         model=_ref(new),

@@ -31,9 +31,11 @@ from .pairing import BoardTests, task_sides, tests_of
 from .verdicts import Comparisons, PairedResult
 
 #: Published precision: `C_P` differences like task estimates, ReasonScore differences like
-#: ReasonScores, p to six significant digits.
+#: ReasonScores, p to six decimals as every data file's fractions (a smaller p is 0.0; the
+#: verdict is Holm's on the unrounded p).
 TASK_DECIMALS = 6
 BOARD_DECIMALS = 3
+P_DECIMALS = 6
 
 
 def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> LeaderboardResult:
@@ -85,7 +87,7 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
         for ((a, b), t), significant in zip(shown, verdicts):
             forward = (a, b) in tests
             r = PairedResult(b if forward else a, t.shared, round(t.effect, decimals), round(t.low, decimals),
-                             round(t.high, decimals), float(f"{t.p:.6g}"), t.method, significant)
+                             round(t.high, decimals), round(t.p, P_DECIMALS), t.method, significant)
             out[(a, b)] = r if forward else r.reversed(b)
         return out
 
