@@ -23,6 +23,7 @@ from .gcpause import long_lived, no_cyclic_gc
 from .outputs import board_files, signals_files
 from .project import Project, resolve_project
 from .results import BuildResults
+from .samplefiles import samples_files
 from .signals import Signals, compute_signals
 from .signals.memo import SignalsMemo
 from .site import iter_site
@@ -188,6 +189,8 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
                     gathered.signals_memo.save()
             for path in sorted(files):
                 yield path, files.pop(path)
+            if config.publish_samples:
+                yield from samples_files(project.data_dir, board.evaluations.values())
 
         def outputs(stage: Stage) -> Iterator[tuple[str, Output]]:
             """Every output file, one at a time: the data files, the pages, the static files."""

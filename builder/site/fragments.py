@@ -230,7 +230,7 @@ class Fragments:
                 iv_fill(iv.text, iv.range_text) if iv else iv_none,
                 band(iv.band, False) if iv.band else "",
                 bar_fill(iv.description, iv.bar_left, iv.bar_width, iv.bar_center) if iv else bar_none,
-                _sort_key(t.total), text(fmt.count(t.total)),
+                _sort_key(t.total), text(t.trials_text),
                 _sort_key(t.truncation_rate) if truncated else "",
                 text(fmt.percent(t.truncation_rate)) if truncated else "",
                 "" if truncated else text(t.truncation_note),

@@ -8,6 +8,7 @@ returns (`store.ingest.ingest_evals`).
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from .text import read_text
 
 EVAL_KEYS = {
     "model", "template", "sampler", "label", "groups", "hf_id", "organization",
-    "relationship", "generation_args", "harness", "simulated", "observed",
+    "relationship", "generation_args", "harness", "simulated", "observed", "harness_scores",
 }
 
 
@@ -76,8 +77,18 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         if not isinstance(observed, dict) or any(k not in OBSERVED_KEYS or not isinstance(v, bool)
                                                  for k, v in observed.items()):
             raise bad(i, "'observed' must be an object of true/false under 'truncation' and 'tokens'")
-        entries.append({**entry, "generation_args": gen, "groups": groups})
+        scores = entry.get("harness_scores", {})
+        if not isinstance(scores, dict) or not all(
+                isinstance(v, dict) and isinstance(v.get("metric"), str) and _is_number(v.get("value"))
+                for v in scores.values()):
+            raise bad(i, "'harness_scores' must map each task to {\"metric\": name, \"value\": number}, "
+                         "the harness's own headline figure")
+        entries.append({**entry, "generation_args": gen, "groups": groups, "harness_scores": scores})
     return entries
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")

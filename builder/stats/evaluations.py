@@ -10,7 +10,7 @@ is made with them (`slugs.evaluation_slugs`), not by the statistics that rank th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..config import SiteConfig
@@ -54,6 +54,11 @@ class Evaluation:
     #: INGEST.md section 6: whether the harness recorded truncation and tokens at all.
     truncation_observed: bool
     tokens_observed: bool
+    #: Per task, the harness's own headline figure as its log records it: (metric, value).
+    harness_scores: Mapping[str, tuple[str, float]] = field(default_factory=dict)
+    #: The trials files its points came from, relative to the data directory (none: no
+    #: per-sample outcomes).
+    trial_files: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -103,4 +108,7 @@ def identify(rows: list[dict[str, Any]], config: SiteConfig) -> list[Evaluation]
         simulated=bool(e.get("simulated")), groups=tuple(e.get("groups") or ()),
         truncation_observed=e.get("truncation_observed") is not False,
         tokens_observed=e.get("tokens_observed") is not False,
+        harness_scores={task: (v["metric"], float(v["value"]))
+                        for task, v in sorted(json.loads(e.get("harness_scores") or "{}").items())},
+        trial_files=tuple(e.get("trial_files") or ()),
     ) for e, label, slug in zip(chosen, labels, slugs)]

@@ -15,14 +15,14 @@ the signals from the store (build.py); `compute_leaderboard` runs the three in a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
 import numpy as np
 
 from ..config import SiteConfig
 from ..errors import InputError
-from ..store.pointsdb import Aggregate, PointsDB
+from ..store.pointsdb import COUNTERS, Aggregate, PointsDB
 from ..vocabulary import MODES
 from .bands import Bands
 from .board import (
@@ -75,6 +75,8 @@ class BoardInputs:
     #: The tiers of tiered points, and their v1 task scores per (evaluation, tier) and task.
     tier_names: tuple[str, ...]
     tiers: Tables
+    #: Per task with trials: the items any evaluation answered (SAMPLES.md section 3).
+    task_items: Mapping[str, int] = field(default_factory=dict)
 
     def task_estimates(self, mode: str) -> Iterator[tuple[Evaluation, dict[str, float | None]]]:
         """Each evaluation with its estimate (`mode`, rounded as published) on each task it
@@ -103,12 +105,13 @@ def read_board(db: PointsDB, config: SiteConfig) -> BoardInputs:
     index: dict[tuple[str, ...], int] = {e.key: i for i, e in enumerate(evaluations)}
     only = {"base_task": tasks} if tasks else None
     agg = db.aggregate(filters=only, group_by=(*EVAL_KEYS, "base_task"), mode=MODES)
-    value_names = ["n", "n_t", "n_e", "g", "tok"] + [f"{mode}_{p}" for mode in MODES for p in ("est", "low", "high")]
+    value_names = [*COUNTERS, *(f"{mode}_{p}" for mode in MODES for p in ("est", "low", "high"))]
     tier_agg = db.aggregate(filters=only, group_by=(*EVAL_KEYS, "tier", "base_task"), mode="V1")
     # Scattered here, so what a process forked for `rank_board` is given is a few arrays.
     tier_names, tiers = _tier_grid(tier_agg, tasks, index, len(evaluations))
+    task_items = db.task_items([e.key for e in evaluations])
     return BoardInputs(tuple(tasks), evaluations, grid(agg, index, EVAL_KEYS, tasks, value_names, len(evaluations)),
-                       tier_names, tiers)
+                       tier_names, tiers, {t: task_items[t] for t in tasks if t in task_items})
 
 
 def with_curves(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> LeaderboardResult:
@@ -145,21 +148,28 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
                             draws=config.bootstrap, seed=config.seed, memo=memo.scores if memo else None)
     complete = np.asarray(present.all(axis=1) & (len(tasks) > 0), dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
-        truncation = np.nansum(col["n_t"], axis=1) / np.nansum(col["n"], axis=1)
-    avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["n"], nan=1.0), present)
+        truncation = np.nansum(col["trials_truncated"], axis=1) / np.nansum(col["trials"], axis=1)
+    # Tokens per real trial: tokens are never divided by the design effect (SAMPLES.md §2).
+    avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["trials"], nan=1.0), present)
     with np.errstate(invalid="ignore", divide="ignore"):
         score_per_token = np.where(avg_tokens > 0, scores.center / avg_tokens, np.nan)
 
+    # SAMPLES.md section 4: a task result with fewer than `min_samples` samples is
+    # preliminary, and so is an evaluation with one on the board: shown, never ranked.
+    short = present & (np.nan_to_num(col["samples"], nan=0.0) < config.min_samples)
+    preliminary = complete & short.any(axis=1)
     # Ranks, rank ranges and ties among complete models only (§4: incomplete get no rank).
-    ranked = np.flatnonzero(complete)
+    ranked = np.flatnonzero(complete & ~preliminary)
     # Ties in center are broken by model name (§7), then template and sampler.
     names = ["\x00".join(e.key) for e in evaluations]
     order = ranked[rank_order(scores.center[ranked], [names[i] for i in ranked])]
     sig = significance(scores.ci_low[order], scores.ci_high[order])
     rank = {int(i): r + 1 for r, i in enumerate(order)}
-    incomplete = np.flatnonzero(~complete)
-    incomplete = incomplete[rank_order(np.nan_to_num(scores.center[incomplete], nan=-1.0), [names[i] for i in incomplete])]
-    row_order = [*order.tolist(), *incomplete.tolist()]
+    unranked = []
+    for rows in (np.flatnonzero(preliminary), np.flatnonzero(~complete)):
+        unranked += rows[rank_order(np.nan_to_num(scores.center[rows], nan=-1.0), [names[i] for i in rows])].tolist()
+    # Preliminary and incomplete rows below the ranked ones, never interleaved (§4).
+    row_order = [*order.tolist(), *unranked]
     position = {i: p for p, i in enumerate(order.tolist())}
 
     tiers = _tiers(inputs.tier_names, inputs.tiers)
@@ -167,7 +177,10 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
 
     # Round whole arrays once; per-model rows then only index Python lists.
     r = {name: rounded(values, 6) for name, values in col.items()}
-    counts = {name: np.nan_to_num(col[name]).astype(np.int64).tolist() for name in ("n", "n_t", "n_e")}
+    counts = {name: np.nan_to_num(col[name]).astype(np.int64).tolist()
+              for name in ("trials", "trials_truncated", "trials_correct", "samples", "points", "sampled")}
+    effective = rounded(col["n"], 3)
+    partial = [[None if x != x else int(x) for x in row] for row in col["partial"].tolist()]
     center, margin, ci_low, ci_high = (rounded(getattr(scores, name), 3)
                                        for name in ("center", "margin", "ci_low", "ci_high"))
     avg_tokens_r, spt_r, trunc_r = rounded(avg_tokens, 3), rounded(score_per_token, 6), rounded(truncation, 6)
@@ -182,9 +195,13 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
             if not present_l[i][j]:
                 continue
             task_results[task] = TaskResult(
-                total=counts["n"][i][j], truncated=counts["n_t"][i][j], correct=counts["n_e"][i][j],
-                guess=r["g"][i][j], tokens=r["tok"][i][j], estimate=est[i][j], low=low[i][j], high=high[i][j],
-                modes=tuple((e[i][j], lo[i][j], hi[i][j]) for e, lo, hi in mode_cols))
+                total=counts["trials"][i][j], truncated=counts["trials_truncated"][i][j],
+                correct=counts["trials_correct"][i][j], guess=r["trials_guess"][i][j], tokens=r["tok"][i][j],
+                estimate=est[i][j], low=low[i][j], high=high[i][j],
+                modes=tuple((e[i][j], lo[i][j], hi[i][j]) for e, lo, hi in mode_cols),
+                samples=counts["samples"][i][j], effective_trials=effective[i][j], preliminary=bool(short[i, j]),
+                items=counts["samples"][i][j] if counts["sampled"][i][j] == counts["points"][i][j] else None,
+                partial=partial[i][j])
         tier_values = tiers.get(i, {})
         tier_names = sorted(tier_values)
         models.append(EvaluationRow(
@@ -193,7 +210,7 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
             rank=rank.get(i),
             rank_range=(int(sig.rank_best[p]), int(sig.rank_worst[p])) if p is not None else None,
             score=Score(center[i], margin[i], ci_low[i], ci_high[i]),
-            band=rs_bands[i] if np.isfinite(scores.center[i]) else None,
+            band=rs_bands[i] if np.isfinite(scores.center[i]) and not preliminary[i] else None,
             avg_tokens=avg_tokens_r[i], score_per_token=spt_r[i], truncation_rate=trunc_r[i],
             tied_count=int(sig.tied_count[p]) if p is not None else 0,
             distinct_from_next=sig.distinct_from_next[p] if p is not None else None,
@@ -201,14 +218,17 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
             tiers={t: TierResult(r3(tier_values[t][0]), r3(tier_values[t][1])) for t in tier_names},
             score_per_token_v1=r6(score_per_token_v1([tier_values[t][0] for t in tier_names],
                                                      [tier_values[t][1] for t in tier_names])),
+            status="incomplete" if not complete[i] else "preliminary" if preliminary[i] else "ranked",
+            preliminary_tasks=tuple(t for j, t in enumerate(tasks) if short[i, j]),
         ))
     leaderboard = Leaderboard(
-        settings=Settings(mode=mode, bootstrap=config.bootstrap, seed=config.seed, tasks=tuple(tasks)),
+        settings=Settings(mode=mode, bootstrap=config.bootstrap, seed=config.seed, tasks=tuple(tasks),
+                          min_samples=config.min_samples),
         models=tuple(models),
         tie_groups=tuple(tie_group(group, [ci_low[order[k]] for k in group]) for group in sig.tie_groups),
     )
     pw = _pairwise(order, config.pairwise_top, ids, col, present, mode, memo)
-    rankings = task_rankings(leaderboard.models, tasks)
+    rankings = task_rankings(leaderboard.models, tasks, inputs.task_items)
     return LeaderboardResult(leaderboard, pw, {}, rankings, {e.id: e for e in evaluations})
 
 
@@ -230,7 +250,7 @@ def _tier_grid(agg: Aggregate, tasks: list[str], index: Mapping[tuple[str, ...],
     k = len(names)
     rows: dict[tuple[str, ...], int] = {(*key, tier): i * k + j for key, i in index.items()
                                         for j, tier in enumerate(names)}
-    return names, grid(agg, rows, (*EVAL_KEYS, "tier"), tasks, ["est", "n", "tok"], m * k)
+    return names, grid(agg, rows, (*EVAL_KEYS, "tier"), tasks, ["est", "trials", "tok"], m * k)
 
 
 def _tiers(names: tuple[str, ...], tier_grid: Tables) -> dict[int, dict[str, tuple[float, float]]]:
@@ -238,7 +258,7 @@ def _tiers(names: tuple[str, ...], tier_grid: Tables) -> dict[int, dict[str, tup
     points), unrounded, by the vectorised geometric mean of each row of `_tier_grid`."""
     k = len(names)
     rs = tier_reasonscore(tier_grid.columns["est"], tier_grid.present)
-    toks = tokens_per_trial(np.nan_to_num(tier_grid.columns["tok"]), np.nan_to_num(tier_grid.columns["n"], nan=1.0),
+    toks = tokens_per_trial(np.nan_to_num(tier_grid.columns["tok"]), np.nan_to_num(tier_grid.columns["trials"], nan=1.0),
                             tier_grid.present)
     out: dict[int, dict[str, tuple[float, float]]] = {}
     for row in np.flatnonzero(tier_grid.present.any(axis=1)).tolist():

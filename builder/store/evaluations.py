@@ -25,6 +25,9 @@ def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
         # NULL when not said: only ingest knows, and what it does not say was observed.
         "truncation_observed": [(e.get("observed") or {}).get("truncation") for e in rows],
         "tokens_observed": [(e.get("observed") or {}).get("tokens") for e in rows],
+        # The harness's own headline figure per task (INGEST.md: shown beside ours).
+        "harness_scores": [json.dumps(e.get("harness_scores") or {}, sort_keys=True, separators=(",", ":"))
+                           for e in rows],
     }
     types = {"groups": "VARCHAR[][]", "simulated": "BOOLEAN[]", "truncation_observed": "BOOLEAN[]",
              "tokens_observed": "BOOLEAN[]"}

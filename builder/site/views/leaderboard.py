@@ -29,6 +29,9 @@ class TieGroup:
 class LeaderboardPage(Page):
     ranked: tuple[ModelRow, ...]
     incomplete: tuple[ModelRow, ...]
+    #: Complete but with a task of fewer than `min_samples` samples: listed apart, unranked.
+    preliminary: tuple[ModelRow, ...]
+    min_samples: int
     forest: Chart | None
     tie_groups: tuple[TieGroup, ...]
     tasks: tuple[Ref, ...]
@@ -47,7 +50,7 @@ class LeaderboardPage(Page):
 
     @property
     def last_row(self) -> int:
-        return self.first_rank + len(self.ranked) + len(self.incomplete) - 1
+        return self.first_rank + len(self.ranked) + len(self.preliminary) + len(self.incomplete) - 1
 
 
 def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> list[LeaderboardPage]:
@@ -74,12 +77,14 @@ def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> lis
     for k, chunk in enumerate(chunks):
         page_groups = tuple(groups_on.get(k, ()))
         ranked = tuple(r for r in chunk if r.rank is not None)
-        incomplete = tuple(r for r in chunk if r.rank is None)
+        incomplete = tuple(r for r in chunk if r.rank is None and not r.preliminary)
+        preliminary = tuple(r for r in chunk if r.preliminary)
         title = config.title if k == 0 else f"{config.title}: page {k + 1}"
         pages.append(LeaderboardPage(
             path=paths[k], title=title, template="leaderboard.html",
             simulated=any(r.simulated for r in chunk), description=config.description,
-            ranked=ranked, incomplete=incomplete, forest=_forest_chart(chunk, k),
+            ranked=ranked, incomplete=incomplete, preliminary=preliminary, min_samples=config.min_samples,
+            forest=_forest_chart(chunk, k),
             tie_groups=page_groups, tasks=task_refs,
             pager=Pager(k + 1, tuple(NavLink(str(j + 1), p) for j, p in enumerate(paths))) if len(paths) > 1 else None,
             first_rank=k * size + 1, total_models=len(rows), total_ranked=total_ranked,
@@ -104,7 +109,7 @@ def _forest_chart(rows: Sequence[ModelRow], page: int) -> Chart | None:
         return None
     return Chart(kind="forest-score", id="forest", twin="leaderboard",
                  label=f"ReasonScore intervals of the {len(data)} models in the table below, in rank order; "
-                       "open circles are incomplete models", rows=data)
+                       "open circles are models without a rank (incomplete or preliminary)", rows=data)
 
 
 def _chart_label(row: ModelRow) -> str:

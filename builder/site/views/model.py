@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...samplefiles import samples_path
 from ...stats.board import EvaluationRow, ModeEstimate
 from ...vocabulary import MODES
 from .. import format as fmt
@@ -31,6 +32,28 @@ class TaskResult:
     modes: tuple[tuple[float, float, float] | None, ...]
     truncation_note: str | None = None
     tokens_note: str | None = None
+    #: Distinct samples, and the effective trials the interval counts (SAMPLES.md section 2).
+    samples: int | None = None
+    effective_trials: float | None = None
+
+    @property
+    def trials_text(self) -> str:
+        """"50", or "50 (10 samples × 5 epochs)" when samples were answered more than once."""
+        return fmt.trials(self.total, self.samples)
+
+
+def credit_note(task: str, total: int, partial: int | None, harness: tuple[str, float] | None) -> str | None:
+    """What a reader needs when the harness gave partial credit or scores the task itself:
+    "lingoly: 11 of 26 trials partially correct, counted as not correct; the harness reports
+    48.1 % (accuracy)". None when there is neither."""
+    parts = []
+    if partial:
+        parts.append(f"{fmt.count(partial)} of {fmt.count(total)} trials partially correct, counted as not correct")
+    if harness is not None:
+        metric, value = harness
+        figure = fmt.percent(value) if 0 <= value <= 1 else f"{value:g}"
+        parts.append(f"the harness reports {figure} ({metric})")
+    return f"{task}: " + "; ".join(parts) if parts else None
 
 
 @dataclass(frozen=True)
@@ -88,6 +111,10 @@ class ModelPage(Page):
     #: models it may be tied with.
     board: str = "index.html"
     modes: tuple[str, ...] = MODES
+    #: Per task with partial credit or the harness's own figure (`credit_note`).
+    credit_notes: tuple[str, ...] = ()
+    #: Site path of its per-sample outcomes (SAMPLES.md section 5), when published.
+    samples: str | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -168,6 +195,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
             truncation_rate=(t.truncated / total) if total else None,
             modes=_mode_values(t.modes),
             truncation_note=row.truncation_note, tokens_note=row.tokens_note,
+            samples=t.samples, effective_trials=t.effective_trials,
         ))
     chart = None
     if task_results:
@@ -182,6 +210,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         for tier, v in sorted(m.tiers.items(), key=lambda kv: _tier_order(kv[0])))
     spt_v1 = m.score_per_token_v1
     settings = settings_of(m)
+    notes = (credit_note(task, t.total, t.partial, e.harness_scores.get(task)) for task, t in m.tasks.items())
     title = row.label + ("" if row.complete else " (incomplete)")
     return ModelPage(
         path=row.path, title=title, template="model.html", simulated=row.simulated,
@@ -191,7 +220,8 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         task_results=tuple(task_results), chart=chart, tiers=tiers,
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
-        board=ctx.board_page(m.id),
+        board=ctx.board_page(m.id), credit_notes=tuple(n for n in notes if n),
+        samples=samples_path(e.slug) if e.trial_files and ctx.results.config.publish_samples else None,
     )
 
 
