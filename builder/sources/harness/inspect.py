@@ -60,7 +60,7 @@ GENERATION_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "reaso
 class _ScorerRef(msgspec.Struct):
     name: str = ""
     scorer: str | None = None
-    metrics: dict[str, dict[str, Any]] | None = None
+    metrics: Any = None  # results: {name: {"value": ...}}; the eval spec's scorers: a list
 
 
 class _Results(msgspec.Struct):
@@ -313,8 +313,9 @@ def _primary_scorer(header: _Header, options: ReadOptions) -> tuple[str | None, 
 def _headline(header: _Header, scorer: str | None, main_key: str | None) -> tuple[str, float] | None:
     """The log's own headline figure (`inspect_text.headline`) of the scorer the credit is from."""
     for entry in header.results.scores if header.results else []:
-        if _entry_key(entry) == (scorer, main_key) and entry.metrics:
-            return headline({name: metric.get("value") for name, metric in entry.metrics.items()})
+        if _entry_key(entry) == (scorer, main_key) and isinstance(entry.metrics, dict):
+            return headline({name: metric.get("value") for name, metric in entry.metrics.items()
+                             if isinstance(metric, dict)})
     return None
 
 
