@@ -107,8 +107,8 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
             truncation_rate=t.truncated / total if total else None, tie_next=TieMark(ranking.tied_next[n]),
             leaderboard_rank=m.rank, truncation_note=ctx.rows[m.id].truncation_note,
             trials_text=fmt.trials(total, t.samples),
-            preliminary=(f"preliminary: {fmt.count(t.samples)} samples, fewer than {ctx.min_samples}"
-                         if ranking.is_preliminary(n) else None),
+            preliminary=(f"preliminary: {fmt.count(t.samples)} sample{'' if t.samples == 1 else 's'}, "
+                         f"fewer than {ctx.min_samples}" if ranking.is_preliminary(n) else None),
             items_text=_items_text(t.items, ranking.items),
         ))
     ranked = [r for r in rows if not r.preliminary]
