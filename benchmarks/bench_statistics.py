@@ -27,6 +27,7 @@ from reasonboard.stats.reasonscore import reasonscore_v2
 from reasonboard.stats.significance import rank_order, significance
 from reasonboard.store.ingest import ingest_evals, ingest_points
 from reasonboard.store.pointsdb import MODES, PointsDB
+from reasonboard.store.trialfiles import discover_trial_files
 
 
 def main() -> None:
@@ -42,7 +43,7 @@ def main() -> None:
         print(f"demo data      {time.perf_counter() - t:7.3f} s  ({demo.points} points)")
         db = PointsDB()
         t = time.perf_counter()
-        ingest_points(db, discover_point_files(data), data)
+        ingest_points(db, discover_point_files(data) + discover_trial_files(data), data)
         ingest_evals(db, read_evals(data / "evals.json"))
         print(f"ingest         {time.perf_counter() - t:7.3f} s")
 

@@ -285,7 +285,7 @@ def one_model_rebuild(data: Path, site: Path, cache: Path, work: Path, rounds: i
     for _ in range(rounds):
         before = mtimes(site)
         time.sleep(0.05)
-        changed_file = change_one_model(data / "points")
+        changed_file = change_one_model(data / "trials")
         one, wall_one, _ = measured_build(data, site, cache)
         after = mtimes(site)
         rewritten = sum(1 for p in after if before.get(p) != after[p])
@@ -384,18 +384,24 @@ def mtimes(site: Path) -> dict[str, int]:
     return {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
 
 
-def change_one_model(points_dir: Path) -> Path:
-    target = sorted(points_dir.glob("*.csv"))[len(list(points_dir.glob("*.csv"))) // 2]
-    rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
-    n_u = int(rows[0]["total"]) - int(rows[0]["truncated"])
-    correct = int(rows[0]["correct"])
-    # More correct answers, or fewer when it already has them all: always a real change.
-    rows[0]["correct"] = str(min(n_u, correct + max(1, n_u // 4)) if correct < n_u else max(0, correct - max(1, n_u // 4)))
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    target.write_text(buffer.getvalue(), encoding="utf-8")
+def change_one_model(trials_dir: Path) -> Path:
+    """Flip a quarter of the first point's trials of one evaluation (correct <-> not, where
+    not truncated): always a real change of its points, written back as its trials file."""
+    import duckdb
+
+    files = sorted(trials_dir.glob("*.parquet"))
+    target = files[len(files) // 2]
+    temporary = target.with_name(target.name + ".tmp")
+    con = duckdb.connect()
+    first = con.execute("SELECT base_task, params FROM read_parquet(?) LIMIT 1", [str(target)]).fetchone()
+    con.execute(
+        """COPY (SELECT * EXCLUDE (flip) REPLACE (CASE WHEN flip THEN 1.0 - credit ELSE credit END AS credit,
+                                                  CASE WHEN flip THEN NOT correct ELSE correct END AS correct)
+                 FROM (SELECT *, base_task = ? AND params = ? AND NOT truncated AND credit IN (0, 1)
+                                 AND hash(sample_id, epoch) % 4 = 0 AS flip FROM read_parquet(?)))
+           TO ? (FORMAT parquet, COMPRESSION zstd)""", [first[0], first[1], str(target), str(temporary)])
+    con.close()
+    temporary.replace(target)
     return target
 
 

@@ -20,10 +20,9 @@ from .config import SiteConfig, load_config
 from .errors import InputError
 from .forking import Beside
 from .gcpause import long_lived, no_cyclic_gc
-from .outputs import board_files, signals_files
+from .outputs import board_files, samples_files, signals_files
 from .project import Project, resolve_project
 from .results import BuildResults
-from .samplefiles import samples_files
 from .signals import Signals, compute_signals
 from .signals.memo import SignalsMemo
 from .site import iter_site
@@ -31,7 +30,9 @@ from .site.render import chart_warmup
 from .site.reuse import PageReuse
 from .site.writer import Output, OutputPathError, OutputPaths, Stage, check_output_dir, staging
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
+from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
+from .stats.history import score_history
 from .stats.leaderboard import BoardInputs, LeaderboardResult, memo_salt, rank_board, read_board, with_curves
 from .stats.memo import RankMemo
 from .store.cache import Fingerprints, StoreReport, data_key, describe_ingest, fingerprints, open_store
@@ -151,11 +152,13 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
     render_salt = settings_key(config_path=project.config_path, content_dirs=project.with_demo_content().content_dirs,
                                templates_dirs=project.templates_dirs, static_dir=project.static_dir,
                                strict=options.strict, allow_empty=options.allow_empty)
-    key = build_key(render_salt, sources=sources.whole if sources else "", db_path=options.db_path)
+    key = build_key(render_salt, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
+                    db_path=options.db_path)  # the releases' pages and each model's history are made from them
     previous = load_state(cache_dir, out_dir)
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)
+    releases = read_releases(project.root)  # a bad snapshot stops the build before the slow steps
 
     # From an empty cache, the chart assets are made by a forked process while this one
     # reads the inputs and computes (forked before the PointsDB is opened).
@@ -173,14 +176,13 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
             config=config,
             leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves,
             signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-            timings=timings,
+            timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
         )
         # Pages whose inputs are unchanged since the last build of this directory keep their file.
         reuse = PageReuse(out_dir, previous.files if previous is not None else {}, render_salt)
 
         def data() -> Iterator[tuple[str, bytes]]:
-            """The data files: the board's, made beside the signals (`gather`), and
-            signals.json, made while the pages render."""
+            """The data files: the board's (made beside the signals), then, as pages render, the rest."""
             with no_cyclic_gc():  # iter_site pauses it for itself
                 files = {**gathered.board_files, **signals_files(signals)}
                 # Beside the pages too: the model keys whose signals changed, for the next build
@@ -189,8 +191,7 @@ def _run_build(options: BuildOptions, progress: Progress, freeze: Callable[[], N
                     gathered.signals_memo.save()
             for path in sorted(files):
                 yield path, files.pop(path)
-            if config.publish_samples:
-                yield from samples_files(project.data_dir, board.evaluations.values())
+            yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples)
 
         def outputs(stage: Stage) -> Iterator[tuple[str, Output]]:
             """Every output file, one at a time: the data files, the pages, the static files."""

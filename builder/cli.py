@@ -1,4 +1,4 @@
-"""The `reasonboard` command line: init, build, ingest, diff, demo, export, serve.
+"""The `reasonboard` command line: init, build, release, ingest, diff, demo, export, serve.
 
 Commands that read a project work in the current directory or in `--project DIR`
 (project.py); explicit paths (`--data`, `--out`, ...) are read as given, relative to the
@@ -85,6 +85,38 @@ def build(project_dir: Path | None, data_dir: Path | None, out_dir: Path | None,
         click.echo("Nothing was written; the previous site is untouched.", err=True)
         sys.exit(2)
     click.echo(summary.render())
+
+
+@main.command()
+@click.argument("name")
+@click.option("--date", default=None, help="The release's date, YYYY-MM-DD. Default: SOURCE_DATE_EPOCH's date when set, "
+              "else today.")
+@input_options(cache_help="Where the PointsDB and build state live. Default: PROJECT/.reasonboard-cache.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The built site whose data files are released (built first). Default: PROJECT/site.")
+@click.option("--quiet", is_flag=True, help="No progress lines; the summary only.")
+def release(name: str, date: str | None, project_dir: Path | None, data_dir: Path | None, db_path: Path | None,
+            config_path: Path | None, cache_dir: Path | None, out_dir: Path | None, quiet: bool) -> None:
+    """Snapshot the current build's data files as release NAME in PROJECT/releases/NAME/.
+
+    The site then shows the board as of each release at a permanent address, what changed
+    since the previous release, and each model's score across releases. A release is never
+    overwritten; commit its folder.
+    """
+    from .build import BuildOptions
+    from .release import make_release
+    from .site.writer import OutputPathError
+
+    options = BuildOptions(project=project_dir, data_dir=data_dir, out_dir=out_dir, db_path=db_path,
+                           config_path=config_path, cache_dir=cache_dir)
+    progress = None if quiet else (lambda line: click.echo(line, err=True))
+    try:
+        released = make_release(options, name, date, progress=progress)
+    except (InputError, OutputPathError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        click.echo("No release was written.", err=True)
+        sys.exit(2)
+    click.echo(released.render())
 
 
 @main.command()

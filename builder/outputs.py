@@ -18,7 +18,11 @@ import csv
 import io
 import json
 import math
-from typing import Any, Callable, Iterable, Mapping
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+import duckdb
 
 from .signals.comparability import Comparability
 from .signals.model import Signals, TripleSignals
@@ -26,6 +30,8 @@ from .signals.provenance import Provenance
 from .signals.reproducibility import Reproducibility
 from .signals.rounding import r6
 from .stats.board import EvaluationRow, Leaderboard, Pairwise, TaskResult
+from .stats.evaluations import Evaluation
+from .store.trialfiles import NAMES, ORDER
 from .vocabulary import MODES
 
 #: Version 2 (issue 16) publishes ties in a size linear in the number of models: a model's
@@ -280,3 +286,43 @@ def triple_lines(triples: Iterable[TripleSignals]) -> list[str]:
             strings[t.benchmark], around[1] + _scores(c) + around[2], strings[t.metric], strings[t.model],
             party_lists[t.parties], provenance[1], _scalar(t.reports), reproducibility[1]))
     return lines
+
+# -- the published per-sample outcomes (SAMPLES.md section 5) -----------------------------
+# Each evaluation with trials gets `data/samples/<evaluation slug>.parquet`: its trials with
+# the columns of SAMPLES.md section 1 except model, template and sampler (the name says which
+# evaluation), sorted as trials files are; outcomes, tokens and compressed sizes, never the
+# text of an item or an answer (trials files have none). `publish_samples = false` keeps even
+# the items' ids private. Read from the evaluation's own trials files, not from the PointsDB's
+# table of every trial; the build makes them while its render workers make the pages.
+
+#: The published columns: a trials file's without the evaluation's names.
+SAMPLE_COLUMNS = tuple(name for name in NAMES if name not in ("model", "template", "sampler"))
+SAMPLES_FOLDER = "data/samples"
+
+
+def samples_path(slug: str) -> str:
+    """The site path of an evaluation's per-sample outcomes (its page's slug, which may hold
+    one `/`: `model/template-sampler`)."""
+    return f"{SAMPLES_FOLDER}/{slug}.parquet"
+
+
+def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bool) -> Iterator[tuple[str, bytes]]:
+    """(site path, bytes) of the per-sample outcomes of each of `evaluations` with trials
+    files (`Evaluation.trial_files`, relative to `data_dir`), when `publish`. Sorted by path;
+    the same trials give the same bytes."""
+    chosen = sorted((e for e in evaluations if e.trial_files and publish), key=lambda e: e.slug)
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    try:
+        with tempfile.TemporaryDirectory(prefix="reasonboard-samples-") as scratch:
+            target = Path(scratch) / "samples.parquet"
+            for e in chosen:
+                files = [str(data_dir / rel) for rel in e.trial_files]
+                con.execute(
+                    f"COPY (SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?) WHERE trim(model) = ? "
+                    f"AND trim(template) = ? AND trim(sampler) = ? ORDER BY {ORDER}) "
+                    "TO ? (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)",
+                    [files, *e.key, str(target)])
+                yield samples_path(e.slug), target.read_bytes()
+    finally:
+        con.close()

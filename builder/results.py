@@ -11,9 +11,11 @@ from typing import Mapping
 
 from .config import SiteConfig
 from .signals import Signals
+from .sources.releases import ReleaseSnapshot
 from .stats.bands import Bands
 from .stats.board import Curves, Leaderboard, Pairwise
 from .stats.evaluations import Evaluation
+from .stats.history import HistoryPoint
 from .stats.taskranks import TaskRanking
 
 
@@ -32,3 +34,7 @@ class BuildResults:
     #: Each task's own ranking of the evaluations (the task pages).
     task_rankings: Mapping[str, TaskRanking]
     timings: dict[str, float] = field(default_factory=dict)
+    #: The project's releases, oldest first (PRODUCT.md "Releases and history").
+    releases: tuple[ReleaseSnapshot, ...] = ()
+    #: Each evaluation's score across the releases and this build (`stats.history`).
+    history: Mapping[str, tuple[HistoryPoint, ...]] = field(default_factory=dict)

@@ -29,10 +29,10 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("statistics", ("stats",)),
     ("signals", ("signals",)),
     # What a build hands the site (results.py), and the data files written from it.
-    ("outputs", ("results", "outputs", "samplefiles")),
+    ("outputs", ("results", "outputs")),
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingest")),
-    ("commands", ("buildstate", "build", "demo", "demofiles", "demoworld", "newproject", "serve", "cli")),
+    ("commands", ("buildstate", "build", "release", "demo", "demofiles", "demoworld", "newproject", "serve", "cli")),
 )
 
 

@@ -20,6 +20,7 @@ from reasonboard.stats.bands import load_bands
 from reasonboard.stats.leaderboard import compute_leaderboard
 from reasonboard.store.ingest import ingest_points
 from reasonboard.store.pointsdb import PointsDB
+from reasonboard.store.trialfiles import discover_trial_files
 
 BANDS = load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml")
 
@@ -131,7 +132,7 @@ def test_demo_curves_of_a_short_page_are_the_full_curves_of_its_models(tmp_path)
     beyond the board) restricted to them, figure for figure and in order."""
     data = Path(__file__).resolve().parent.parent / "data"
     with PointsDB() as db:
-        ingest_points(db, discover_point_files(data), data)
+        ingest_points(db, discover_point_files(data) + discover_trial_files(data), data)
         short = compute_leaderboard(db, SiteConfig(bootstrap=200, page_size=3), BANDS)
         full = compute_leaderboard(db, SiteConfig(bootstrap=200, page_size=10_000), BANDS)
     assert len(full.evaluations) > 3 and short.curves.keys() == full.curves.keys()

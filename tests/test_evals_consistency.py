@@ -20,6 +20,7 @@ from reasonboard.cli import main
 from reasonboard.config import SiteConfig
 from reasonboard.demo import write_demo
 from reasonboard.store.cache import open_store
+from reasonboard.store.trialfiles import trials_file_name
 
 MODEL = "halyard-4b-think"
 TYPO = "Halyard-4b-think"
@@ -81,7 +82,8 @@ def test_a_case_typo_names_the_entry_and_the_evaluation_it_meant(demo_data, tmp_
     assert len(warnings) == 1, warnings  # one mistake, one warning (not one per side)
     assert warnings[0].startswith(f"{data / 'evals.json'}, line {line}: entry 1 ({TYPO} / zerocot / t0.6-16k) "
                                   "matches no points")
-    assert f"did you mean {MODEL} / zerocot / t0.6-16k (points in points/{MODEL}.csv)?" in warnings[0]
+    name = trials_file_name(MODEL, "zerocot", "t0.6-16k")
+    assert f"did you mean {MODEL} / zerocot / t0.6-16k (points in trials/{name})?" in warnings[0]
     assert "no generation arguments" in warnings[0]
 
 
@@ -99,8 +101,8 @@ def test_an_entry_without_points_and_an_evaluation_without_an_entry_are_both_nam
         f"{data / 'evals.json'}, line {line}: entry 4 (aurora-70b / zerocot / greedy-8k) matches no points; "
         "nothing of it is published",
         f"{data / 'evals.json'}: evaluation thistle-32b-instruct / zerocot / greedy-8k (points in "
-        "points/thistle-32b-instruct.csv) has no entry in evals.json, so it is published under its raw id with "
-        "no generation arguments",
+        f"trials/{trials_file_name('thistle-32b-instruct', 'zerocot', 'greedy-8k')}) has no entry in evals.json, "
+        "so it is published under its raw id with no generation arguments",
     ]
 
 

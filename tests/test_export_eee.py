@@ -235,7 +235,8 @@ def test_a_changed_point_changes_that_evaluations_id_and_only_its(default_export
     csv.writer(out, lineterminator="\n").writerow(row)
     points.write_text("".join([lines[0], out.getvalue(), *lines[2:]]), encoding="utf-8")
 
-    before = {r.evaluation: r.evaluation_id for r in default_export.export.records}
+    unchanged = copy_inputs(tmp_path / "unchanged")
+    before = {r.evaluation: r.evaluation_id for r in export_of(unchanged, tmp_path / "cache0").export.records}
     after = {r.evaluation: r.evaluation_id for r in export_of(data, tmp_path / "cache").export.records}
     assert before.keys() == after.keys()
     assert [e for e in before if before[e] != after[e]] == [changed]

@@ -17,7 +17,7 @@ from helpers_site import page
 from reasonboard.cli import main
 from reasonboard.config import SiteConfig
 from reasonboard.ingest import IngestOptions, run_ingest
-from reasonboard.samplefiles import COLUMNS
+from reasonboard.outputs import SAMPLE_COLUMNS as COLUMNS
 from reasonboard.stats.bands import load_bands
 from reasonboard.stats.leaderboard import compute_leaderboard
 from reasonboard.store.trialfiles import trials_file_name
@@ -190,3 +190,10 @@ def test_partial_credit_counts_and_the_harness_figure(tmp_path):
         if task in scores:
             parts.append(f"the harness reports {100 * scores[task]['value']:.1f}% ({scores[task]['metric']})")
         assert parts and f"{task}: {'; '.join(parts)}" in text
+
+
+def test_ingest_warns_about_an_input_with_few_samples(tmp_path):
+    result = CliRunner().invoke(main, ["ingest", str(SHORT / "piqa.json"), str(SET), "--data", str(tmp_path / "d")])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "piqa.json: task piqa has 5 samples, fewer than 20 (min_samples)" in warnings[0]

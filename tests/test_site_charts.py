@@ -22,6 +22,10 @@ SAMPLES = {
                  "col_order": b, "win_rate": None if a == b else 0.7, "text": "" if a == b else "70",
                  "percent": "" if a == b else "70%"} for a in range(2) for b in range(2)],
     "rates": [{"label": "temperature", "order": 0, "rate": 0.85, "text": "85.0%"}],
+    "history": [{"label": "v1", "order": 0, "low": 600.0, "high": 630.0, "center": 615.0, "text": "615.0 ± 15.0",
+                 "move": "no significant move"},
+                {"label": "v2", "order": 1, "low": 650.0, "high": 670.0, "center": 660.0, "text": "660.0 ± 10.0",
+                 "move": "significantly up"}],
 }
 
 

@@ -1,8 +1,11 @@
 """`reasonboard diff BASE HEAD`: the score-change report between two builds (PRODUCT.md, CLI).
 
 BASE and HEAD are built site directories (their `data/leaderboard.json` and
-`data/signals.json` are read) or the data files themselves: a `leaderboard.json` (its
-`signals.json` is looked for beside it) or a `signals.json` (likewise its `leaderboard.json`).
+`data/signals.json` are read), the data files themselves (a `leaderboard.json`: its
+`signals.json` is looked for beside it; a `signals.json`: likewise its `leaderboard.json`),
+or the name of a release of the project (`PROJECT/releases/NAME/`, its compressed data
+files; `latest` is the newest release), so a pull request can be compared with the
+latest release.
 A build without a signals file is compared on scores only and the report says so. A missing
 or malformed leaderboard, or a malformed signals file, is a one-line error naming the file
 and exit status 2, like every other bad input (PRODUCT.md, "Bad input").
@@ -11,6 +14,7 @@ and exit status 2, like every other bad input (PRODUCT.md, "Bad input").
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +23,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
+from ..sources.releases import FOLDER, read_data, read_releases, release_dirs
 from ..sources.text import read_text
 from .compare import compare
 from .markdown import render_markdown
@@ -37,8 +42,16 @@ class LoadedBuild:
     signals: dict[str, Any] | None
 
 
-def load_build(path: Path) -> LoadedBuild:
-    """Find and read one side's leaderboard and (optional) signals files."""
+def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
+    """Find and read one side's leaderboard and (optional) signals files: a path, or a
+    release's name when no such path exists."""
+    release = _release(path, Path(".") if project is None else project)
+    if release is not None:
+        leaderboard, signals = read_data(release)
+        _check_leaderboard(leaderboard, release / "leaderboard.json.gz")
+        if signals is not None:
+            _check_signals(signals, release / "signals.json.gz")
+        return LoadedBuild(dict(leaderboard), dict(signals) if signals is not None else None)
     leaderboard_path, signals_path = _locate(path)
     leaderboard = _read_json(leaderboard_path)
     _check_leaderboard(leaderboard, leaderboard_path)
@@ -47,6 +60,23 @@ def load_build(path: Path) -> LoadedBuild:
         signals = _read_json(signals_path)
         _check_signals(signals, signals_path)
     return LoadedBuild(leaderboard, signals)
+
+
+def _release(path: Path, project: Path) -> Path | None:
+    """The snapshot folder of the release `path` names, when `path` is not a file or
+    folder and the project has such a release (`latest`: the newest)."""
+    name = str(path)
+    if path.exists() or "/" in name or os.sep in name:
+        return None
+    if name == "latest":
+        releases = read_releases(project)
+        if not releases:
+            raise InputError(project / FOLDER, "holds no release; `latest` names the newest release "
+                                               "(make one with `reasonboard release NAME`)")
+        return project / FOLDER / releases[-1].name
+    if name in (d.name for d in release_dirs(project)):
+        return project / FOLDER / name
+    return None
 
 
 def _locate(path: Path) -> tuple[Path, Path]:
@@ -58,7 +88,8 @@ def _locate(path: Path) -> tuple[Path, Path]:
                                    "(run `reasonboard build`) or a leaderboard.json file")
         return leaderboard, data / "signals.json"
     if not path.exists():
-        raise InputError(path, "not found; expected a built site directory or a leaderboard.json file")
+        raise InputError(path, "not found; expected a built site directory, a leaderboard.json file or the name "
+                               "of a release in PROJECT/releases/")
     if path.name == "signals.json":
         return path.with_name("leaderboard.json"), path
     return path, path.with_name("signals.json")
@@ -122,13 +153,17 @@ def _check_signals(doc: Any, path: Path) -> None:
               help="Write the report to this file instead of stdout.")
 @click.option("--fail-on-significant-drop", is_flag=True,
               help="Exit with status 1 when any model's ReasonScore dropped significantly.")
-def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_on_significant_drop: bool) -> None:
-    """Report score changes between two builds (site directories or leaderboard.json files).
+@click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where release names are looked up (PROJECT/releases/). Default: the current directory.")
+def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_on_significant_drop: bool,
+         project_dir: Path | None) -> None:
+    """Report score changes between two builds: site directories, leaderboard.json files or
+    release names (`latest`: the newest release).
 
     A change is significant when the old and new ReasonScore intervals do not overlap.
     """
     try:
-        old, new = load_build(base), load_build(head)
+        old, new = load_build(base, project_dir), load_build(head, project_dir)
     except InputError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(2)

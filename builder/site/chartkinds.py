@@ -141,12 +141,40 @@ def rates() -> alt.Chart:
     ).properties(width="container", height={"step": 18}, autosize=FIT_WIDTH)
 
 
+def history() -> alt.LayerChart | alt.FacetChart:
+    """A model's ReasonScore across releases: its interval as a vertical line and its centre
+    as a point at each release (x, in release order), a significant move drawn as a
+    triangle in its own colour (shape and colour both say it, and the twin table in words).
+
+    Rows: `label` (the release, or "this build"), `order`, `low`, `high`, `center`, `text`,
+    `move` ("significantly up", "significantly down" or "no significant move").
+    """
+    x = alt.X("label:N", sort=alt.EncodingSortField(field="order", order="ascending"), title="release",
+              axis=alt.Axis(labelAngle=0))
+    scale = alt.Scale(zero=False, nice=True)
+    tooltip = [alt.Tooltip("label:N", title="release"), alt.Tooltip("text:N", title="ReasonScore"),
+               alt.Tooltip("move:N", title="since the point before")]
+    base = alt.Chart(_rows()).encode(x=x)
+    line = base.mark_rule(strokeWidth=3, color=RANGE).encode(
+        y=alt.Y("low:Q", scale=scale, title="ReasonScore, 95% interval"), y2="high:Q", tooltip=tooltip)
+    moves = ["no significant move", "significantly up", "significantly down"]
+    legend = alt.Legend(title=None, orient="bottom")
+    dot = base.mark_point(size=70, filled=True, opacity=1).encode(
+        y=alt.Y("center:Q", scale=scale),
+        shape=alt.Shape("move:N", scale=alt.Scale(domain=moves, range=["circle", "triangle-up", "triangle-down"]),
+                        legend=legend),
+        color=alt.Color("move:N", scale=alt.Scale(domain=moves, range=[POINT, SERIES[2], SERIES[3]]), legend=legend),
+        tooltip=tooltip)
+    return alt.layer(line, dot).properties(width="container", height=220, autosize=FIT_WIDTH)
+
+
 KINDS: dict[str, Callable[[], alt.TopLevelMixin]] = {
     "forest-score": forest_score,
     "forest-probability": forest_probability,
     "curves": curves,
     "heatmap": heatmap,
     "rates": rates,
+    "history": history,
 }
 
 

@@ -30,6 +30,7 @@ from .views.content import ContentView, NotFoundPage, band_table
 from .views.leaderboard import leaderboard_pages
 from .views.model import draws_chart, model_groups, model_page, model_page_key
 from .views.pairwise import pairwise_page
+from .views.releases import LIST_PATH, releases_pages
 from .views.rows import Context, model_row
 from .views.task import task_page
 
@@ -92,13 +93,15 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     pages += leaderboard_pages(ctx, config, tasks)
     groups = model_groups(ctx)
     parents = {row.id: Ref(g.label, g.path) for g in groups for row in (e.row for e in g.evaluations)}
-    pages += [Deferred(ctx.paths[m.id], "model.html", partial(model_page, ctx, m, parents.get(m.id)), draws_chart(m),
+    pages += [Deferred(ctx.paths[m.id], "model.html", partial(model_page, ctx, m, parents.get(m.id)),
+                       draws_chart(m, results.history.get(m.id)),
                        key=partial(model_page_key, ctx, m, parents.get(m.id)))
               for m in models]
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]
     pages.append(pairwise_page(ctx, config.pairwise_top))
     pages += ctx.cards.pages()
+    pages += releases_pages(results.releases, results.bands)
     bands = band_table(ctx.bands)
     for content in content_pages:
         pages.append(ContentView(path=f"{content.slug}.html", title=content.title, template="content.html",
@@ -109,6 +112,7 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
 
     nav = (NavLink("Leaderboard", "index.html"), NavLink("Pairwise", "pairwise.html"),
            NavLink("Signals", "signals.html"),
+           *((NavLink("Releases", LIST_PATH),) if results.releases else ()),
            *(NavLink(c.title, f"{c.slug}.html") for c in content_pages))
     return SiteModel(title=config.title, description=config.description, nav=nav, pages=tuple(pages),
                      simulated_any=any(ctx.simulated.values()), base_url=config.base_url,

@@ -48,7 +48,8 @@ from .writer import Output, SiteFiles, Stage
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
             "task.html": "index.html",
             "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html",
-            "benchmark_rows.html": "signals.html"}
+            "benchmark_rows.html": "signals.html", "releases.html": "releases.html", "release.html": "releases.html",
+            "release_changes.html": "releases.html"}
 
 
 @dataclass(frozen=True)

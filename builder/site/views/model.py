@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...samplefiles import samples_path
+from ...outputs import samples_path
 from ...stats.board import EvaluationRow, ModeEstimate
 from ...vocabulary import MODES
 from .. import format as fmt
@@ -13,6 +13,7 @@ from ..charts import Chart
 from ..urls import page_path
 from .base import BandView, Interval, Page, Ref
 from .cards import ReportedResults
+from .history import HistoryView, history_view
 from .rows import Context, ModelRow
 
 #: Nearest neighbours (each side) whose win rates a model page shows.
@@ -115,10 +116,12 @@ class ModelPage(Page):
     credit_notes: tuple[str, ...] = ()
     #: Site path of its per-sample outcomes (SAMPLES.md section 5), when published.
     samples: str | None = None
+    #: Its score across the project's releases and this build; None when in no release.
+    history: HistoryView | None = None
 
     @property
     def charts(self) -> tuple[Chart, ...]:
-        return (self.chart,) if self.chart else ()
+        return tuple(c for c in (self.chart, self.history.chart if self.history else None) if c is not None)
 
 
 @dataclass(frozen=True)
@@ -173,10 +176,11 @@ def model_groups(ctx: Context) -> list[ModelGroupPage]:
     return pages
 
 
-def draws_chart(m: EvaluationRow) -> bool:
-    """Whether the model page of `m` draws its chart: when it lists a task result, i.e. a
-    task with an interval. Known before the page is made (`Deferred`)."""
-    return any(t.has_interval for t in m.tasks.values())
+def draws_chart(m: EvaluationRow, history: object = ()) -> bool:
+    """Whether the model page of `m` draws a chart: when it lists a task result, i.e. a
+    task with an interval, or has a history across releases. Known before the page is
+    made (`Deferred`)."""
+    return bool(history) or any(t.has_interval for t in m.tasks.values())
 
 
 def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> ModelPage:
@@ -222,6 +226,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
         board=ctx.board_page(m.id), credit_notes=tuple(n for n in notes if n),
         samples=samples_path(e.slug) if e.trial_files and ctx.results.config.publish_samples else None,
+        history=history_view(ctx.results.history.get(m.id, ()), row.label),
     )
 
 
@@ -236,7 +241,7 @@ def model_page_key(ctx: Context, m: EvaluationRow, parent: Ref | None = None) ->
     if reported is None:
         return None
     return (m, ctx.rows[m.id], _neighbours(ctx, m.id), parent, ctx.board_page(m.id),
-            tuple(ctx.task_ref(task) for task in m.tasks), reported)
+            tuple(ctx.task_ref(task) for task in m.tasks), reported, ctx.results.history.get(m.id, ()))
 
 
 #: Tier names read in difficulty order; other names follow alphabetically.

@@ -1,0 +1,155 @@
+"""The paired bootstrap's machinery (SAMPLES.md sections 2 and 5): seeded draw matrices per
+stratum, replicate sums of per-item counters, and the effective counters and `C_P` centers
+that every replicate recomputes.
+
+Why a draw matrix per stratum and not per pair: resampling a stratum's `n` items with
+replacement, `draws` times, is one `(draws, n)` matrix of counts `w` (how often each item was
+drawn). Every counter a replicate needs is a weighted sum `w @ feature` of per-item columns,
+and the design effect's cluster variance expands into such sums too
+(`Σ w (y - m p)² = Σ w y² - 2 p Σ w y m + p² Σ w m²`). So one matrix, seeded from the
+stratum's own identity (the bootstrap seed, task, `params` and a digest of the shared items'
+ids), serves every evaluation that answered exactly those items: their replicate sums are one
+matrix product, and a pair's paired replicates are the two sides' rows of it, the same draw
+for A and B. A pair's result depends on its two evaluations and their shared items only,
+never on which other evaluations are on the board, and is byte-reproducible.
+
+Draws are made from uniform doubles in fixed-size row chunks (`Generator.random()` consumes
+one 64-bit output per value whatever the chunk), so memory stays bounded for large strata and
+the counts are those of drawing the whole matrix at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+Z975 = 2.241402727604947
+#: Uniform doubles per chunk of a draw matrix (8 MB).
+CHUNK_VALUES = 1 << 20
+
+#: Per-item feature columns: trials `m`, correct `e`, truncated `t`, guess `g`, the epoch mean
+#: of correct `x`, and the second moments the design effect needs (only with epochs).
+BASIC = ("m", "e", "t", "g", "x")
+MOMENTS = ("ee", "em", "mm", "tt", "tm")
+
+
+def _entropy(label: int | str) -> int:
+    if isinstance(label, int):
+        return label % 2**64
+    return int.from_bytes(hashlib.sha256(label.encode("utf-8")).digest()[:8], "big")
+
+
+def items_digest(sample_ids: Sequence[str]) -> str:
+    """A digest of a stratum's shared items (ids in the order the draws index them)."""
+    h = hashlib.sha256()
+    for sid in sample_ids:
+        h.update(sid.encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def generator(seed: int, *labels: int | str) -> np.random.Generator:
+    """The stream of one stratum: independent for each (seed, labels)."""
+    entropy = [_entropy(seed), *map(_entropy, labels)]
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+
+
+def draw_chunks(size: int, draws: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The `(draws, size)` count matrix of resampling `size` items with replacement, as row
+    chunks: row `r` counts how often each item is drawn in replicate `r` (each row sums to
+    `size`). Item `j` of a row's `i`-th draw is `floor(u * size)` for the stream's next `u`."""
+    rows = max(1, CHUNK_VALUES // max(size, 1))
+    out = []
+    for start in range(0, draws, rows):
+        r = min(rows, draws - start)
+        picks = np.minimum((rng.random((r, size)) * size).astype(np.int64), size - 1)
+        picks += (np.arange(r, dtype=np.int64) * size)[:, None]
+        out.append(np.bincount(picks.ravel(), minlength=r * size).reshape(r, size).astype(np.float64))
+    return out
+
+
+def replicate_sums(features: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """`(draws, K)`: each replicate's weighted sums of the `(size, K)` item features."""
+    size = features.shape[0]
+    return np.concatenate([w @ features for w in draw_chunks(size, draws, rng)], axis=0)
+
+
+def features(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray, guess: np.ndarray,
+             moments: bool) -> np.ndarray:
+    """`(items, K)` feature columns (BASIC, then MOMENTS when `moments`) of per-item counters."""
+    m = np.asarray(trials, dtype=np.float64)
+    e = np.asarray(correct, dtype=np.float64)
+    t = np.asarray(truncated, dtype=np.float64)
+    cols = [m, e, t, np.asarray(guess, dtype=np.float64), e / m]
+    if moments:
+        cols += [e * e, e * m, m * m, t * t, t * m]
+    return np.stack(cols, axis=1)
+
+
+def effective_counters(sums: np.ndarray, clusters: int) -> np.ndarray:
+    """`(..., 4)` effective counters `(n, n_t, n_e, g) / deff` of one stratum from its feature
+    sums `(..., K)` over `clusters` drawn items (SAMPLES.md section 2). Without the moment
+    columns every item is one trial, `m̄ = 1` and the counters are the raw sums."""
+    n, e, t, g = sums[..., 0], sums[..., 1], sums[..., 2], sums[..., 3]
+    raw = np.stack([n, t, e, g], axis=-1)
+    if sums.shape[-1] == len(BASIC):
+        return raw
+    ee, em, mm, tt, tm = (sums[..., len(BASIC) + i] for i in range(len(MOMENTS)))
+    mbar = n / clusters
+    if clusters < 2:
+        single: np.ndarray = raw / mbar[..., None]
+        return single
+    deff = np.zeros_like(n)
+    varies_any = np.zeros(n.shape, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for y, yy, ym in ((e, ee, em), (t, tt, tm)):
+            p = y / n
+            v_srs = p * (1.0 - p) / n
+            v_cluster = clusters / (clusters - 1) * (yy - 2.0 * p * ym + p * p * mm) / (n * n)
+            varies = v_srs > 0
+            ratio = np.clip(np.where(varies, v_cluster / np.where(varies, v_srs, 1.0), 1.0), 1.0, mbar)
+            deff = np.where(varies, np.maximum(deff, ratio), deff)
+            varies_any |= varies
+    deff = np.where(varies_any, deff, mbar)
+    effective: np.ndarray = raw / deff[..., None]
+    return effective
+
+
+def wilson_center(s: np.ndarray, t: np.ndarray, z: float) -> np.ndarray:
+    """STATISTICS.md section 1's center, elementwise; 0.5 where `t <= 0`."""
+    t = np.asarray(t, dtype=np.float64)
+    ok = t > 0
+    tt = np.where(ok, t, 1.0)
+    p = np.clip(np.asarray(s, dtype=np.float64), 0.0, tt) / tt
+    z2 = z * z
+    return np.where(ok, (p + z2 / (2.0 * tt)) / (1.0 + z2 / tt), 0.5)
+
+
+def cp_center(counters: np.ndarray) -> np.ndarray:
+    """The `C_P` estimate (STATISTICS.md section 2) of `(..., 4)` counters `(n, n_t, n_e, g)`."""
+    n, nt, ne, g = (counters[..., i] for i in range(4))
+    nu = n - nt
+    product: np.ndarray = wilson_center(ne - g, nu - g, Z975) * wilson_center(nu, n, Z975)
+    return product
+
+
+def percentile_interval(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 2.5 % and 97.5 % order statistics along the last axis, indices `floor(0.025 B)` and
+    `floor(0.975 B)` of the sorted replicates (as STATISTICS.md section 4 takes them)."""
+    b = values.shape[-1]
+    k_low, k_high = int(np.floor(0.025 * b)), int(np.floor(0.975 * b))
+    part = np.partition(values, (k_low, k_high), axis=-1)
+    return part[..., k_low], part[..., k_high]
+
+
+def two_sided_p(values: np.ndarray) -> np.ndarray:
+    """`min(1, 2 · min(P*(d <= 0), P*(d >= 0)))` over the replicates on the last axis. A
+    difference within 1e-9 of 0 counts as 0: sums of fractions (an epoch mean of 1/3) added
+    in another order differ in the last bits, and a tie must not turn on which order."""
+    values = np.round(values, 9)
+    below = (values <= 0).mean(axis=-1)
+    above = (values >= 0).mean(axis=-1)
+    p: np.ndarray = np.minimum(1.0, 2.0 * np.minimum(below, above))
+    return p

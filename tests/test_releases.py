@@ -1,0 +1,262 @@
+"""Releases: three releases of one project (a model joins, a model is regraded, unchanged
+models move only because another joined), every page's claims checked against a diff
+computed here from the published leaderboards, in plain Python; a release's pages are
+unchanged by the releases after it; snapshots are read as untrusted input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from helpers_points import point, write_csv
+from helpers_site import Node, parse, row_cells
+from reasonboard.build import BuildOptions
+from reasonboard.cli import main
+from reasonboard.errors import InputError
+from reasonboard.release import make_release
+
+TASKS = ("t1", "t2")
+
+
+def _write(data: Path, models: dict[str, int]) -> None:
+    """One evaluation per model, 400 trials per task, `correct` of them right."""
+    points = data / "points"
+    for old in points.glob("*.csv") if points.is_dir() else ():
+        old.unlink()
+    for name, correct in models.items():
+        write_csv(points / f"{name}.csv", [point(model=name, base_task=t, total=400, correct=correct, params={"x": 1})
+                                           for t in TASKS])
+    evals = [{"model": m, "template": "tpl", "sampler": "smp", "label": m.upper()} for m in models]
+    (data / "evals.json").write_text(json.dumps(evals), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """r1: a, b, c. r2: d joins above all. r3: b is regraded past a. The pages and the
+    published leaderboard are kept after each release."""
+    root = tmp_path_factory.mktemp("releases")
+    steps = [("r1", "2026-01-10", {"a": 300, "b": 240, "c": 150}),
+             ("r2", "2026-02-10", {"a": 300, "b": 240, "c": 150, "d": 360}),
+             ("r3", "2026-03-10", {"a": 300, "b": 340, "c": 150, "d": 360})]
+    kept: dict[str, Any] = {"root": root, "boards": {}, "pages": {}}
+    options = BuildOptions(project=root)
+    for name, date, models in steps:
+        _write(root / "data", models)
+        make_release(options, name, date)
+        kept["boards"][name] = json.loads((root / "site" / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+        kept["pages"][name] = {p.relative_to(root / "site").as_posix(): p.read_bytes()
+                               for p in (root / "site").rglob("*") if p.is_file()}
+    return kept
+
+
+def _doc(root: Path, rel: str) -> Node:
+    return parse((root / "site" / rel).read_text(encoding="utf-8"))
+
+
+def _score_text(m: dict[str, Any]) -> str:
+    rs = m["reasonscore"]
+    return f"{rs['center']:.1f} ± {rs['margin']:.1f}"
+
+
+def _rank_text(m: dict[str, Any]) -> str:
+    best, worst = m["rank_range"]
+    return str(m["rank"]) if best == worst else f"{m['rank']} ({best}–{worst})"
+
+
+# -- the diff, computed independently ---------------------------------------------------------
+
+
+def _ranks_among(board: dict[str, Any], ids: set[str]) -> dict[str, tuple[int, int, int]]:
+    """Rank, best and worst rank of each of `ids` among `ids` alone (STATISTICS.md section 7)."""
+    ms = [m for m in board["models"] if m["id"] in ids]
+    out = {}
+    for m in ms:
+        lo, hi, c = m["reasonscore"]["ci_low"], m["reasonscore"]["ci_high"], m["reasonscore"]["center"]
+        above = sum(1 for o in ms if (o["reasonscore"]["center"], o["id"]) > (c, m["id"]))
+        best = 1 + sum(1 for o in ms if o["reasonscore"]["ci_low"] > hi)
+        worst = sum(1 for o in ms if o["reasonscore"]["ci_high"] >= lo)
+        out[m["id"]] = (above + 1, best, worst)
+    return out
+
+
+def expected_changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, set[str]]:
+    """kind -> the labels of the models of that kind."""
+    o = {m["id"]: m for m in old["models"]}
+    n = {m["id"]: m for m in new["models"]}
+    kinds: dict[str, set[str]] = {}
+    common = set(o) & set(n)
+    for i in set(n) - set(o):
+        kinds.setdefault("joined", set()).add(n[i]["label"])
+    for i in set(o) - set(n):
+        kinds.setdefault("left", set()).add(o[i]["label"])
+    among_old, among_new = _ranks_among(old, common), _ranks_among(new, common)
+    for i in common:
+        a, b = o[i]["reasonscore"], n[i]["reasonscore"]
+        if a != b:
+            kind = ("significant_gain" if b["ci_low"] > a["ci_high"] else
+                    "significant_drop" if b["ci_high"] < a["ci_low"] else "within_intervals")
+        elif (o[i]["rank"], o[i]["rank_range"]) == (n[i]["rank"], n[i]["rank_range"]):
+            continue
+        else:
+            kind = "others_joined" if among_old[i] == among_new[i] else "others_moved"
+        kinds.setdefault(kind, set()).add(n[i]["label"])
+    return kinds
+
+
+def test_the_fixture_has_each_kind_of_move(project):
+    boards = project["boards"]
+    assert expected_changes(boards["r1"], boards["r2"]) == {"joined": {"D"}, "others_joined": {"A", "B", "C"}}
+    r3 = expected_changes(boards["r2"], boards["r3"])
+    assert r3["significant_gain"] == {"B"} and "A" in r3["others_moved"]
+
+
+@pytest.mark.parametrize("name,previous", [("r2", "r1"), ("r3", "r2")])
+def test_changes_page_says_what_the_diff_says(project, name, previous):
+    old, new = project["boards"][previous], project["boards"][name]
+    expected = expected_changes(old, new)
+    doc = _doc(project["root"], f"releases/{name}-changes.html")
+    shown: dict[str, set[str]] = {}
+    by_label = {m["label"]: m for m in [*old["models"], *new["models"]]}
+    for row in doc.find_all("tr"):
+        kind = row.attrs.get("data-kind")
+        if kind is None:
+            continue
+        cells = [c.text for c in row_cells(row)]
+        shown.setdefault(kind, set()).add(cells[0])
+        before = next((m for m in old["models"] if m["label"] == cells[0]), None)
+        after = next((m for m in new["models"] if m["label"] == cells[0]), None)
+        assert cells[1] == (_score_text(before) if before else "—")
+        assert cells[2] == (_score_text(after) if after else "—")
+        assert cells[4] == (_rank_text(before) if before else "—")
+        assert cells[5] == (_rank_text(after) if after else "—")
+        if kind == "others_joined":
+            joined_above = sum(1 for m in new["models"] if m["label"] not in {x["label"] for x in old["models"]}
+                               and m["rank"] < after["rank"])
+            assert cells[6].startswith(f"{joined_above} joined above")
+        assert by_label[cells[0]]
+    assert shown == expected
+    headline = doc.by_id("headline").text
+    gains = len(expected.get("significant_gain", ()))
+    assert f"{len(expected.get('joined', ()))} evaluation" in headline
+    assert f"{gains} significant move" in headline or f"{gains} significant moves" in headline
+    assert "overlap rule" in doc.text
+
+
+@pytest.mark.parametrize("name", ["r1", "r2", "r3"])
+def test_board_page_is_the_board_of_its_release(project, name):
+    board = project["boards"][name]
+    doc = _doc(project["root"], f"releases/{name}.html")
+    rows = [[c.text for c in row_cells(r)] for r in doc.by_id("release-board").find_all("tr") if row_cells(r)
+            and row_cells(r)[0].tag == "td"]
+    expected = [[_rank_text(m), m["label"], _score_text(m)] for m in board["models"]]
+    assert [[r[0], r[2], r[3].split(" [")[0]] for r in rows] == [[e[0], e[1], e[2]] for e in expected] or \
+        [[r[0], r[2]] for r in rows] == [[e[0], e[1]] for e in expected]
+    for r, m in zip(rows, board["models"]):
+        assert r[3].startswith(_score_text(m))
+    assert f"As published on {dict(r1='2026-01-10', r2='2026-02-10', r3='2026-03-10')[name]}" in doc.text
+
+
+def test_releases_list_newest_first(project):
+    doc = _doc(project["root"], "releases.html")
+    names = [row_cells(r)[0].text for r in doc.by_id("releases").find_all("tr") if row_cells(r)[0].tag == "th"
+             and r.parent.tag == "tbody"]
+    assert names == ["r3", "r2", "r1"]
+
+
+def test_model_page_history(project):
+    boards = project["boards"]
+    doc = _doc(project["root"], "models/b.html")
+    rows = [[c.text for c in row_cells(r)] for r in doc.by_id("history-table").find_all("tr")
+            if r.parent.tag == "tbody"]
+    b = {n: next(m for m in boards[n]["models"] if m["id"].startswith("b|")) for n in ("r1", "r2", "r3")}
+    assert [r[0] for r in rows] == ["r1", "r2", "r3"]  # this build equals r3: no extra point
+    for r, n in zip(rows, ("r1", "r2", "r3")):
+        assert r[2].startswith(_score_text(b[n]))
+        assert r[3] == str(b[n]["rank"])
+    moves = [r[4] for r in rows]
+    up = b["r3"]["reasonscore"]["ci_low"] > b["r2"]["reasonscore"]["ci_high"]
+    assert moves == ["", "", "significantly up" if up else ""]
+    chart = doc.by_id("history-chart")
+    data = json.loads(chart.find("script").children[0])
+    assert [d["label"] for d in data] == ["r1", "r2", "r3"] and data[2]["move"] == "significantly up"
+    # a model on no release before r2 starts there
+    d_rows = [row_cells(r)[0].text for r in _doc(project["root"], "models/d.html").by_id("history-table")
+              .find_all("tr") if r.parent.tag == "tbody"]
+    assert d_rows == ["r2", "r3"]
+
+
+def test_release_pages_never_change(project):
+    """r1's pages after r2 and r3 are the bytes they were, and what they link is still there."""
+    pages = project["pages"]
+    for name in ("r1", "r2"):
+        for kind in ("", "-changes"):
+            rel = f"releases/{name}{kind}.html"
+            assert all(pages[later][rel] == pages[name][rel] for later in pages if later >= name), rel
+            for link in re.findall(r'(?:href|src)="([^"#]+)', pages[name][rel].decode()):
+                target = os.path.normpath(os.path.join("releases", link))
+                if not link.startswith(("http", "data:")):
+                    assert (project["root"] / "site" / target).is_file(), (rel, link)
+
+
+def test_data_files_name_their_release(project):
+    import gzip
+
+    for name in ("r1", "r2", "r3"):
+        folder = project["root"] / "releases" / name
+        for f in ("leaderboard.json.gz", "signals.json.gz", "pairwise.json.gz"):
+            doc = json.loads(gzip.decompress((folder / f).read_bytes()))
+            assert doc["release"]["name"] == name
+        manifest = json.loads((folder / "release.json").read_text(encoding="utf-8"))
+        assert manifest["previous"] == {"r1": None, "r2": "r1", "r3": "r2"}[name]
+
+
+def test_diff_takes_release_names(project):
+    root = project["root"]
+    result = CliRunner().invoke(main, ["diff", "r1", "latest", "--project", str(root), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert [e["model"]["label"] for e in report["added"]] == ["D"]
+    result = CliRunner().invoke(main, ["diff", "latest", str(root / "site"), "--project", str(root)])
+    assert result.exit_code == 0, result.output
+    assert "**No changes.** 4 models with the same score" in result.output  # the site is the latest release
+
+
+def test_a_release_is_never_overwritten_and_comes_last(project):
+    options = BuildOptions(project=project["root"])
+    with pytest.raises(InputError, match="exists already"):
+        make_release(options, "r2", "2026-04-01")
+    with pytest.raises(InputError, match="before the latest release r3"):
+        make_release(options, "r0", "2026-01-01")
+    for bad in ("R1", "../x", "latest", "v1-changes", ""):
+        with pytest.raises(InputError):
+            make_release(options, bad, "2026-05-01")
+    with pytest.raises(InputError, match="YYYY-MM-DD"):
+        make_release(options, "r9", "2026-13-01")
+
+
+def test_tampered_snapshots_are_one_line_errors(tmp_path, project):
+    import shutil
+
+    from reasonboard.sources.releases import read_releases
+
+    root = tmp_path / "p"
+    shutil.copytree(project["root"] / "releases", root / "releases")
+    (root / "releases" / "r2" / "changes.json").write_text('{"schema": "reasonboard.release-changes/1"}')
+    with pytest.raises(InputError, match=r"r2/changes.json: changes: 'models' must be a list"):
+        read_releases(root)
+    shutil.rmtree(root / "releases" / "r2")
+    (root / "releases" / "r2").symlink_to(root / "releases" / "r1")
+    with pytest.raises(InputError, match="not a release snapshot folder"):
+        read_releases(root)
+    (root / "releases" / "r2").unlink()
+    import gzip
+
+    bomb = gzip.compress(b"[" + b" " * (300 << 20) + b"]", mtime=0)
+    (root / "releases" / "r1" / "board.json.gz").write_bytes(bomb)
+    with pytest.raises(InputError, match="expands to more than"):
+        read_releases(root)
