@@ -26,7 +26,9 @@ import duckdb
 import msgspec
 
 from .atomic import write_files_atomically
+from .config import SiteConfig
 from .errors import InputError
+from .site.format import samples_epochs
 from .sources.harness import Ignored, Input, discover
 from .sources.limits import too_deep
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
@@ -36,6 +38,8 @@ from .vocabulary import RELATIONSHIPS
 
 #: What a reader may raise on a malformed file besides `UnreadableInput`: reported with the
 #: file's path and skipped, never a traceback.
+#: The default `min_samples` of site.toml (SAMPLES.md section 4), for ingest's warnings.
+MIN_SAMPLES = SiteConfig().min_samples
 READ_ERRORS = (UnreadableInput, OSError, ValueError, KeyError, TypeError, IndexError, msgspec.MsgspecError,
                RecursionError)
 
@@ -65,10 +69,23 @@ class RunLine:
     task: str
     trials: int
     skip: str | None = None
+    #: Distinct samples of the run (SAMPLES.md section 2): below `trials` with epochs.
+    samples: int | None = None
 
     def render(self) -> str:
         tail = f"skipped: {self.skip}" if self.skip else f"{self.trials} trials"
+        if not self.skip and self.samples and self.samples < self.trials:
+            tail += f" ({samples_epochs(self.trials, self.samples)})"
         return f"{self.format:<9} {self.model} / {self.task}: {tail}  ({self.path.as_posix()})"
+
+    def few_samples(self, minimum: int) -> str | None:
+        """The warning for a run whose task has fewer than `minimum` samples (SAMPLES.md
+        section 4): its results will be preliminary."""
+        if self.skip or self.samples is None or self.samples >= minimum:
+            return None
+        return (f"{self.path.as_posix()}: task {self.task} has {self.samples} sample{'s' if self.samples != 1 else ''}, "
+                f"fewer than {minimum} (min_samples): its results will be preliminary, shown with their interval "
+                "but never ranked or banded")
 
 
 @dataclass
@@ -82,6 +99,8 @@ class EvaluationInfo:
     generation_args: dict[str, Any] = field(default_factory=dict)
     truncation_observed: bool = True
     tokens_observed: bool = True
+    #: Per task, the harness's own headline figure (evals.json `harness_scores`).
+    harness_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -121,6 +140,8 @@ class IngestResult:
             by_reason = Counter(i.reason for i in self.ignored)
             lines.append(f"ignored {len(self.ignored)} other files: "
                          + "; ".join(f"{n} {k}" for k, n in sorted(by_reason.items())))
+        few = [w for w in (line.few_samples(MIN_SAMPLES) for line in self.lines) if w]
+        lines += [f"warning: {w}" for w in few]
         if self.written:
             lines.append(f"wrote {len(self.written)} files")
         return "\n".join(lines)
@@ -181,7 +202,8 @@ def _read_all(store: TrialStore, inputs: list[Input], options: IngestOptions, re
                 else:
                     result.counts.update(run.counts)
                     _note_evaluation(evaluations, evaluation)
-                lines.append(RunLine(item.path, item.format, evaluation.model, evaluation.task, trials, run.skip))
+                lines.append(RunLine(item.path, item.format, evaluation.model, evaluation.task, trials, run.skip,
+                                     store.samples.get(run_idx)))
         except READ_ERRORS as exc:
             for run_idx in run_ids:
                 store.skip_run(run_idx)
@@ -215,6 +237,9 @@ def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], ev
     # One run that cannot tell is enough: the page must not claim "0 truncated" for it.
     info.truncation_observed &= evaluation.truncation_observed
     info.tokens_observed &= evaluation.tokens_observed
+    if evaluation.headline is not None:
+        metric, value = evaluation.headline
+        info.harness_scores[evaluation.task] = {"metric": metric, "value": value}
 
 
 def _observe_tokens(store: TrialStore, evaluations: dict[tuple[str, str, str], EvaluationInfo]) -> None:
@@ -294,6 +319,10 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
         if info.harness:
             entry.setdefault("harness", "; ".join(sorted(info.harness)))
         entry["observed"] = {"truncation": info.truncation_observed, "tokens": info.tokens_observed}
+        if info.harness_scores:
+            written_scores = entry.get("harness_scores")
+            entry["harness_scores"] = dict(sorted({**(written_scores if isinstance(written_scores, dict) else {}),
+                                                   **info.harness_scores}.items()))
         if options.organization:
             entry["organization"] = options.organization
         if options.relationship:

@@ -115,6 +115,8 @@ class TrialStore:
         self._pending: list[Trial] = []
         self._pending_runs: list[int] = []
         self._seq = 0
+        #: Distinct samples (params, sample_id) of each run read so far.
+        self.samples: dict[int, int] = {}
 
     @property
     def scratch(self) -> str:
@@ -132,16 +134,20 @@ class TrialStore:
         return run_idx
 
     def add_trials(self, run_idx: int, trials: Iterable[Trial]) -> int:
-        """Stream a run's trials in; returns how many were read."""
+        """Stream a run's trials in; returns how many were read (`samples` then holds how
+        many distinct samples they were, for the line ingest prints)."""
         count = 0
+        seen: set[tuple[str, str]] = set()
         pending, runs = self._pending, self._pending_runs
         for trial in trials:
             pending.append(trial)
             runs.append(run_idx)
+            seen.add((trial.params, trial.sample_id))
             count += 1
             if len(pending) >= BATCH:
                 self._flush()
                 pending, runs = self._pending, self._pending_runs
+        self.samples[run_idx] = len(seen)
         return count
 
     def skip_run(self, run_idx: int) -> None:

@@ -6,7 +6,7 @@ and the task page."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...results import BuildResults
 from ...stats.bands import Bands
@@ -49,6 +49,9 @@ class ModelRow:
     tokens_note: str | None = None
     #: evals.json groups ("family:llama"): the facets a reader filters by.
     groups: tuple[str, ...] = ()
+    #: Why a complete evaluation is not ranked (SAMPLES.md section 4): "fewer than 20
+    #: samples on hellaswag"; None when it is ranked or incomplete.
+    preliminary: str | None = None
 
     @property
     def rank_text(self) -> str:
@@ -160,10 +163,19 @@ class Context:
         page = self.positions[model_id] // size + 1
         return page_path("index", "", page)
 
+    @property
+    def min_samples(self) -> int:
+        return int(self.results.config.min_samples)
+
     def task_interval(self, model_id: str, task: str, t: TaskResult) -> Interval | None:
+        """The interval of a task result; a preliminary one (fewer than `min_samples`
+        samples, SAMPLES.md section 4) is shown without a band."""
         key = (model_id, task)
         if key not in self.intervals:
-            self.intervals[key] = task_interval(self.bands, t.estimate, t.low, t.high)
+            interval = task_interval(self.bands, t.estimate, t.low, t.high)
+            if interval is not None and t.preliminary:
+                interval = replace(interval, band=None)
+            self.intervals[key] = interval
         return self.intervals[key]
 
     def task_ref(self, task: str) -> Ref:
@@ -184,17 +196,21 @@ def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
     e = m.evaluation
     spt = m.score_per_token
     truncation_note, tokens_note = observability_notes(e)
+    # Preliminary rows have no rank, so neither band (SAMPLES.md section 4): the reason instead.
+    preliminary = None
+    if m.status == "preliminary":
+        preliminary = f"fewer than {ctx.min_samples} samples on {', '.join(m.preliminary_tasks)}"
     return ModelRow(
         id=e.id, path=ctx.paths[e.id], anchor=ctx.anchors[e.id], label=e.label, model=e.model,
         template_name=e.template, sampler=e.sampler, rank=m.rank, rank_range=m.rank_range,
         complete=m.complete, missing_tasks=m.missing_tasks,
         score=score_interval(ctx.bands, m.score, ranked=m.rank is not None),
         avg_tokens=m.avg_tokens, score_per_token=spt,
-        score_per_token_band=BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
+        score_per_token_band=None if preliminary else BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
         truncation_rate=m.truncation_rate,
         tie_next=TieMark(None if m.distinct_from_next is None else not m.distinct_from_next),
         tied_count=m.tied_count,
         badges=ctx.cards.model_badges(e.id),
         simulated=ctx.simulated[e.id],
-        truncation_note=truncation_note, tokens_note=tokens_note, groups=e.groups,
+        truncation_note=truncation_note, tokens_note=tokens_note, groups=e.groups, preliminary=preliminary,
     )
