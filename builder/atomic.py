@@ -18,6 +18,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from .interrupt import held_interrupts
+
 
 def write_atomically(target: Path, data: bytes) -> None:
     """Replace `target` with `data` in one step (its directory is made if missing)."""
@@ -40,9 +42,10 @@ def write_files_atomically(files: Mapping[Path, bytes], *, skip_same: bool = Tru
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             staged.append((Path(name), target))
-        for temporary, target in staged:
-            os.replace(temporary, target)
-        staged = []
+        with held_interrupts():  # all of them or none, even on Ctrl-C
+            for temporary, target in staged:
+                os.replace(temporary, target)
+            staged = []
     finally:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
@@ -59,20 +62,21 @@ def swap_directory(staging: Path, out_dir: Path) -> Path | None:
     Returns the previous directory, now under a temporary name, for the caller to remove
     (None when there was none)."""
     staging.chmod(0o755)  # mkdtemp makes it private; what is published must be readable
-    if not out_dir.exists():
-        os.replace(staging, out_dir)
-        return None
-    if exchange(staging, out_dir):
-        return staging
-    retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-    os.rmdir(retired)
-    os.replace(out_dir, retired)
-    try:
-        os.replace(staging, out_dir)
-    except BaseException:
-        os.replace(retired, out_dir)  # put the previous one back
-        raise
-    return retired
+    with held_interrupts():  # the whole switch or none of it, even on Ctrl-C
+        if not out_dir.exists():
+            os.replace(staging, out_dir)
+            return None
+        if exchange(staging, out_dir):
+            return staging
+        retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+        os.rmdir(retired)
+        os.replace(out_dir, retired)
+        try:
+            os.replace(staging, out_dir)
+        except BaseException:
+            os.replace(retired, out_dir)  # put the previous one back
+            raise
+        return retired
 
 
 _AT_FDCWD = -100

@@ -14,10 +14,11 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NoReturn, TypeVar
 
 import click
 
+from . import interrupt
 from .errors import InputError
 from .names import printable
 from .vocabulary import RELATIONSHIPS
@@ -25,18 +26,31 @@ from .vocabulary import RELATIONSHIPS
 
 class _Commands(click.Group):
     """The command group: an `OSError` (or DuckDB's, which is not one) from any command is
-    one line naming the file and what to do, never a traceback."""
+    one line naming the file and what to do, never a traceback; a Ctrl-C in any command is
+    one line and exit status 130."""
 
     def invoke(self, ctx: click.Context) -> Any:
         import duckdb
 
+        interrupt.install()
         try:
             return super().invoke(ctx)
-        except (OSError, duckdb.IOException, duckdb.PermissionException) as exc:
-            click.echo(f"error: {system_error(exc)}", err=True)
-            if ctx.invoked_subcommand == "build":
-                click.echo("The previous site is untouched.", err=True)
-            sys.exit(2)
+        except (KeyboardInterrupt, RuntimeError, duckdb.Error) as exc:
+            if not interrupt.is_interrupt(exc):
+                if isinstance(exc, (duckdb.IOException, duckdb.PermissionException)):
+                    self._system_error(ctx, exc)
+                raise
+            click.echo(f"\n{interrupt.message(ctx.invoked_subcommand)}", err=True)
+            sys.exit(interrupt.EXIT_INTERRUPTED)
+        except OSError as exc:
+            self._system_error(ctx, exc)
+
+    @staticmethod
+    def _system_error(ctx: click.Context, exc: BaseException) -> NoReturn:
+        click.echo(f"error: {system_error(exc)}", err=True)
+        if ctx.invoked_subcommand == "build":
+            click.echo("The previous site is untouched.", err=True)
+        sys.exit(2)
 
 
 #: What to do about the usual system errors, by `errno`.
@@ -269,14 +283,19 @@ def ingest(paths: tuple[Path, ...], project_dir: Path | None, data_dir: Path | N
     from .sources.trials import DEFAULT_PARAM_KEYS, ReadOptions
 
     keys = tuple(k.strip() for k in param_keys.split(",") if k.strip()) if param_keys is not None else DEFAULT_PARAM_KEYS
+    from .config import load_config
+    from .store.keys import PointAliases
+
     try:
-        data_dir = resolve_project(project_dir, data_dir=data_dir).data_dir
+        project = resolve_project(project_dir, data_dir=data_dir)
+        config = load_config(project.config_path)
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     options = IngestOptions(
-        paths=paths, data_dir=data_dir, model=model, template=template, sampler=sampler,
+        paths=paths, data_dir=project.data_dir, model=model, template=template, sampler=sampler,
         organization=organization, relationship=relationship, strict=strict,
+        aliases=PointAliases.from_tables(config.model_aliases, config.benchmark_aliases),
         read=ReadOptions(scorer=scorer, params=keys, partial=partial),
     )
     bar = DelayedBar("ingesting")

@@ -12,6 +12,7 @@ sets no title or organisation of its own gets the demo's (`with_demo_defaults`).
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -20,7 +21,7 @@ from urllib.parse import urlsplit
 
 import duckdb
 
-from .errors import InputError
+from .errors import InputError, did_you_mean, shown
 from .sources.text import read_text
 from .vocabulary import MODES, RELATIONSHIPS
 
@@ -275,15 +276,17 @@ def parse_config(raw: dict[str, Any], path: str | Path = "<config>") -> SiteConf
             for sub, table in value.items():
                 name = TABLES.get(f"aliases.{sub}")
                 if name is None:
-                    raise InputError(path, f"unknown key 'aliases.{sub}' (known: models, benchmarks)")
+                    raise InputError(path, f"unknown key 'aliases.{sub}'{did_you_mean(sub, ('models', 'benchmarks'))} "
+                                           "(known: models, benchmarks)", line=key_line(path, sub))
                 values[name] = _checked(path, f"aliases.{sub}", _string_map, table)
         elif key in TABLES:
             values[TABLES[key]] = _checked(path, key, _string_map, value)
         elif key in OPTIONS:
             values[key] = _checked(path, key, OPTIONS[key], value)
         else:
-            known = ", ".join(sorted([*OPTIONS, "aliases", *[k for k in TABLES if "." not in k]]))
-            raise InputError(path, f"unknown key '{key}' (known keys: {known})")
+            names = sorted([*OPTIONS, "aliases", *[k for k in TABLES if "." not in k]])
+            raise InputError(path, f"unknown key '{key}'{did_you_mean(key, names)} (known keys: {', '.join(names)})",
+                             line=key_line(path, key))
     if values.get("boards") and values.get("tasks"):
         raise InputError(path, "key 'tasks' and [[boards]] are both given; the first board is the front page: "
                                "move the tasks into a [[boards]] entry and remove 'tasks'")
@@ -291,10 +294,28 @@ def parse_config(raw: dict[str, Any], path: str | Path = "<config>") -> SiteConf
 
 
 def _checked(path: str | Path, key: str, check: Check, value: Any) -> Any:
+    """`check(value)`; a failure names the key, its line, the value seen and, for a number
+    written as a string (`bootstrap = "5000"`), the spelling that works."""
     try:
         return check(value)
     except ValueError as exc:
-        raise InputError(path, f"key '{key}' {exc}") from None
+        fix = ""
+        if isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", value):
+            fix = f": write {key.rsplit('.', 1)[-1]} = {value.strip()}, without quotes"
+        raise InputError(path, f"key '{key}' {exc} (got {shown(value)}){fix}",
+                         line=key_line(path, key.rsplit(".", 1)[-1])) from None
+
+
+def key_line(path: str | Path | None, key: str) -> int | None:
+    """The line where `key = ...` is first written in the TOML file, for the message."""
+    if path is None:
+        return None
+    try:
+        lines = read_text(Path(path)).splitlines()
+    except InputError:  # the message is about the file anyway; it just has no line then
+        return None
+    pattern = re.compile(rf"""^\s*["']?{re.escape(key)}["']?\s*=""")
+    return next((n for n, line in enumerate(lines, start=1) if pattern.match(line)), None)
 
 
 def load_config(path: str | Path | None) -> SiteConfig:

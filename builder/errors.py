@@ -7,7 +7,10 @@ the file, the line and the problem (PRODUCT.md, "Bad input"). Every reader raise
 
 from __future__ import annotations
 
+import difflib
+import json
 from pathlib import Path
+from typing import Any, Iterable
 
 from .names import printable
 
@@ -41,3 +44,20 @@ class InputError(Exception):
         elif self.row is not None:
             where += f", row {self.row}"
         return printable(f"{where}: {self.problem}")
+
+
+def did_you_mean(seen: str, known: Iterable[str]) -> str:
+    """` (did you mean 'model'?)` for a name close to a known one (a typo), else ``."""
+    close = difflib.get_close_matches(seen, list(known), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def shown(value: Any) -> str:
+    """A value as the file spells it, for "got ..." in a message: `"5000", a string`."""
+    kind = {str: "a string", bool: "true/false", int: "an integer", float: "a number", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return f"{text if len(text) <= 60 else text[:57] + '...'}, {kind}"

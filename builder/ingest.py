@@ -17,10 +17,11 @@ appends new ones in sorted order.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import duckdb
 import msgspec
@@ -28,18 +29,18 @@ import msgspec
 from .atomic import write_files_atomically
 from .config import SiteConfig
 from .errors import InputError
-from .site.format import samples_epochs
 from .sources.harness import Ignored, Input, discover
 from .sources.limits import too_deep
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
 from .store import trialfiles
-from .store.trials import Point, Summed, TrialStore
+from .store.keys import PointAliases
+from .store.trials import Point, RunCounts, Summed, TrialStore
 from .vocabulary import RELATIONSHIPS
 
-#: What a reader may raise on a malformed file besides `UnreadableInput`: reported with the
-#: file's path and skipped, never a traceback.
 #: The default `min_samples` of site.toml (SAMPLES.md section 4), for ingest's warnings.
 MIN_SAMPLES = SiteConfig().min_samples
+#: What a reader may raise on a malformed file besides `UnreadableInput`: reported with the
+#: file's path and skipped, never a traceback.
 READ_ERRORS = (UnreadableInput, OSError, ValueError, KeyError, TypeError, IndexError, msgspec.MsgspecError,
                RecursionError)
 
@@ -57,35 +58,60 @@ class IngestOptions:
     relationship: str | None = None
     read: ReadOptions = field(default_factory=ReadOptions)
     strict: bool = False
+    #: The project's `[aliases]` (site.toml), applied to every run's model and task.
+    aliases: PointAliases = field(default_factory=PointAliases)
 
 
 @dataclass(frozen=True)
 class RunLine:
-    """What one run contributed: the line printed per input."""
+    """What one run contributed: the line printed per input (INGEST.md section 6)."""
 
     path: Path
     format: str
     model: str
+    template: str
+    sampler: str
     task: str
-    trials: int
+    run_idx: int
     skip: str | None = None
-    #: Distinct samples of the run (SAMPLES.md section 2): below `trials` with epochs.
-    samples: int | None = None
+    counts: RunCounts | None = None
 
     def render(self) -> str:
-        tail = f"skipped: {self.skip}" if self.skip else f"{self.trials} trials"
-        if not self.skip and self.samples and self.samples < self.trials:
-            tail += f" ({samples_epochs(self.trials, self.samples)})"
-        return f"{self.format:<9} {self.model} / {self.task}: {tail}  ({self.path.as_posix()})"
+        evaluation = f"{self.model} / {self.template} / {self.sampler}"
+        return f"{self.format:<9} {evaluation}, {self.task}: {self.amount()}  ({self.path.as_posix()})"
+
+    def amount(self) -> str:
+        """"100 samples × 1 epoch", with the trials a later input replaced and those with
+        partial credit; or why the run was skipped."""
+        if self.skip:
+            return f"skipped: {self.skip}"
+        c = self.counts
+        if c is None or not c.trials:
+            return "0 trials"
+        if c.samples * c.epochs == c.trials:
+            text = f"{_plural(c.samples, 'sample')} × {_plural(c.epochs, 'epoch')}"
+        else:
+            text = f"{_plural(c.trials, 'trial')} ({_plural(c.samples, 'sample')}, {_plural(c.epochs, 'epoch')}, " \
+                   "not every sample in every epoch)"
+        if c.replaced:
+            text += f"; {c.replaced} replaced by a later input"
+        if c.partial:
+            text += f"; {c.partial} with partial credit (counted as not correct)"
+        return text
 
     def few_samples(self, minimum: int) -> str | None:
         """The warning for a run whose task has fewer than `minimum` samples (SAMPLES.md
         section 4): its results will be preliminary."""
-        if self.skip or self.samples is None or self.samples >= minimum:
+        if self.skip or self.counts is None or self.counts.samples >= minimum:
             return None
-        return (f"{self.path.as_posix()}: task {self.task} has {self.samples} sample{'s' if self.samples != 1 else ''}, "
+        samples = self.counts.samples
+        return (f"{self.path.as_posix()}: task {self.task} has {_plural(samples, 'sample')}, "
                 f"fewer than {minimum} (min_samples): its results will be preliminary, shown with their interval "
                 "but never ranked or banded")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @dataclass
@@ -116,6 +142,7 @@ class IngestResult:
     evaluations: list[EvaluationInfo] = field(default_factory=list)
     replaced: int = 0
     written: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         tasks = {(p.model, p.template, p.sampler, p.base_task) for p in self.points}
@@ -142,9 +169,39 @@ class IngestResult:
                          + "; ".join(f"{n} {k}" for k, n in sorted(by_reason.items())))
         few = [w for w in (line.few_samples(MIN_SAMPLES) for line in self.lines) if w]
         lines += [f"warning: {w}" for w in few]
+        lines += [f"warning: {w}" for w in self.warnings]
         if self.written:
             lines.append(f"wrote {len(self.written)} files")
         return "\n".join(lines)
+
+
+#: What ingest reads, for the error when a path holds none of it (section 6).
+READS = ("ingest reads Inspect AI logs (.eval, or .json with eval and samples), lm-evaluation-harness "
+         "samples_*.jsonl beside their results_*.json, HELM run directories (run_spec.json, "
+         "per_instance_stats.json, scenario_state.json), lighteval details .parquet and Every Eval Ever "
+         "instance-level .jsonl")
+#: Model names of harness test fixtures (mock and hard-coded models, dummies): not real evaluations.
+FIXTURE = re.compile(r"(^|/)(mockllm|hardcoded)(/|$)|dummy", re.IGNORECASE)
+
+
+def split_samplers(evaluations: Iterable[EvaluationInfo]) -> list[str]:
+    """A warning per (model, template) whose runs recorded different generation settings, so
+    ingest made one evaluation per sampler: right for several runs, wrong for one run whose
+    logs disagree (the `--sampler` fix)."""
+    samplers: dict[tuple[str, str], list[str]] = {}
+    for info in evaluations:
+        samplers.setdefault((info.model, info.template), []).append(info.sampler)
+    return [f"{model} (template {template}) became {len(names)} evaluations, one per sampler "
+            f"({', '.join(sorted(names))}), because its logs recorded different generation settings; "
+            f"if they are one run, ingest its files again with --sampler NAME"
+            for (model, template), names in sorted(samplers.items()) if len(names) > 1]
+
+
+def fixture_models(evaluations: Iterable[EvaluationInfo]) -> list[str]:
+    """A warning per model whose name looks like a harness's test fixture."""
+    models = sorted({info.model for info in evaluations if FIXTURE.search(info.model)})
+    return [f"model {model} looks like a test fixture (mockllm/, hardcoded/, dummy), not a real evaluation: "
+            "ingested; remove its files from the inputs to leave it out" for model in models]
 
 
 def _reason_kind(reason: str) -> str:
@@ -161,6 +218,8 @@ def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None
     if options.relationship is not None and options.relationship not in RELATIONSHIPS:
         raise InputError(None, f"--relationship must be one of {', '.join(RELATIONSHIPS)}")
     inputs, ignored = discover(list(options.paths))
+    if not inputs:
+        raise InputError(", ".join(p.as_posix() for p in options.paths), f"no harness output found ({READS})")
     named = {p.resolve() for p in options.paths}
     result = IngestResult(ignored=[i for i in ignored if i.path.resolve() not in named])
     result.skipped_files += [(i.path, i.reason) for i in ignored if i.path.resolve() in named]
@@ -177,6 +236,11 @@ def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None
         files = trial_files(store, options.data_dir, result.evaluations)
     finally:
         store.close()
+    result.lines = [replace(line, counts=summed.runs.get(line.run_idx)) for line in result.lines]
+    if on_line:
+        for line in result.lines:
+            on_line(line)
+    result.warnings = split_samplers(result.evaluations) + fixture_models(result.evaluations)
     result.written = write_outputs(options, files, result.evaluations)
     return result
 
@@ -195,15 +259,16 @@ def _read_all(store: TrialStore, inputs: list[Input], options: IngestOptions, re
                 run_idx = store.add_run(index, evaluation.model, evaluation.template, evaluation.sampler,
                                         evaluation.task, evaluation.metric)
                 run_ids.append(run_idx)
-                trials = 0 if run.skip else store.add_trials(run_idx, run.trials)
+                if not run.skip:
+                    store.add_trials(run_idx, run.trials)
                 if run.skip:
                     store.skip_run(run_idx)
                     result.skipped_tasks.append(f"{run.skip} ({item.path.as_posix()})")
                 else:
                     result.counts.update(run.counts)
                     _note_evaluation(evaluations, evaluation)
-                lines.append(RunLine(item.path, item.format, evaluation.model, evaluation.task, trials, run.skip,
-                                     store.samples.get(run_idx)))
+                lines.append(RunLine(item.path, item.format, evaluation.model, evaluation.template,
+                                     evaluation.sampler, evaluation.task, run_idx, run.skip))
         except READ_ERRORS as exc:
             for run_idx in run_ids:
                 store.skip_run(run_idx)
@@ -213,19 +278,20 @@ def _read_all(store: TrialStore, inputs: list[Input], options: IngestOptions, re
             result.skipped_files.append((item.path, reason))
             continue
         result.lines += lines
-        if on_line:
-            for line in lines:
-                on_line(line)
     if progress:
         progress(len(inputs), len(inputs), Path())
     return evaluations
 
 
 def _override(evaluation: Evaluation, options: IngestOptions) -> Evaluation:
-    """`--model`, `--template`, `--sampler` replace what the harness recorded (section 4)."""
+    """`--model`, `--template`, `--sampler` replace what the harness recorded (section 4), and
+    the project's aliases rename models and tasks, so one run read under two names (a log
+    and its conversion) is one evaluation whose trials share one file."""
     changes = {k: v.strip() for k in ("model", "template", "sampler")
                if (v := getattr(options, k)) is not None and v.strip()}
-    return replace(evaluation, **changes) if changes else evaluation
+    evaluation = replace(evaluation, **changes) if changes else evaluation
+    model, task = options.aliases.model(evaluation.model), options.aliases.task(evaluation.task)
+    return evaluation if (model, task) == (evaluation.model, evaluation.task) else replace(evaluation, model=model, task=task)
 
 
 def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], evaluation: Evaluation) -> None:

@@ -20,9 +20,9 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .config import STATIC_KEYS, SiteConfig
+from .config import STATIC_KEYS, SiteConfig, key_line
 from .confined import read_confined
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .resources import CONTENT_DIR, DEMO_CONTENT_DIR, TEMPLATES_DIR
 
 
@@ -90,7 +90,12 @@ class Project:
             value = getattr(config, key)
             if value and value not in present:
                 where = self.static_dir if self.static_dir is not None else self.root / "static"
-                raise InputError(config.path, f"key '{key}' names '{value}', which is not a file in {where}")
+                inside = value.removeprefix("static/")
+                if inside != value and inside in present:
+                    raise InputError(config.path, f"key '{key}' names '{value}': paths are relative to static/, "
+                                                  f"so write {key} = \"{inside}\"", line=key_line(config.path, key))
+                raise InputError(config.path, f"key '{key}' names '{value}', which is not a file in {where}"
+                                              f"{did_you_mean(value, present)}", line=key_line(config.path, key))
 
 
 def _search_path(*dirs: Path | None) -> tuple[Path, ...]:

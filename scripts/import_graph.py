@@ -22,7 +22,7 @@ PACKAGE = ROOT / "builder"
 #: more specific prefix comes before a general one.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "names", "confined", "cachekey", "atomic", "resources", "slugs", "vocabulary", "gcpause",
-                    "progress", "__init__")),
+                    "progress", "interrupt", "__init__")),
     # The project's settings (site.toml, where its directories are) are an input like the data.
     ("sources", ("sources", "config", "project")),
     ("store", ("store",)),
@@ -33,7 +33,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingest")),
     ("commands", ("buildstate", "build", "release", "demo", "demofiles", "demoworld", "democompress", "newproject",
-                  "serve", "cli")),
+                  "serve", "watch", "cli", "__main__")),
 )
 
 

@@ -183,14 +183,13 @@ def test_a_reported_change_ingests_only_the_reported_part(data, tmp_path, count_
     cache = tmp_path / "cache"
     reported = Reported()
     first = open_(data, cache, reported)[1]
+    # (The config's aliases shape both parts: they rename the models and tasks of points too.)
     for step, change in enumerate((lambda: write_record(data, "r1.json", 0.5),
                                    lambda: write_record(data, "r1.json", 0.7),
-                                   lambda: (data / "cards").mkdir() or (data / "cards" / "c.json").write_text("{}"),
-                                   "salt"), start=2):
-        salt = "aliases changed" if change == "salt" else ""
-        if change != "salt":
-            change()
-        db, report = open_(data, cache, reported, salt=salt)
+                                   lambda: (data / "cards").mkdir() or (data / "cards" / "c.json").write_text("{}")),
+                                  start=2):
+        change()
+        db, report = open_(data, cache, reported)
         assert report.ingested == ("reported",), step
         assert (count_points_ingests[0], reported.calls) == (1, step), step
         assert report.reported == {"results": step, "problems": []}

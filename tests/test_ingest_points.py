@@ -19,6 +19,7 @@ from reasonboard.ingest import IngestOptions, run_ingest
 from reasonboard.sources.trials import Trial
 from reasonboard.store.trialfiles import trials_file_name
 from reasonboard.store.trials import TrialStore
+from reasonboard.vocabulary import MODES
 
 DATA = Path(__file__).parent / "data" / "per-instance"
 SET = DATA / "inspect" / "inspect_ai" / "log-sets" / "set"
@@ -159,7 +160,9 @@ def test_cli_prints_a_line_per_input_and_the_summary(tmp_path):
     result = runner.invoke(main, ["ingest", str(SET), str(SHORT / "ifeval.json"), "--data", str(tmp_path / "d")])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert sum(line.startswith("inspect ") and ": 100 trials" in line for line in lines) == 3
+    # Each line names the evaluation (model / template / sampler), the task and samples × epochs.
+    assert sum(line.startswith("inspect ") and " / default / default, popularity: 100 samples × 1 epoch  (" in line
+               for line in lines) == 3
     assert any("ifeval: skipped:" in line for line in lines)
     assert "ingested 3 evaluations, 3 (evaluation, task) pairs, 3 points, 300 trials" in result.output
     assert "skipped 1 tasks:" in result.output
@@ -220,13 +223,19 @@ def test_pages_say_when_truncation_and_tokens_were_not_recorded(ingested_site):
     blind = [e for e in lm_eval if e["model"] == "meta-llama/Meta-Llama-3-8B-Instruct"]
     e = blind[0]
     text = _model_page(built, f"{e['model']}|{e['template']}|{e['sampler']}").text
-    assert "truncation not recorded by lm-evaluation-harness: C_P equals C_I here" in text
+    # Its C_P and C_I differ (C_P multiplies by the completion factor even with nothing
+    # truncated), so the page does not say they are equal.
+    (asdiv,) = next(m for m in built.results.leaderboard.models
+                    if m.id == f"{e['model']}|{e['template']}|{e['sampler']}").tasks.values()
+    assert round(asdiv.modes[MODES.index("C_P")][0], 3) != round(asdiv.modes[MODES.index("C_I")][0], 3)
+    assert "truncation not recorded by lm-evaluation-harness: no trial counted as truncated" in text
+    assert "C_P equals C_I" not in text
     assert "tokens not recorded by lm-evaluation-harness" in text
     assert "Truncated: 0.0%" not in text
     seen = _model_page(built, f"{seeing[0]['model']}|{seeing[0]['template']}|{seeing[0]['sampler']}").text
     assert "Truncated: 0.0% of trials" in seen and "not recorded" not in seen
     task = page(built.out, "tasks/asdiv.html").text
-    assert "truncation not recorded by lm-evaluation-harness: C_P equals C_I here" in task
+    assert "truncation not recorded by lm-evaluation-harness: no trial counted as truncated" in task
 
 
 def test_progress_bar_only_on_a_terminal_after_a_second():

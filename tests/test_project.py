@@ -153,7 +153,8 @@ def test_branding_files_must_exist_in_static(tmp_path, shared_cache):
         fh.write('\nfavicon = "icon.png"\n')
     result = CliRunner().invoke(main, ["build", "--project", str(project), "--cache", str(shared_cache)])
     assert result.exit_code == 2
-    assert "site.toml: key 'favicon' names 'icon.png', which is not a file in" in result.output
+    assert "site.toml, line " in result.output  # where the key is written
+    assert ": key 'favicon' names 'icon.png', which is not a file in" in result.output
     (project / "static" / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (project / "static" / "extra.css").write_text(".x{}\n", encoding="utf-8")
     with (project / "content" / "site.toml").open("a", encoding="utf-8") as fh:

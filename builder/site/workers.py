@@ -30,6 +30,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
+from ..interrupt import ignore_in_child
 from .views.base import Deferred, Page, made
 from .writer import Output, Stage
 
@@ -185,7 +186,9 @@ PR_SET_PDEATHSIG = 1
 def _orphan_guard(parent: int) -> None:
     """In a forked worker, first thing: end with the parent. A parent killed without
     cleaning up (a CI job cancelled, the machine out of memory) would otherwise leave its
-    workers waiting forever."""
+    workers waiting forever. A Ctrl-C is the parent's to handle (it ends this process): the
+    worker prints no traceback of its own."""
+    ignore_in_child()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

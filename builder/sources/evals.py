@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean, shown
 from ..names import clean
 from ..vocabulary import RELATIONSHIPS
 from .limits import load_json
@@ -51,14 +51,15 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         line = _entry_line(text, i)
         return InputError(path, f"entry {i}: {problem}", line=line) if line else InputError(path, problem, row=i)
 
-    seen: set[tuple[str, str, str]] = set()
+    seen: dict[tuple[str, str, str], int] = {}
     entries = []
     for i, entry in enumerate(raw, start=1):
         if not isinstance(entry, dict):
             raise bad(i, "entry must be an object")
         unknown = sorted(set(entry) - EVAL_KEYS)
         if unknown:
-            raise bad(i, f"unknown key '{unknown[0]}' (known: {', '.join(sorted(EVAL_KEYS))})")
+            raise bad(i, f"unknown key '{unknown[0]}'{did_you_mean(unknown[0], EVAL_KEYS - set(entry))} "
+                         f"(known: {', '.join(sorted(EVAL_KEYS))})")
         for key in ("model", "template", "sampler"):
             if not isinstance(entry.get(key), str) or not entry[key].strip():
                 raise bad(i, f"'{key}' must be a non-empty string")
@@ -66,11 +67,13 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         entry = {**entry, **{k: clean(entry[k]).strip() for k in ("model", "template", "sampler")}}
         ident = (entry["model"], entry["template"], entry["sampler"])
         if ident in seen:
-            raise bad(i, f"evaluation {'/'.join(ident)} is listed twice")
-        seen.add(ident)
+            first = _entry_line(text, seen[ident])
+            where = f"line {first}" if first else f"entry {seen[ident]}"
+            raise bad(i, f"evaluation {'/'.join(ident)} is listed twice (first at {where}): keep one of them")
+        seen[ident] = i
         rel = entry.get("relationship")
         if rel is not None and rel not in RELATIONSHIPS:
-            raise bad(i, f"'relationship' must be one of {', '.join(RELATIONSHIPS)}")
+            raise bad(i, f"'relationship' must be one of {', '.join(RELATIONSHIPS)} (got {shown(rel)})")
         gen = entry.get("generation_args", {})
         if not isinstance(gen, dict):
             raise bad(i, "'generation_args' must be an object")
@@ -79,7 +82,7 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
             raise bad(i, "'groups' must be a list of strings")
         for key in ("label", "hf_id", "organization", "harness"):
             if entry.get(key) is not None and not isinstance(entry[key], str):
-                raise bad(i, f"'{key}' must be a string")
+                raise bad(i, f"'{key}' must be a string (got {shown(entry[key])})")
             if entry.get(key) is not None:
                 entry[key] = clean(entry[key])
         groups = [clean(g) for g in groups]

@@ -13,7 +13,7 @@ import csv
 import io
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from .limits import MAX_LINE_BYTES
 from .text import read_text
 
@@ -34,7 +34,8 @@ def check_columns(path: Path, columns: list[str], line: int | None = 1) -> None:
     unknown = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
     if unknown:
         name = f"'{unknown[0]}'" if unknown[0] else f"with an empty name (column {columns.index('') + 1})"
-        raise InputError(path, f"unknown column {name} (expected {', '.join(REQUIRED + OPTIONAL)})", line=line)
+        hint = did_you_mean(unknown[0], [c for c in REQUIRED + OPTIONAL if c not in columns]) if unknown[0] else ""
+        raise InputError(path, f"unknown column {name}{hint} (expected {', '.join(REQUIRED + OPTIONAL)})", line=line)
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise InputError(path, f"missing column '{missing[0]}' (expected {', '.join(REQUIRED)})", line=line)

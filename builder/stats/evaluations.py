@@ -107,7 +107,10 @@ def identify(rows: list[dict[str, Any]], config: SiteConfig) -> list[Evaluation]
     return [Evaluation(
         id=evaluation_id(e["model"], e["template"], e["sampler"]), model=e["model"], template=e["template"],
         sampler=e["sampler"], label=label, slug=slug.page, anchor=slug.anchor, model_slug=slug.model,
-        hf_id=e.get("hf_id"), organization=e.get("organization"), relationship=e.get("relationship"),
+        # One organisation and relationship per evaluation: its own, else the site's (as its
+        # result rows say), so its page and its rows never disagree.
+        hf_id=e.get("hf_id"), organization=e.get("organization") or config.organization or None,
+        relationship=e.get("relationship") or config.relationship,
         generation_args=json.loads(e.get("generation_args") or "{}"), harness=e.get("harness"),
         simulated=bool(e.get("simulated")), groups=tuple(e.get("groups") or ()),
         truncation_observed=e.get("truncation_observed") is not False,

@@ -247,6 +247,11 @@ def _rank_on(inputs: BoardInputs, columns: list[int], config: SiteConfig, bands:
         truncation = np.nansum(col["trials_truncated"], axis=1) / np.nansum(col["trials"], axis=1)
     # Tokens per real trial: tokens are never divided by the design effect (SAMPLES.md §2).
     avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["trials"], nan=1.0), present)
+    # Not recorded is not zero: a harness that records no tokens (or 0 for every answer, when
+    # an answer has at least one) or no truncation publishes none, not 0.
+    avg_tokens = np.where(np.array([e.tokens_observed for e in evaluations], dtype=bool) & (avg_tokens > 0),
+                          avg_tokens, np.nan)
+    truncation = np.where(np.array([e.truncation_observed for e in evaluations], dtype=bool), truncation, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         score_per_token = np.where(avg_tokens > 0, scores.center / avg_tokens, np.nan)
 

@@ -5,7 +5,8 @@ reuses it while its sources are unchanged. The database holds two independent pa
 with its own fingerprint in the `meta` table (every input file's path and content, plus the
 code that shaped the tables):
 
-* the **points** part: `points/**` and `evals.json` (the points and evaluations tables);
+* the **points** part: `points/**`, `trials/**` and `evals.json` (the points and evaluations
+  tables), with the config aliases, which rename their models and tasks;
 * the **reported** part: `eee/**` and `cards/*.json`, with the settings that change what is
   stored (config aliases): the reported-results and card tables.
 
@@ -38,6 +39,7 @@ from ..sources.points import POINT_SUFFIXES, describe_ignored, discover_point_fi
 from .consistency import Mismatch, check_evals
 from .evaluations import ingest_evals
 from .ingest import ingest_points
+from .keys import PointAliases
 from .pointsdb import PointsDB
 from .reported import ReportedRead, read_reported, store_reported
 from .trialfiles import discover_trial_files
@@ -163,7 +165,8 @@ class Fingerprints:
 
 def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
     """Hash (relative path, content hash) of every source file of each part and the schema
-    code; `salt` (settings such as aliases) enters the reported part, the only one it shapes.
+    code; `salt` (settings such as aliases) enters both parts and each points file's digest
+    (aliases rename the models and tasks of points as of reported rows).
     Every file is read and hashed on every build (about 0.1 s per 100 MB)."""
     code = hashlib.sha256(code_digest(*CODE_FOLDERS).encode())
     store_code = code.digest()
@@ -178,20 +181,24 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
             h.update(rel.encode())
             h.update(content)
             if part == POINTS:
-                point_files[rel] = hashlib.sha256(store_code + content).hexdigest()
+                point_files[rel] = hashlib.sha256(store_code + salt.encode() + content).hexdigest()
         h.update(extra.encode())
         return h.hexdigest()
 
-    return Fingerprints(points=part_hash(POINTS, ""), reported=part_hash(REPORTED, salt), point_files=point_files,
+    return Fingerprints(points=part_hash(POINTS, salt), reported=part_hash(REPORTED, salt), point_files=point_files,
                         code=store_code.hex())
 
 
-def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None) -> dict[str, Any]:
+def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] | None = None,
+                       aliases: PointAliases | None = None) -> dict[str, Any]:
     """(Re)fill the points and evaluations tables; returns the part's ingest summary.
-    `digests` (`Fingerprints.point_files`) lets unchanged points files keep their rows."""
-    points = ingest_points(db, discover_point_files(data_dir) + discover_trial_files(data_dir), data_dir, digests)
+    `digests` (`Fingerprints.point_files`) lets unchanged points files keep their rows;
+    `aliases` rename models and tasks in the points and `evals.json` alike."""
+    aliases = aliases or PointAliases()
+    points = ingest_points(db, discover_point_files(data_dir) + discover_trial_files(data_dir), data_dir, digests,
+                           aliases)
     evals_path = data_dir / "evals.json"
-    entries = read_evals(evals_path) if evals_path.is_file() else []
+    entries = aliased_evals(read_evals(evals_path), aliases) if evals_path.is_file() else []
     ingest_evals(db, entries)
     mismatches = check_evals(db, entries, evals_path)
     ignored = ignored_point_files(data_dir)
@@ -202,6 +209,19 @@ def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] 
     return {"points": points.points, "point_files": points.files, "warnings": warnings,
             "mismatches": [m.to_json() for m in mismatches],
             "ignored": [p.relative_to(data_dir).as_posix() for p in ignored]}
+
+
+def aliased_evals(entries: list[dict[str, Any]], aliases: PointAliases) -> list[dict[str, Any]]:
+    """`evals.json` entries with their models renamed by the aliases; where two then name one
+    evaluation, the entry written under the name itself is kept (else the first)."""
+    if not aliases.models:
+        return entries
+    renamed = [{**e, "model": aliases.model(e["model"])} for e in entries]
+    own_name = sorted(range(len(entries)), key=lambda i: (entries[i]["model"] != renamed[i]["model"], i))
+    kept: dict[tuple[str, str, str], int] = {}
+    for i in own_name:
+        kept.setdefault((renamed[i]["model"], renamed[i]["template"], renamed[i]["sampler"]), i)
+    return [renamed[i] for i in sorted(kept.values())]
 
 
 def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool,
@@ -259,7 +279,8 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
             reading = reader.submit(read_reported, data_dir, config, strict) if REPORTED in stale else None
             for part in stale:
                 if part == POINTS:
-                    summaries[part] = ingest_points_part(db, data_dir, want.point_files)
+                    summaries[part] = ingest_points_part(db, data_dir, want.point_files, PointAliases.from_tables(
+                        config.model_aliases, config.benchmark_aliases))
                 else:
                     assert reading is not None
                     summaries[part] = ingest_reported_part(db, data_dir, config, strict, reading.result())

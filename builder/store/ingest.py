@@ -23,6 +23,7 @@ import duckdb
 
 from ..sources.points import relative_path, where
 from .evaluations import ingest_evals
+from .keys import PointAliases
 from .pointsdb import IDENTITY, PointsDB, fetch_as
 from .staging import stage
 from .trialrows import check_clashes, old_ingested_warning
@@ -54,12 +55,13 @@ class IngestReport:
 
 
 def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
-                  digests: Mapping[str, str] | None = None) -> IngestReport:
+                  digests: Mapping[str, str] | None = None, aliases: PointAliases | None = None) -> IngestReport:
     """Stage, validate and insert every points file; all-or-nothing.
 
     With `digests` ({path relative to `data_dir`: digest of its content and of the code
     that reads it}) a file whose digest is the one `point_files` recorded keeps its rows
-    from the last ingest and is not read again; the others are read as on a first ingest.
+    from the last ingest and is not read again; the others are read as on a first ingest
+    (the digests include the `aliases`, which rename models and tasks as rows are staged).
     An unchanged file was valid when it was stored (a bad file fails the ingest, and a
     failed ingest is never kept), so the first problem reported is the one a fresh ingest
     reports. Then one row per identity is chosen from all rows, in the current file
@@ -76,6 +78,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
     con.execute("DELETE FROM trials WHERE source NOT IN (SELECT source FROM kept_files)")
     report.warnings += stage(con, files, rels, fresh)
+    (aliases or PointAliases()).rename_staged(con)
     # Which row an identity keeps can change only where rows go (changed and removed files)
     # or come (the staged ones): with files kept, only those identities are chosen again.
     if kept:

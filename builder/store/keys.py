@@ -83,6 +83,41 @@ class Aliases:
         return self.benchmarks.get(bench_key, bench_key)
 
 
+@dataclass(frozen=True)
+class PointAliases:
+    """The config's `[aliases]` as they apply to points and `evals.json`, as to reported rows:
+    a model whose trimmed, case-folded name is an alias (a task whose `key` is one) takes
+    the name written on the right, so one run ingested under two names is one evaluation."""
+
+    models: Mapping[str, str] = field(default_factory=dict)
+    tasks: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_tables(cls, models: Mapping[str, str] | None, benchmarks: Mapping[str, str] | None) -> PointAliases:
+        return cls(models={fold(k): v.strip() for k, v in (models or {}).items() if fold(k) != fold(v)},
+                   tasks={key(k): v.strip() for k, v in (benchmarks or {}).items() if key(k) != key(v)})
+
+    def model(self, name: str) -> str:
+        return self.models.get(fold(name), name)
+
+    def task(self, name: str) -> str:
+        return self.tasks.get(key(name), name)
+
+    def rename_staged(self, con: Any) -> None:
+        """Rename the models and tasks of the staged points (the temp table `staged`), once per
+        distinct name (there are few), joined back in SQL."""
+        for column, rename in (("model", self.model), ("base_task", self.task)):
+            pairs = {name: rename(name) for (name,) in con.execute(f"SELECT DISTINCT {column} FROM staged").fetchall()}
+            if any(old != new for old, new in pairs.items()):
+                con.execute(f"UPDATE staged SET {column} = r.new FROM (SELECT unnest(?::VARCHAR[]) AS old, "
+                            f"unnest(?::VARCHAR[]) AS new) r WHERE staged.{column} = r.old",
+                            [list(pairs), list(pairs.values())])
+
+    def salt(self) -> str:
+        """What enters the points part's fingerprint: the aliases change the stored rows."""
+        return repr((sorted(self.models.items()), sorted(self.tasks.items()))) if self.models or self.tasks else ""
+
+
 #: The relationships a report may state (the rest is `unspecified`).
 _KNOWN_RELATIONSHIPS = frozenset(KNOWN_RELATIONSHIPS)
 

@@ -86,11 +86,24 @@ class TokensRecorded(NamedTuple):
     recorded: bool
 
 
+class RunCounts(NamedTuple):
+    """What one run contributed: its line's samples x epochs, partial and replaced trials."""
+
+    run_idx: int
+    samples: int
+    epochs: int
+    trials: int
+    partial: int
+    replaced: int
+
+
 @dataclass(frozen=True)
 class Summed:
     points: list[Point]
     no_credit: list[NoCredit]
     replaced: int
+    #: By run id; a run with no kept trial (skipped, or empty) has none.
+    runs: dict[int, RunCounts]
 
 
 class TrialStore:
@@ -115,8 +128,6 @@ class TrialStore:
         self._pending: list[Trial] = []
         self._pending_runs: list[int] = []
         self._seq = 0
-        #: Distinct samples (params, sample_id) of each run read so far.
-        self.samples: dict[int, int] = {}
 
     @property
     def scratch(self) -> str:
@@ -134,20 +145,16 @@ class TrialStore:
         return run_idx
 
     def add_trials(self, run_idx: int, trials: Iterable[Trial]) -> int:
-        """Stream a run's trials in; returns how many were read (`samples` then holds how
-        many distinct samples they were, for the line ingest prints)."""
+        """Stream a run's trials in; returns how many were read."""
         count = 0
-        seen: set[tuple[str, str]] = set()
         pending, runs = self._pending, self._pending_runs
         for trial in trials:
             pending.append(trial)
             runs.append(run_idx)
-            seen.add((trial.params, trial.sample_id))
             count += 1
             if len(pending) >= BATCH:
                 self._flush()
                 pending, runs = self._pending, self._pending_runs
-        self.samples[run_idx] = len(seen)
         return count
 
     def skip_run(self, run_idx: int) -> None:
@@ -230,4 +237,5 @@ class TrialStore:
         points = [Point(m, t, s, task, params, int(n), int(c), int(tr), float(g), int(tok), int(p))
                   for m, t, s, task, params, n, c, tr, g, tok, p in map(picker(cur.description, Point, "points"),
                                                                           cur.fetchall())]
-        return Summed(points=points, no_credit=no_credit, replaced=int(replaced))
+        runs = {r.run_idx: r for r in fetch_as(self.con.execute(_sql("run_counts")), RunCounts, "run_counts")}
+        return Summed(points=points, no_credit=no_credit, replaced=int(replaced), runs=runs)

@@ -12,6 +12,7 @@ from ...vocabulary import MODES
 from .. import format as fmt
 from ..charts import Chart
 from ..urls import page_path
+from . import premises
 from .analyses import ModelAnalyses, model_analyses
 from .base import BandView, Interval, Page, Ref
 from .cards import ReportedResults
@@ -115,6 +116,8 @@ class ModelPage(Page):
     groups: tuple[str, ...]
     task_results: tuple[TaskResult, ...]
     chart: Chart | None
+    #: What 0 means on the per-task chart (`premises.chance_note`).
+    chance: str
     tiers: tuple[TierRow, ...]
     score_per_token_v1: str | None
     neighbours: tuple[Neighbour, ...]
@@ -221,7 +224,8 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
             tokens_per_trial=(t.tokens / total) if total and t.tokens is not None else None,
             truncation_rate=(t.truncated / total) if total else None,
             modes=_mode_values(t.modes),
-            truncation_note=row.truncation_note, tokens_note=row.tokens_note,
+            truncation_note=premises.truncation_note(e, [t]),
+            tokens_note=premises.task_tokens_note(row.tokens_note, t),
             samples=t.samples, effective_trials=t.effective_trials,
         ))
     chart = None
@@ -245,6 +249,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         row=row, hf_id=e.hf_id, organization=e.organization, relationship=e.relationship,
         harness=e.harness, settings=settings, groups=e.groups,
         task_results=tuple(task_results), chart=chart, tiers=tiers,
+        chance=premises.chance_note((task, t) for task, t in m.tasks.items() if t.has_interval),
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
         board=ctx.board_page(m.id), boards=board_standings(ctx, m.id),

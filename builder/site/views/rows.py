@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 from ...results import BuildResults
 from ...stats.bands import Bands
 from ...stats.board import EvaluationRow, Score, TaskResult
-from ...stats.evaluations import Evaluation
 from ..urls import board_path, page_path
+from . import premises
 from .base import Badge, BandView, Interval, Ref, TieMark
 from .evalcards import Cards
 from .facets import groups_attribute
@@ -47,6 +47,10 @@ class ModelRow:
     #: harness could not record them (INGEST.md section 6): never a misleading 0.
     truncation_note: str | None = None
     tokens_note: str | None = None
+    #: Why the score per token and its band are withheld (answers capped), or None.
+    score_per_token_note: str | None = None
+    #: What makes the ReasonScore interval as wide as it is, from this evaluation's numbers.
+    width_causes: tuple[str, ...] = ()
     #: evals.json groups ("family:llama"): the facets a reader filters by.
     groups: tuple[str, ...] = ()
     #: Why a complete evaluation is not ranked (SAMPLES.md section 4): "fewer than 20
@@ -101,16 +105,6 @@ def task_interval(bands: Bands, estimate: float | None, low: float | None, high:
     center = (low + high) / 2
     band = BandView.of("reasonscore", bands.reasonscore(1000 * (estimate if estimate is not None else center)))
     return Interval(center, (high - low) / 2, low, high, "probability", band=band, estimate=estimate)
-
-
-def observability_notes(evaluation: Evaluation) -> tuple[str | None, str | None]:
-    """(truncation note, tokens note) for an evaluation whose harness did not record
-    truncation or tokens (evals.json `observed`, INGEST.md section 6); None where it did."""
-    harness = (evaluation.harness or "").split(";")[0].split(" ")[0].strip() or "its harness"
-    truncation = None if evaluation.truncation_observed else (
-        f"truncation not recorded by {harness}: C_P equals C_I here")
-    tokens = None if evaluation.tokens_observed else f"tokens not recorded by {harness}"
-    return truncation, tokens
 
 
 @dataclass
@@ -194,23 +188,30 @@ class Context:
 
 def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
     e = m.evaluation
-    spt = m.score_per_token
-    truncation_note, tokens_note = observability_notes(e)
+    tokens_note = premises.tokens_note(e, m)
+    spt_note = premises.score_per_token_note(e, m.avg_tokens)
+    spt = None if tokens_note else m.score_per_token
     # Preliminary rows have no rank, so neither band (SAMPLES.md section 4): the reason instead.
     preliminary = None
     if m.status == "preliminary":
         preliminary = f"fewer than {ctx.min_samples} samples on {', '.join(m.preliminary_tasks)}"
+    spt_band = (None if tokens_note or spt_note or preliminary
+                else BandView.of("score_per_token", ctx.bands.score_per_token(spt)))
+    score = score_interval(ctx.bands, m.score, ranked=m.rank is not None)
+    # Causes are named for any interval wider than the tightest band.
+    wide = score is not None and score.width is not None and score.width.key != ctx.bands.scales["ci_width"][-1].key
     return ModelRow(
         id=e.id, path=ctx.paths[e.id], anchor=ctx.anchors[e.id], label=e.label, model=e.model,
         template_name=e.template, sampler=e.sampler, rank=m.rank, rank_range=m.rank_range,
         complete=m.complete, missing_tasks=m.missing_tasks,
-        score=score_interval(ctx.bands, m.score, ranked=m.rank is not None),
-        avg_tokens=m.avg_tokens, score_per_token=spt,
-        score_per_token_band=None if preliminary else BandView.of("score_per_token", ctx.bands.score_per_token(spt)),
+        score=score,
+        avg_tokens=None if tokens_note else m.avg_tokens, score_per_token=spt, score_per_token_band=spt_band,
         truncation_rate=m.truncation_rate,
         tie_next=TieMark(None if m.distinct_from_next is None else not m.distinct_from_next),
         tied_count=m.tied_count,
         badges=ctx.cards.model_badges(e.id),
         simulated=ctx.simulated[e.id],
-        truncation_note=truncation_note, tokens_note=tokens_note, groups=e.groups, preliminary=preliminary,
+        truncation_note=premises.truncation_note(e, m.tasks.values()), tokens_note=tokens_note,
+        score_per_token_note=spt_note, width_causes=premises.width_causes(m, e.truncation_observed) if wide else (),
+        groups=e.groups, preliminary=preliminary,
     )

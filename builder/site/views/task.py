@@ -11,6 +11,7 @@ from ...stats.board import EvaluationRow
 from ...stats.taskranks import TaskRanking
 from .. import format as fmt
 from ..charts import Chart
+from . import premises
 from .analyses import TaskHazards, task_hazards
 from .base import Interval, Page, Ref, TieMark, spread
 from .cards import BenchmarkSummary
@@ -109,7 +110,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
             model=ctx.ref(m.id), position=n + 1,
             rank_range=(ranking.rank_best[n], ranking.rank_worst[n]), interval=interval, total=total,
             truncation_rate=t.truncated / total if total else None, tie_next=TieMark(ranking.tied_next[n]),
-            leaderboard_rank=m.rank, truncation_note=ctx.rows[m.id].truncation_note,
+            leaderboard_rank=m.rank, truncation_note=premises.truncation_note(m.evaluation, [t]),
             trials_text=fmt.trials(total, t.samples),
             preliminary=(f"preliminary: {fmt.count(t.samples)} sample{'' if t.samples == 1 else 's'}, "
                          f"fewer than {ctx.min_samples}" if ranking.is_preliminary(n) else None),

@@ -56,6 +56,17 @@ QUALIFY row_number() OVER (PARTITION BY r.model, r.template, r.sampler, r.task, 
 SELECT (SELECT count(*) FROM ingest_trials JOIN ingest_runs USING (run_idx) WHERE NOT skipped)
      - (SELECT count(*) FROM ingest_kept)
 
+-- name: run_counts
+-- What each input's run contributed, for its line: samples, epochs, trials, trials with
+-- partial credit, and trials a later copy replaced (the resolve rule's losers).
+SELECT run_idx, count(DISTINCT sample_id) AS samples, count(DISTINCT epoch) AS epochs, count(*) AS trials,
+       count(*) FILTER (WHERE score > 0 AND score < 1) AS partial, count(*) FILTER (WHERE rn > 1) AS replaced
+FROM (SELECT t.run_idx, t.sample_id, t.epoch, t.score,
+             row_number() OVER (PARTITION BY r.model, r.template, r.sampler, r.task, t.params, t.sample_id, t.epoch
+                                ORDER BY r.input_idx DESC, t.seq DESC) AS rn
+      FROM ingest_trials t JOIN ingest_runs r USING (run_idx) WHERE NOT r.skipped)
+GROUP BY run_idx ORDER BY run_idx
+
 -- name: out_of_range
 -- Tasks whose per-trial values leave [0, 1] have no correctness (section 3): skipped whole.
 CREATE OR REPLACE TABLE ingest_no_credit AS

@@ -1,0 +1,265 @@
+"""Every sentence true for the data it describes: the whole per-instance corpus, ingested and
+built together, searched page by page for each claim whose premise fails.
+
+Each premise is computed here independently, from the ingested trials files and
+`evals.json` (what the lab's harness recorded), never from the build's own statistics,
+and each claim is looked for as a reader sees it: in the text and the hover titles of the
+built pages.
+
+a. score/token and its band withheld, with the reason, where answers are capped at 16 tokens
+   or fewer (or average that few) or tokens were not recorded;
+b. no "0 tokens per trial": an evaluation reporting 0 output tokens for every answer did
+   not record them;
+c. the interval-width causes are the evaluation's own (few samples, truncation, spread);
+d. "C_P equals C_I here" only where the printed estimates are equal;
+f. "0 = no better than guessing" only where every task's guesses were removed;
+g. one relationship per evaluation: its page's setup and its result row agree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import ROOT, build_site
+from helpers_site import Node, html_pages, page, row_cells
+from reasonboard.cli import main
+
+DATA = Path(__file__).parent / "data" / "per-instance"
+BANDS = tomllib.loads((ROOT / "content" / "bands.toml").read_text(encoding="utf-8"))
+SPT_TEXTS = [b["text"] for b in BANDS["score_per_token"]]
+#: The stock causes the width bands once gave (the matrix's "✂ high truncation" legend is a
+#: mark on cells that are, and is not one of them).
+STOCK_CAUSES = ("high truncation or", "task-to-task variance", "mid-tier accuracy", "little truncation",
+                "consistent across tasks")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    base = tmp_path_factory.mktemp("sentences")
+    result = CliRunner().invoke(main, ["ingest", str(DATA), "--data", str(base / "data")])
+    assert result.exit_code == 0, result.output
+    built = build_site(base / "data", base / "site", base / "cache")
+    return base / "data", built.out
+
+
+class Facts:
+    """One evaluation as the lab's files record it: summed per task from the points files."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        self.generation_args: dict = {}
+        self.relationship: str | None = None
+
+    def total(self, column: str) -> float:
+        return sum(t[column] for t in self.tasks.values())
+
+
+def facts(data: Path) -> dict[str, Facts]:
+    """Per evaluation and task, summed from the trials files ingest wrote (one row a trial)."""
+    import duckdb
+
+    found: dict[str, Facts] = defaultdict(Facts)
+    files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))
+    rows = duckdb.connect().execute(
+        """SELECT model, template, sampler, base_task, count(*), count(*) FILTER (WHERE truncated),
+                  coalesce(sum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0),
+                  coalesce(sum(tokens), 0), count(DISTINCT (params, sample_id))
+           FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files]).fetchall()
+    for model, template, sampler, task, total, truncated, guess, tokens, samples in rows:
+        one = found[f"{model}|{template}|{sampler}"].tasks[task]
+        one.update(total=total, truncated=truncated, guess=guess, tokens=tokens, samples=samples)
+    for entry in json.loads((data / "evals.json").read_text(encoding="utf-8")):
+        one = found[f"{entry['model']}|{entry['template']}|{entry['sampler']}"]
+        one.generation_args = entry.get("generation_args") or {}
+        one.relationship = entry.get("relationship")
+    return dict(found)
+
+
+def model_pages(site: Path) -> dict[str, Node]:
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    return {m["id"]: page(site, f"models/{m['slug']}.html") for m in board["models"]}
+
+
+def said(node: Node) -> str:
+    """The text and the hover titles of a page or an element: all a reader can see."""
+    titles = " ".join(n.attrs["title"] for n in node.iter() if "title" in n.attrs)
+    return f"{node.text} {titles}"
+
+
+def capped(f: Facts) -> bool:
+    cap = next((f.generation_args[k] for k in ("max_tokens", "max_new_tokens", "max_gen_toks")
+                if isinstance(f.generation_args.get(k), int)), None)
+    tokens, trials = f.total("tokens"), f.total("total")
+    # The average the site shows is task-balanced (STATISTICS.md section 6).
+    average = sum(t["tokens"] / t["total"] for t in f.tasks.values()) / len(f.tasks)
+    return (cap is not None and cap <= 16) or (tokens > 0 and trials > 0 and average <= 16)
+
+
+def test_a_score_per_token_bands_only_where_tokens_measure_efficiency(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    withheld = 0
+    for model_id, doc in pages.items():
+        f = evaluations[model_id]
+        text = said(doc)
+        if capped(f) or f.total("tokens") == 0:
+            assert not doc.find_all(cls="band-score_per_token-excellent"), model_id
+            assert not [t for t in SPT_TEXTS if t in text], model_id
+            assert not re.search(r"Score/token \d", text), model_id
+            withheld += 1
+            if f.total("tokens") > 0:
+                assert "Score/token withheld: answers " in text and "say nothing about efficiency" in text
+    assert withheld >= 12  # the HELM multiple-choice runs (max_tokens 1) among them
+    helm = pages["openai/gpt-4o-2024-05-13|multiple_choice_joint|greedy-1"]
+    assert "Score/token withheld: answers were capped at 1 token, so tokens say nothing about efficiency." in said(helm)
+    # On every index page the rows of those evaluations carry no score/token band either.
+    for rel in html_pages(site):
+        doc = page(site, rel)
+        for row in doc.find_all("tr"):
+            link = row.find("a")
+            if link is None or not doc.find_all(cls="band"):
+                continue
+            for model_id in pages:
+                if capped(evaluations[model_id]) and link.attrs.get("href", "").endswith(
+                        f"{model_doc_slug(site, model_id)}.html"):
+                    assert not row.find_all(cls="band-score_per_token-excellent"), (rel, model_id)
+
+
+def model_doc_slug(site: Path, model_id: str) -> str:
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    return next(m["slug"] for m in board["models"] if m["id"] == model_id)
+
+
+def test_b_no_unrecorded_token_count_is_printed_as_a_number(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    for rel in html_pages(site):
+        assert not re.search(r"\b0 tokens? per trial", page(site, rel).text), rel
+    silent = [m for m, f in evaluations.items() if f.total("tokens") == 0 and m in pages]
+    assert "google/gemini-1.5-pro-001|multiple_choice_joint|greedy-1" in silent  # HELM: 0 output tokens
+    for model_id in silent:
+        text = said(pages[model_id])
+        assert "tokens not recorded" in text, model_id
+        assert "tokens per trial" not in pages[model_id].text.replace("no tokens per trial", ""), model_id
+
+
+def test_c_interval_width_causes_are_the_evaluations_own(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    for rel in html_pages(site):
+        text = said(page(site, rel))
+        for stock in STOCK_CAUSES:
+            assert stock not in text, (rel, stock)
+    checked = 0
+    for model_id, doc in pages.items():
+        f = evaluations[model_id]
+        width = next((p.text for p in doc.find_all("p") if p.text.startswith("Interval width:")), "")
+        causes = width.split(" Here: ", 1)[1].rstrip(".").split("; ") if " Here: " in width else []
+        truncated = f.total("truncated") / f.total("total")
+        for cause in causes:
+            if cause.startswith("few samples ("):
+                smallest = min(t["samples"] for t in f.tasks.values())
+                assert f"{int(smallest)} " in cause, (model_id, cause)
+                assert smallest < 1000
+            elif cause.startswith("truncation ("):
+                assert truncated >= 0.05, (model_id, cause)
+            elif cause.startswith("task scores spread"):
+                assert len(f.tasks) >= 2, (model_id, cause)
+            else:
+                raise AssertionError(f"{model_id}: unknown cause {cause!r}")
+        if len(f.tasks) == 1 and truncated == 0 and "Wide" in width:
+            (only,) = f.tasks.values()
+            assert causes == [f"few samples ({int(only['samples'])} on its one task)"], model_id
+            checked += 1
+    assert checked >= 9  # the single-task HELM runs of 2 instances, and more
+
+
+def _estimates(doc: Node) -> dict[str, tuple[str, str]]:
+    """Task -> (C_P, C_I) estimates as printed in a model page's table of the six estimators."""
+    table = next(t for t in doc.find_all("table") if "estimator" in (t.find("caption").text if t.find("caption") else ""))
+    heads = [c.text for c in row_cells(table.find("thead").find("tr"))]
+    out = {}
+    for row in table.find("tbody").find_all("tr"):
+        cells = [c.text for c in row_cells(row)]
+        out[cells[0]] = (cells[heads.index("C_P")].split("[")[0], cells[heads.index("C_I")].split("[")[0])
+    return out
+
+
+def _equal(estimates: dict[str, tuple[str, str]], task: str | None = None) -> bool:
+    return all(c_p == c_i for name, (c_p, c_i) in estimates.items() if task in (None, name))
+
+
+def test_d_c_p_equals_c_i_only_where_it_does(corpus):
+    _, site = corpus
+    pages = model_pages(site)
+    by_slug = {model_doc_slug(site, m): m for m in pages}
+    said_equal = checked = 0
+    for rel in html_pages(site):
+        doc = page(site, rel)
+        task_page = doc.find("h1").text if rel.startswith("tasks/") else None
+        for row in doc.find_all("tr"):
+            if "C_P equals C_I" not in said(row):
+                if "truncation not recorded by" in said(row):  # the notes naming the harness say what follows
+                    assert "no trial counted as truncated" in said(row), rel
+                continue
+            said_equal += 1
+            links = [a.attrs.get("href", "") for a in row.find_all("a")]
+            target = next((h for h in links if "models/" in h), None)
+            if target is None:  # a task row of a model page
+                estimates, task = _estimates(doc), row.find("a").text
+            else:
+                slug = target.rsplit("models/", 1)[-1].removesuffix(".html")
+                estimates, task = _estimates(pages[by_slug[slug]]), task_page
+            assert _equal(estimates, task), (rel, task)
+            checked += 1
+    for model_id, doc in pages.items():
+        box = next(s for s in doc.find_all("section") if s.find("h2") and s.find("h2").text == "Tokens and truncation")
+        if "C_P equals C_I" in said(box):
+            assert _equal(_estimates(doc)), model_id
+    assert checked == said_equal
+
+
+def test_f_no_better_than_guessing_only_where_guesses_were_removed(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    unknown_seen = 0
+    for model_id, doc in pages.items():
+        f = evaluations[model_id]
+        caption = next((c.text for c in doc.find_all("figcaption")), "")
+        if not caption:
+            continue
+        without = sorted(task for task, t in f.tasks.items() if t["guess"] == 0)
+        if not without:
+            assert "0 = no better than guessing;" in caption, model_id
+        elif len(without) == len(f.tasks):
+            assert "no better than guessing" not in caption, model_id
+            assert "the guess chance is unknown" in caption, model_id
+            unknown_seen += 1
+        else:
+            assert all(task in caption for task in without), model_id
+    assert unknown_seen
+    # Inspect's Yes/No `popularity` task, whose samples carry no choices: its chance is
+    # about one half, unknown to the site, and said to be unknown.
+    yes_no = [m for m, f in evaluations.items() if "popularity" in f.tasks and f.tasks["popularity"]["guess"] == 0]
+    assert "google/gemini-2.5-pro|default|default" in yes_no
+    for model_id in yes_no:
+        assert "no better than guessing;" not in said(pages[model_id])
+
+
+def test_g_one_relationship_per_evaluation(corpus):
+    _, site = corpus
+    for model_id, doc in model_pages(site).items():
+        setup = doc.find("dl", cls="facts")
+        terms = [n.text for n in setup.find_all("dt")]
+        stated = setup.find_all("dd")[terms.index("Evaluator relationship")].text
+        own_rows = [r for r in doc.find_all("tr") if "this leaderboard" in said(r)]
+        assert own_rows, model_id
+        for row in own_rows:
+            assert f"{stated} · this leaderboard" in row.text, (model_id, stated, row.text)
+        assert stated != "—", model_id
