@@ -112,6 +112,10 @@ class EvaluationInfo:
     generation_args: dict[str, Any] = field(default_factory=dict)
     truncation_observed: bool = True
     tokens_observed: bool = True
+    #: Tasks read this time, by whether the model generated its answers (a task scored by
+    #: log-likelihood samples nothing: `evals.json`'s `likelihood_tasks`).
+    sampled_tasks: set[str] = field(default_factory=set)
+    likelihood_tasks: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -286,6 +290,7 @@ def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], ev
     # One run that cannot tell is enough: the page must not claim "0 truncated" for it.
     info.truncation_observed &= evaluation.truncation_observed
     info.tokens_observed &= evaluation.tokens_observed
+    (info.sampled_tasks if evaluation.sampled else info.likelihood_tasks).add(evaluation.task)
 
 
 def _observe_tokens(store: TrialStore, evaluations: dict[tuple[str, str, str], EvaluationInfo]) -> None:
@@ -342,7 +347,8 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
 
     Every key and entry the user wrote is kept; a label is never overwritten; an existing
     `generation_args` keeps its values and only gains keys; `observed` is ingest's (a
-    fact of the files); new entries are appended in sorted order.
+    fact of the files), and so is `likelihood_tasks` for the tasks read now (those of an
+    earlier ingest are kept); new entries are appended in sorted order.
     """
     document: Any = []
     if path.is_file():
@@ -365,6 +371,13 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
         if info.harness:
             entry.setdefault("harness", "; ".join(sorted(info.harness)))
         entry["observed"] = {"truncation": info.truncation_observed, "tokens": info.tokens_observed}
+        earlier = entry.get("likelihood_tasks")
+        kept = {t for t in earlier if isinstance(t, str)} if isinstance(earlier, list) else set()
+        likelihood = sorted((kept - info.sampled_tasks) | (info.likelihood_tasks - info.sampled_tasks))
+        if likelihood:
+            entry["likelihood_tasks"] = likelihood
+        else:
+            entry.pop("likelihood_tasks", None)
         if options.organization:
             entry["organization"] = options.organization
         if options.relationship:

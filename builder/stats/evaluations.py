@@ -58,6 +58,9 @@ class Evaluation:
     price_out: float | None = None
     price_source: str | None = None
     price_date: str | None = None
+    #: evals.json `likelihood_tasks`: its tasks scored by log-likelihood, which sample
+    #: nothing (no temperature or token limit applies: EVALCARDS.md section 4 by task kind).
+    likelihood_tasks: frozenset[str] = frozenset()
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -111,5 +114,5 @@ def identify(rows: list[dict[str, Any]], config: SiteConfig) -> list[Evaluation]
         truncation_observed=e.get("truncation_observed") is not False,
         tokens_observed=e.get("tokens_observed") is not False,
         price_in=e.get("price_in"), price_out=e.get("price_out"), price_source=e.get("price_source"),
-        price_date=e.get("price_date"),
+        price_date=e.get("price_date"), likelihood_tasks=frozenset(e.get("likelihood_tasks") or ()),
     ) for e, label, slug in zip(chosen, labels, slugs)]

@@ -180,7 +180,8 @@ class PointsDB:
                    coalesce(e.simulated, false) AS simulated,
                    coalesce(e.truncation_observed, true) AS truncation_observed,
                    coalesce(e.tokens_observed, true) AS tokens_observed,
-                   e.price_in, e.price_out, e.price_source, e.price_date
+                   e.price_in, e.price_out, e.price_source, e.price_date,
+                   coalesce(e.likelihood_tasks, []) AS likelihood_tasks
             FROM (SELECT DISTINCT model, template, sampler FROM points) p
             LEFT JOIN evaluations e USING (model, template, sampler)
             ORDER BY p.model, p.template, p.sampler

@@ -29,10 +29,9 @@ from typing import Iterable, Mapping
 from ...sources.trials import ANSWER_CAP
 from ...stats.board import EvaluationRow, TaskResult
 from ...stats.evaluations import Evaluation
+from ...store.setup import TOKEN_LIMIT_KEYS
 from ...vocabulary import MODES
 
-#: Generation settings that name the token limit, as harnesses spell it.
-TOKEN_LIMIT_KEYS = ("max_tokens", "max_new_tokens", "max_gen_toks", "max_output_tokens")
 #: Median trials per task below which the trial count is named as a cause of a wide
 #: interval (a Wilson interval on 1,000 trials is still about ±0.03 wide at p = 0.5).
 FEW_TRIALS = 1000

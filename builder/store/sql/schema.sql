@@ -93,6 +93,9 @@ CREATE TABLE IF NOT EXISTS evaluations (
     price_out       DOUBLE,
     price_source    VARCHAR,
     price_date      VARCHAR,
+    -- evals.json `likelihood_tasks`: tasks scored by log-likelihood, which sample nothing
+    -- (no temperature or token limit applies to them).
+    likelihood_tasks VARCHAR[],
     PRIMARY KEY (model, template, sampler)
 );
 
