@@ -31,7 +31,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # What a build hands the site (results.py), and the data files written from it.
     ("outputs", ("results", "outputs", "sampleoutputs")),
     ("site", ("site",)),
-    ("writers", ("diff", "export", "ingest")),
+    ("writers", ("diff", "export", "ingestreport", "ingest")),
     ("commands", ("buildstate", "build", "release", "demo", "demofiles", "demoworld", "democompress", "newproject",
                   "serve", "watch", "cli", "__main__")),
 )

@@ -21,7 +21,7 @@ from .text import read_text
 
 EVAL_KEYS = {
     "model", "template", "sampler", "label", "groups", "hf_id", "organization",
-    "relationship", "generation_args", "harness", "simulated", "observed", "harness_scores",
+    "relationship", "generation_args", "harness", "simulated", "observed", "harness_scores", "likelihood_tasks",
     "price_in", "price_out", "price_source", "price_date",
 }
 
@@ -92,6 +92,10 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         if not isinstance(observed, dict) or any(k not in OBSERVED_KEYS or not isinstance(v, bool)
                                                  for k, v in observed.items()):
             raise bad(i, "'observed' must be an object of true/false under 'truncation' and 'tokens'")
+        likelihood = entry.get("likelihood_tasks", [])
+        if not isinstance(likelihood, list) or not all(isinstance(t, str) for t in likelihood):
+            raise bad(i, "'likelihood_tasks' must be a list of task names (the tasks scored by log-likelihood, "
+                         f"which sample nothing; got {shown(likelihood)})")
         problem = _price_problem(entry)
         if problem:
             raise bad(i, problem)
@@ -101,7 +105,8 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
                 for v in scores.values()):
             raise bad(i, "'harness_scores' must map each task to {\"metric\": name, \"value\": number}, "
                          "the harness's own headline figure")
-        entries.append({**entry, "generation_args": gen, "groups": groups, "harness_scores": scores})
+        entries.append({**entry, "generation_args": gen, "groups": groups, "harness_scores": scores,
+                        "likelihood_tasks": sorted({clean(t).strip() for t in likelihood} - {""})})
     return entries
 
 

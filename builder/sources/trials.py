@@ -79,6 +79,10 @@ class Evaluation:
     #: The harness's own headline figure for the task, as its log records it: (metric, value),
     #: shown beside ours (partial credit makes them differ); None when it records none.
     headline: tuple[str, float] | None = None
+    #: The model generated its answers. False for a task scored by the log-likelihood of
+    #: given answers (lm-eval `loglikelihood`/`multiple_choice`, lighteval LOGPROBS): nothing
+    #: was sampled, so no temperature or token limit applies to it.
+    sampled: bool = True
 
 
 @dataclass(frozen=True, slots=True)

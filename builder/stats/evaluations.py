@@ -63,6 +63,9 @@ class Evaluation:
     #: The trials files its points came from, relative to the data directory (none: no
     #: per-sample outcomes).
     trial_files: tuple[str, ...] = ()
+    #: evals.json `likelihood_tasks`: its tasks scored by log-likelihood, which sample
+    #: nothing (no temperature or token limit applies: EVALCARDS.md section 4 by task kind).
+    likelihood_tasks: frozenset[str] = frozenset()
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -116,7 +119,7 @@ def identify(rows: list[dict[str, Any]], config: SiteConfig) -> list[Evaluation]
         truncation_observed=e.get("truncation_observed") is not False,
         tokens_observed=e.get("tokens_observed") is not False,
         price_in=e.get("price_in"), price_out=e.get("price_out"), price_source=e.get("price_source"),
-        price_date=e.get("price_date"),
+        price_date=e.get("price_date"), likelihood_tasks=frozenset(e.get("likelihood_tasks") or ()),
         harness_scores={task: (v["metric"], float(v["value"]))
                         for task, v in sorted(json.loads(e.get("harness_scores") or "{}").items())},
         trial_files=tuple(e.get("trial_files") or ()),

@@ -212,11 +212,12 @@ def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] 
 
 
 def aliased_evals(entries: list[dict[str, Any]], aliases: PointAliases) -> list[dict[str, Any]]:
-    """`evals.json` entries with their models renamed by the aliases; where two then name one
+    """`evals.json` entries with their models (and likelihood tasks) renamed by the aliases; where two then name one
     evaluation, the entry written under the name itself is kept (else the first)."""
-    if not aliases.models:
+    if not aliases.models and not aliases.tasks:
         return entries
-    renamed = [{**e, "model": aliases.model(e["model"])} for e in entries]
+    renamed = [{**e, "model": aliases.model(e["model"]),
+                "likelihood_tasks": sorted({aliases.task(t) for t in e.get("likelihood_tasks", [])})} for e in entries]
     own_name = sorted(range(len(entries)), key=lambda i: (entries[i]["model"] != renamed[i]["model"], i))
     kept: dict[tuple[str, str, str], int] = {}
     for i in own_name:

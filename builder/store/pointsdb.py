@@ -184,6 +184,7 @@ class PointsDB:
                    coalesce(e.truncation_observed, true) AS truncation_observed,
                    coalesce(e.tokens_observed, true) AS tokens_observed,
                    e.price_in, e.price_out, e.price_source, e.price_date,
+                   coalesce(e.likelihood_tasks, []) AS likelihood_tasks,
                    coalesce(e.harness_scores, '{}') AS harness_scores, p.trial_files
             FROM (SELECT model, template, sampler,
                          coalesce(list(DISTINCT source ORDER BY source) FILTER (WHERE starts_with(source, 'trials/')),

@@ -29,10 +29,9 @@ from typing import Iterable, Mapping
 from ...sources.trials import ANSWER_CAP
 from ...stats.board import EvaluationRow, TaskResult
 from ...stats.evaluations import Evaluation
+from ...store.setup import TOKEN_LIMIT_KEYS
 from ...vocabulary import MODES
 
-#: Generation settings that name the token limit, as harnesses spell it.
-TOKEN_LIMIT_KEYS = ("max_tokens", "max_new_tokens", "max_gen_toks", "max_output_tokens")
 #: Median samples per task below which the sample count is named as a cause of a wide
 #: interval (a Wilson interval on 1,000 samples is still about ±0.03 wide at p = 0.5). Samples,
 #: not trials: epochs of the same items add little evidence (SAMPLES.md section 2).

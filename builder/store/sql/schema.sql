@@ -105,6 +105,9 @@ CREATE TABLE IF NOT EXISTS evaluations (
     -- evals.json `harness_scores`: per task, the harness's own headline figure
     -- ({"metric": ..., "value": ...}) as canonical JSON, shown beside ours.
     harness_scores      VARCHAR NOT NULL DEFAULT '{}',
+    -- evals.json `likelihood_tasks`: tasks scored by log-likelihood, which sample nothing
+    -- (no temperature or token limit applies to them).
+    likelihood_tasks VARCHAR[],
     PRIMARY KEY (model, template, sampler)
 );
 
