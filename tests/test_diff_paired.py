@@ -11,24 +11,24 @@ from pathlib import Path
 import duckdb
 from click.testing import CliRunner
 from reasonboard.cli import main
-from reasonboard.store.trialfiles import trials_file_name
+from reasonboard.sampleoutputs import samples_path
 from test_diff import leaderboard, model
 
 TASK = "arithmetic"
 
 
 def write_samples(site: Path, model_id: str, correct: list[bool]) -> None:
-    """A build's published outcomes of one evaluation: one trial per item, write-in answers."""
-    name, template, sampler = model_id.split("/")
-    folder = site / "data" / "samples"
-    folder.mkdir(parents=True, exist_ok=True)
+    """A build's published outcomes of one evaluation (where `outputs.samples_files` puts them,
+    by the row's slug): one trial per item, write-in answers."""
+    target = site / samples_path(model(model_id, 0.0, 0.0)["slug"])
+    target.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect()
     con.execute(
         "COPY (SELECT ? AS base_task, '{}' AS params, printf('s%02d', i) AS sample_id, 1 AS epoch, "
         "CASE WHEN c THEN 1.0 ELSE 0.0 END AS credit, c AS correct, false AS truncated, NULL::INTEGER AS options, "
         "NULL::BIGINT AS tokens, NULL::BIGINT AS input_tokens, NULL::BIGINT AS compressed "
         "FROM (SELECT unnest(range(?)) AS i, unnest(?::BOOLEAN[]) AS c)) TO ? (FORMAT parquet)",
-        [TASK, len(correct), correct, str(folder / trials_file_name(name, template, sampler))])
+        [TASK, len(correct), correct, str(target)])
     con.close()
 
 

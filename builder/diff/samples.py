@@ -2,8 +2,8 @@
 section 5): the score-change report's test where both builds publish per-sample outcomes.
 
 A build publishes each evaluation's outcomes under `data/samples/` (one Parquet file per
-evaluation, named like its trials file, SAMPLES.md section 1's columns without the
-evaluation's names). For a model present in both builds, both files are summed per item in
+evaluation, named by its page's slug, SAMPLES.md section 1's columns without the
+evaluation's names: `sampleoutputs.samples_files`). For a model present in both builds, both files are summed per item in
 DuckDB and the ReasonScore difference (head minus base) is bootstrapped on the items both
 answered, exactly as two models are compared on a board (`stats.pairing`): a regrade of the
 same items is tested as one. Where either file is missing the overlap rule speaks, and the
@@ -19,16 +19,16 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from ..config import SiteConfig
+from ..confined import checked_name
 from ..errors import InputError
+from ..sampleoutputs import SAMPLES_FOLDER, samples_path
 from ..stats.paired import PairedTest
 from ..stats.pairing import BoardTests
 from ..store.items import TaskItems
-from ..store.trialfiles import trials_file_name
 
-SAMPLES_DIR = "samples"
-#: The leaderboard's own defaults (config `paired_draws`, `min_samples`).
-DRAWS = 2000
-MIN_SAMPLES = 20
+#: What the builds' own leaderboard.json does not say falls back to the config's defaults.
+DEFAULTS = SiteConfig()
 
 _ITEMS = """
 SELECT side, base_task, params, sample_id, count(*) AS trials, count(*) FILTER (WHERE correct) AS correct,
@@ -40,24 +40,31 @@ GROUP BY ALL ORDER BY base_task, params, sample_id, side
 
 
 def samples_file(data_dir: Path, model: Mapping[str, Any]) -> Path | None:
-    """The published per-sample outcomes of a leaderboard row, when the build has them."""
-    names = [model.get(k) for k in ("model", "template", "sampler")]
-    if not all(isinstance(n, str) for n in names):
+    """The published per-sample outcomes of a leaderboard row (`sampleoutputs.samples_path` of its
+    slug, beside the leaderboard file's folder), when the build has them; a name that leads
+    outside the samples folder is refused (confined.py)."""
+    slug = model.get("slug")
+    if not isinstance(slug, str) or not slug:
         return None
-    path = data_dir / SAMPLES_DIR / trials_file_name(*names)  # type: ignore[arg-type]
-    return path if path.is_file() else None
+    site = data_dir.parent
+    path = site / samples_path(slug)
+    if not path.is_file():
+        return None
+    return Path(checked_name(path, site / SAMPLES_FOLDER))
 
 
 def paired_changes(base_data: Path | None, head_data: Path | None, base: Mapping[str, Any], head: Mapping[str, Any],
-                   draws: int = DRAWS, min_samples: int = MIN_SAMPLES) -> dict[str, PairedTest | None]:
+                   draws: int = DEFAULTS.paired_draws) -> dict[str, PairedTest | None]:
     """For each model in both builds whose outcomes both publish: its paired test (head minus
     base) over the head's tasks, None when they share too few items. Models without the
     files on both sides are left out (the overlap rule speaks for them)."""
     if base_data is None or head_data is None:
         return {}
     old = {m["id"]: m for m in base.get("models", [])}
-    seed = int((head.get("config") or {}).get("seed", 42))
-    tasks = list((head.get("config") or {}).get("tasks") or [])
+    config = head.get("config") or {}
+    seed = int(config.get("seed", DEFAULTS.seed))
+    min_samples = int(config.get("min_samples", DEFAULTS.min_samples))
+    tasks = list(config.get("tasks") or [])
     out: dict[str, PairedTest | None] = {}
     con = duckdb.connect()
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -60,7 +61,9 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
     board_pairs = sorted({_oriented(a, b, position) for a, b in (*adjacent, *neighbour_pairs, *matrix_pairs)},
                          key=lambda p: (position[p[0]], position[p[1]]))
     tasks = list(result.leaderboard.settings.tasks)
-    listed = {task: [m.evaluation.id for m in result.task_rankings[task].listed(config.page_size)] for task in tasks}
+    # A task page's ranked rows (the preliminary ones are listed apart, with no mark).
+    listed = {task: [m.evaluation.id for n, m in enumerate(result.task_rankings[task].listed(config.page_size))
+                     if not result.task_rankings[task].is_preliminary(n)] for task in tasks}
     task_pairs = {task: list(itertools.pairwise(ids)) for task, ids in listed.items()}
 
     involved = sorted({i for p in board_pairs for i in p} | {i for ps in task_pairs.values() for p in ps for i in p})
@@ -68,13 +71,19 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
     keys = [result.evaluations[i].key for i in involved]
     board = BoardTests(_indices(board_pairs, index), config.paired_draws, config.seed, config.min_samples)
     by_task: dict[str, dict[tuple[str, str], PairedTest | None]] = {}
-    for task in tasks:
-        # One pass per task for both: the board's pairs, then the task page's adjacent rows.
-        pairs = task_pairs[task]
-        found = task_sides(task_items(db, task, keys), np.concatenate([board.pairs, _indices(pairs, index)]),
-                           config.paired_draws, config.seed, with_x=range(len(board.pairs), len(board.pairs) + len(pairs)))
-        board.add_sides(found.take(slice(0, len(board.pairs))))
-        by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(board.pairs), None)), config.min_samples)))
+    # The next task's items are read (DuckDB, off the GIL) while this one's are resampled.
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        pending = reader.submit(task_items, db, tasks[0], keys) if tasks else None
+        for k, task in enumerate(tasks):
+            assert pending is not None
+            items = pending.result()
+            pending = reader.submit(task_items, db, tasks[k + 1], keys) if k + 1 < len(tasks) else None
+            # One pass per task for both: the board's pairs, then the task page's adjacent rows.
+            pairs = task_pairs[task]
+            found = task_sides(items, np.concatenate([board.pairs, _indices(pairs, index)]), config.paired_draws,
+                               config.seed, with_x=range(len(board.pairs), len(board.pairs) + len(pairs)))
+            board.add_sides(found.take(slice(0, len(board.pairs))))
+            by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(board.pairs), None)), config.min_samples)))
     tested = dict(zip(board_pairs, board.finish()))
 
     def family(pairs: Iterable[tuple[str, str]], tests: Mapping[tuple[str, str], PairedTest | None],

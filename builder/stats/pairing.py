@@ -23,6 +23,7 @@ discordant counts come from outcomes bit-packed per item.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -59,25 +60,24 @@ class Sides:
 
 
 class _Grid:
-    """One task's evaluations as dense (evaluation, item) arrays per stratum."""
+    """One task's evaluations as dense (evaluation, item) arrays, whole and per stratum."""
 
     def __init__(self, items: TaskItems, evaluations: np.ndarray):
         top = int(max(items.evaluation.max(initial=0), evaluations.max(initial=0))) + 1
         self.lookup = np.full(top, -1, dtype=np.int64)
         self.lookup[evaluations] = np.arange(len(evaluations))
         rows = np.flatnonzero(self.lookup[items.evaluation] >= 0)
-        pos, stratum = self.lookup[items.evaluation[rows]], items.stratum[rows]
         e = self.size = len(evaluations)
-        self.present: list[np.ndarray] = []
-        self.cols: list[np.ndarray] = []  # (4, E, n): trials, correct, truncated, guess
-        for s, ids in enumerate(items.sample_ids):
-            at = rows[stratum == s]
-            where = (pos[stratum == s], items.item[at])
-            cols = np.zeros((4, e, len(ids)))
-            for c, values in enumerate((items.trials, items.correct, items.truncated, items.guess)):
-                cols[c][where] = values[at]
-            self.present.append(cols[0] > 0)
-            self.cols.append(cols)
+        starts = np.cumsum([0] + [len(ids) for ids in items.sample_ids])
+        width = int(starts[-1])
+        cell = self.lookup[items.evaluation[rows]] * width + starts[items.stratum[rows]] + items.item[rows]
+        whole = np.zeros((4, e * width))  # trials, correct, truncated, guess
+        for c, values in enumerate((items.trials, items.correct, items.truncated, items.guess)):
+            whole[c][cell] = values[rows]
+        self.whole = whole.reshape(4, e, width)
+        self.spans = list(itertools.pairwise(starts.tolist()))  # each stratum's columns of `whole`
+        self.cols = [self.whole[:, :, a:b] for a, b in self.spans]
+        self.present = [cols[0] > 0 for cols in self.cols]
         self.epochs = [np.any(cols[0] > 1, axis=1) for cols in self.cols]  # per stratum, (E,)
 
 
@@ -118,11 +118,12 @@ class _Packed:
         total = sum(len(ids) for ids in items.sample_ids)
         self.shift = float(2 ** max(1, int(total).bit_length()))
         self.unit = float(items.guess_unit)
-        guess = [cols[3] * self.unit for cols in grid.cols]
-        self.ok = bool(self.unit > 0 and all(np.all(np.abs(g - np.round(g)) < 1e-6) for g in guess)
-                       and total * self.shift**2 * max([float(g.max(initial=0.0)) for g in guess] + [1.0]) < 2.0**52)
-        self.values = [cols[1] + self.shift * cols[2] + self.shift**2 * np.round(g)
-                       for cols, g in zip(grid.cols, guess)] if self.ok else []
+        guess = grid.whole[3] * self.unit
+        whole = np.round(guess)
+        self.ok = bool(self.unit > 0 and np.all(np.abs(guess - whole) < 1e-6)
+                       and total * self.shift**2 * max(float(whole.max(initial=0.0)), 1.0) < 2.0**52)
+        values = grid.whole[1] + self.shift * grid.whole[2] + self.shift**2 * whole
+        self.values = [values[:, a:b] for a, b in grid.spans] if self.ok else []
 
     def sums(self, draws: np.ndarray, s: int, evals: np.ndarray, mask: np.ndarray) -> np.ndarray:
         found: np.ndarray = (self.values[s][np.ix_(evals, mask)] @ draws.T)[:, None, :]  # (G, 1, draws + 1)
