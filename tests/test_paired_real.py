@@ -55,7 +55,7 @@ def test_three_models_paired_on_the_same_hundred_samples(store):
                 for path in sorted(SET.iterdir())}
     names = sorted(outcomes)
     keys = [(m, "default", "default") for m in names]
-    items = task_items(store, "popularity", keys)
+    items = task_items(store.con, "popularity", keys)
     assert items.params == ("{}",)
     assert list(items.sample_ids[0]) == sorted(outcomes[names[0]])
     pairs = np.array([(0, 1), (0, 2), (1, 2)])

@@ -3,8 +3,8 @@ section 5): the score-change report's test where both builds publish per-sample 
 
 A build publishes each evaluation's outcomes under `data/samples/` (one Parquet file per
 evaluation, named by its page's slug, SAMPLES.md section 1's columns without the
-evaluation's names: `sampleoutputs.samples_files`). For a model present in both builds, both files are summed per item in
-DuckDB and the ReasonScore difference (head minus base) is bootstrapped on the items both
+evaluation's names: `sampleoutputs.samples_files`). For a model present in both builds, both
+files are summed per item and the ReasonScore difference (head minus base) is bootstrapped on the items both
 answered, exactly as two models are compared on a board (`stats.pairing`): a regrade of the
 same items is tested as one. Where either file is missing the overlap rule speaks, and the
 report says so (`compare.py`).
@@ -18,6 +18,7 @@ from typing import Any
 
 import duckdb
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..config import SiteConfig
 from ..confined import checked_name
@@ -25,17 +26,17 @@ from ..errors import InputError
 from ..sampleoutputs import SAMPLES_FOLDER, samples_path
 from ..stats.paired import PairedTest
 from ..stats.pairing import BoardTests
-from ..store.items import TaskItems
+from ..store.items import task_items
 
 #: What the builds' own leaderboard.json does not say falls back to the config's defaults.
 DEFAULTS = SiteConfig()
 
-_ITEMS = """
-SELECT side, base_task, params, sample_id, count(*) AS trials, count(*) FILTER (WHERE correct) AS correct,
-       count(*) FILTER (WHERE truncated) AS truncated,
-       coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0) AS guess
-FROM (SELECT 0 AS side, * FROM read_parquet(?) UNION ALL BY NAME SELECT 1 AS side, * FROM read_parquet(?))
-GROUP BY ALL ORDER BY base_task, params, sample_id, side
+#: Every file's trials as one table, each evaluation named by its index (the store's
+#: `trials` table's columns that `store.items.task_items` reads).
+_TRIALS = """
+CREATE TEMP TABLE trials AS
+SELECT f.model, '' AS template, '' AS sampler, t.base_task, t.params, t.sample_id, t.correct, t.truncated, t.options
+FROM read_parquet(?, filename = true, union_by_name = true) t JOIN files f USING (filename)
 """
 
 
@@ -57,58 +58,43 @@ def paired_changes(base_data: Path | None, head_data: Path | None, base: Mapping
                    draws: int = DEFAULTS.paired_draws) -> dict[str, PairedTest | None]:
     """For each model in both builds whose outcomes both publish: its paired test (head minus
     base) over the head's tasks, None when they share too few items. Models without the
-    files on both sides are left out (the overlap rule speaks for them)."""
+    files on both sides are left out (the overlap rule speaks for them).
+
+    All models at once, as a build compares its pairs (`stats.pairing`): head `k` is
+    evaluation `2k`, its base `2k + 1`, one pass per task, one draw matrix per shared item
+    set whatever the number of models using it."""
     if base_data is None or head_data is None:
         return {}
     old = {m["id"]: m for m in base.get("models", [])}
     config = head.get("config") or {}
     seed = int(config.get("seed", DEFAULTS.seed))
     min_samples = int(config.get("min_samples", DEFAULTS.min_samples))
-    tasks = list(config.get("tasks") or [])
-    out: dict[str, PairedTest | None] = {}
+    found: list[tuple[str, Path, Path]] = []
+    for model in head.get("models", []):
+        before = old.get(model["id"])
+        new_file = samples_file(head_data, model)
+        old_file = samples_file(base_data, before) if before is not None else None
+        if new_file is not None and old_file is not None:
+            found.append((model["id"], new_file, old_file))
+    if not found:
+        return {}
+    files = [str(f) for _, new, old_file in found for f in (new, old_file)]
     con = duckdb.connect()
     try:
-        for model in head.get("models", []):
-            before = old.get(model["id"])
-            if before is None:
-                continue
-            new_file, old_file = samples_file(head_data, model), samples_file(base_data, before)
-            if new_file is None or old_file is None:
-                continue
-            test = BoardTests(np.array([[0, 1]]), draws, seed, min_samples)
-            try:
-                found = _task_items(con, new_file, old_file, tasks)
-            except duckdb.Error as exc:
-                raise InputError(new_file, f"per-sample outcomes unreadable beside {old_file}: "
-                                           f"{str(exc).splitlines()[0]}; rebuild both sites") from None
-            for items in found:
-                test.add(items)
-            out[model["id"]] = test.finish()[0]
+        con.execute("SET enable_progress_bar = false")
+        con.execute("CREATE TEMP TABLE files AS SELECT unnest(?::VARCHAR[]) AS filename, "
+                    "unnest(?::VARCHAR[]) AS model", [files, [str(k) for k in range(len(files))]])
+        con.execute(_TRIALS, [list(dict.fromkeys(files))])  # a file on both sides is read once
+        tasks = list(config.get("tasks") or []) or [
+            row[0] for row in con.execute("SELECT DISTINCT base_task FROM trials ORDER BY 1").fetchall()]
+        keys = [(str(k), "", "") for k in range(len(files))]
+        tests = BoardTests(np.arange(len(files)).reshape(-1, 2), draws, seed, min_samples)
+        with threadpool_limits(limits=1, user_api="blas"):
+            for task in tasks:
+                tests.add(task_items(con, task, keys))
+    except duckdb.Error as exc:
+        raise InputError(head_data, f"per-sample outcomes unreadable: {str(exc).splitlines()[0]}; "
+                                    "rebuild both sites") from None
     finally:
         con.close()
-    return out
-
-
-def _task_items(con: duckdb.DuckDBPyConnection, head: Path, base: Path, tasks: list[str]) -> list[TaskItems]:
-    """Both files' items per task, the head as evaluation 0 and the base as 1."""
-    rows = con.execute(_ITEMS, [str(head), str(base)]).fetchall()
-    by_task: dict[str, list[tuple[Any, ...]]] = {}
-    for row in rows:
-        by_task.setdefault(row[1], []).append(row)
-    out = []
-    for task in tasks or sorted(by_task):
-        found = by_task.get(task, [])
-        params = sorted({r[2] for r in found})
-        ids = [sorted({r[3] for r in found if r[2] == p}) for p in params]
-        stratum = {p: k for k, p in enumerate(params)}
-        item = [{sid: k for k, sid in enumerate(group)} for group in ids]
-        found.sort(key=lambda r: (r[0], stratum[r[2]], item[stratum[r[2]]][r[3]]))
-        out.append(TaskItems(
-            task=task, params=tuple(params), sample_ids=tuple(tuple(g) for g in ids),
-            evaluation=np.array([r[0] for r in found], dtype=np.int64),
-            stratum=np.array([stratum[r[2]] for r in found], dtype=np.int64),
-            item=np.array([item[stratum[r[2]]][r[3]] for r in found], dtype=np.int64),
-            trials=np.array([r[4] for r in found], dtype=np.int64), correct=np.array([r[5] for r in found], dtype=np.int64),
-            truncated=np.array([r[6] for r in found], dtype=np.int64),
-            guess=np.array([r[7] for r in found], dtype=np.float64)))
-    return out
+    return {model_id: test for (model_id, _, _), test in zip(found, tests.finish())}

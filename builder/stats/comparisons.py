@@ -73,11 +73,11 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
     by_task: dict[str, dict[tuple[str, str], PairedTest | None]] = {}
     # The next task's items are read (DuckDB, off the GIL) while this one's are resampled.
     with ThreadPoolExecutor(max_workers=1) as reader:
-        pending = reader.submit(task_items, db, tasks[0], keys) if tasks else None
+        pending = reader.submit(task_items, db.con, tasks[0], keys) if tasks else None
         for k, task in enumerate(tasks):
             assert pending is not None
             items = pending.result()
-            pending = reader.submit(task_items, db, tasks[k + 1], keys) if k + 1 < len(tasks) else None
+            pending = reader.submit(task_items, db.con, tasks[k + 1], keys) if k + 1 < len(tasks) else None
             # One pass per task for both: the board's pairs, then the task page's adjacent rows.
             pairs = task_pairs[task]
             found = task_sides(items, np.concatenate([board.pairs, _indices(pairs, index)]), config.paired_draws,

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import lcm
 
+import duckdb
 import numpy as np
 
 from .pointsdb import PointsDB
@@ -72,9 +73,10 @@ def has_trials(db: PointsDB) -> bool:
     return bool(row and row[0])
 
 
-def task_items(db: PointsDB, task: str, evaluations: Sequence[tuple[str, str, str]]) -> TaskItems:
+def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[tuple[str, str, str]]) -> TaskItems:
     """The per-item counters of `evaluations` (model, template, sampler) on `task`, each
-    evaluation named by its position in `evaluations`; the items are the task's in the store
+    evaluation named by its position in `evaluations`, from the `trials` table (or view) of
+    `con` (the PointsDB's, or published per-sample outcomes: diff/samples.py); the items are the task's in the store
     (SAMPLES.md section 3), each stratum's listed in `sample_ids`.
 
     DuckDB joins the names to integers and hands over one row per trial; the sums per
@@ -82,7 +84,6 @@ def task_items(db: PointsDB, task: str, evaluations: Sequence[tuple[str, str, st
     cost several times more). A guess sum adds `1/k` per completed trial with `k` options,
     counted per `k` and added in ascending `k`: the same sum whatever order the rows come in."""
     names = [list(col) for col in zip(*evaluations)] if evaluations else [[], [], []]
-    con = db.con
     con.execute(_WANTED, [*names, list(range(len(evaluations)))])
     con.execute(_KEYS, [task])
     keys = con.execute("SELECT params, sample_id FROM item_keys ORDER BY code").fetchall()
