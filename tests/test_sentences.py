@@ -12,7 +12,7 @@ a. score/token and its band withheld, with the reason, where answers are capped 
    or fewer (or average that few) or tokens were not recorded;
 b. no "0 tokens per trial": an evaluation reporting 0 output tokens for every answer did
    not record them;
-c. the interval-width causes are the evaluation's own (few trials, truncation, spread);
+c. the interval-width causes are the evaluation's own (few samples, truncation, spread);
 d. "C_P equals C_I here" only where the printed estimates are equal;
 e. no temperature or max_tokens missing from a task scored by log-likelihood;
 f. "0 = no better than guessing" only where every task's guesses were removed;
@@ -78,11 +78,11 @@ def facts(data: Path) -> dict[str, Facts]:
     rows = duckdb.connect().execute(
         """SELECT model, template, sampler, base_task, count(*), count(*) FILTER (WHERE truncated),
                   coalesce(sum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0),
-                  coalesce(sum(tokens), 0)
+                  coalesce(sum(tokens), 0), count(DISTINCT (params, sample_id))
            FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files]).fetchall()
-    for model, template, sampler, task, total, truncated, guess, tokens in rows:
+    for model, template, sampler, task, total, truncated, guess, tokens, samples in rows:
         one = found[f"{model}|{template}|{sampler}"].tasks[task]
-        one.update(total=total, truncated=truncated, guess=guess, tokens=tokens)
+        one.update(total=total, truncated=truncated, guess=guess, tokens=tokens, samples=samples)
     for entry in json.loads((data / "evals.json").read_text(encoding="utf-8")):
         one = found[f"{entry['model']}|{entry['template']}|{entry['sampler']}"]
         one.generation_args = entry.get("generation_args") or {}
@@ -172,8 +172,8 @@ def test_c_interval_width_causes_are_the_evaluations_own(corpus):
         causes = width.split(" Here: ", 1)[1].rstrip(".").split("; ") if " Here: " in width else []
         truncated = f.total("truncated") / f.total("total")
         for cause in causes:
-            if cause.startswith("few trials ("):
-                smallest = min(t["total"] for t in f.tasks.values())
+            if cause.startswith("few samples ("):
+                smallest = min(t["samples"] for t in f.tasks.values())
                 assert f"{int(smallest)} " in cause, (model_id, cause)
                 assert smallest < 1000
             elif cause.startswith("truncation ("):
@@ -184,7 +184,7 @@ def test_c_interval_width_causes_are_the_evaluations_own(corpus):
                 raise AssertionError(f"{model_id}: unknown cause {cause!r}")
         if len(f.tasks) == 1 and truncated == 0 and "Wide" in width:
             (only,) = f.tasks.values()
-            assert causes == [f"few trials ({int(only['total'])} on its one task)"], model_id
+            assert causes == [f"few samples ({int(only['samples'])} on its one task)"], model_id
             checked += 1
     assert checked >= 9  # the single-task HELM runs of 2 instances, and more
 

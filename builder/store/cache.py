@@ -346,7 +346,14 @@ def _from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: boo
             "SELECT table_name FROM duckdb_tables() WHERE database_name = 'src'").fetchall()}
         if "points" not in tables:
             raise InputError(db_path, "not a PointsDB: it has no 'points' table")
-        db.con.execute("INSERT INTO points SELECT * FROM src.points")
+        have = {r[0] for r in db.con.execute("SELECT column_name FROM duckdb_columns() WHERE database_name = 'src' "
+                                             "AND table_name = 'points'").fetchall()}
+        # A database written before points had samples and a design effect: as many samples as trials.
+        added = [f"{expr} AS {name}" for name, expr in (("samples", "total"), ("deff", "1.0"), ("partial", "NULL"))
+                 if name not in have]
+        db.con.execute(f"INSERT INTO points BY NAME SELECT *{''.join(', ' + a for a in added)} FROM src.points")
+        if "trials" in tables:
+            db.con.execute("INSERT INTO trials BY NAME SELECT * FROM src.trials")
         if "evaluations" in tables:
             # By name: a database written before a column was added still loads.
             db.con.execute("INSERT INTO evaluations BY NAME SELECT * FROM src.evaluations")

@@ -26,6 +26,9 @@ def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
         "truncation_observed": [(e.get("observed") or {}).get("truncation") for e in rows],
         "tokens_observed": [(e.get("observed") or {}).get("tokens") for e in rows],
         **{key: [e.get(key) for e in rows] for key in ("price_in", "price_out", "price_source", "price_date")},
+        # The harness's own headline figure per task (INGEST.md: shown beside ours).
+        "harness_scores": [json.dumps(e.get("harness_scores") or {}, sort_keys=True, separators=(",", ":"))
+                           for e in rows],
         "likelihood_tasks": [e.get("likelihood_tasks") or [] for e in rows],
     }
     types = {"groups": "VARCHAR[][]", "simulated": "BOOLEAN[]", "truncation_observed": "BOOLEAN[]",
