@@ -60,10 +60,8 @@ def test_axe_finds_no_wcag_violation_on_any_page_kind(browser, default_build, re
     real_boards_build = two_boards_build
     boards = sorted(p.name for p in (real_boards_build.out / "boards").glob("*.html"))
     pages = [(default_build.out, rel) for rel in [*_page_kinds(default_build.out), "matrix.html"]]
-    # A board's own page is the front page's template over its tasks: the front page of the
-    # build with the suggested boards is one; a second board's page is checked when there is one.
     pages += [(real_build.out, "index.html"), (real_build.out, "matrix.html"),
-              (real_boards_build.out, "index.html"), *((real_boards_build.out, f"boards/{b}") for b in boards[:1])]
+              (real_boards_build.out, "index.html"), (real_boards_build.out, f"boards/{boards[0]}")]
     session = Session(browser, **device)
     problems = []
     try:
