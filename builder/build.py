@@ -24,6 +24,7 @@ from .project import Project, resolve_project
 from .results import BuildResults
 from .signals import Signals, compute_signals, own_results
 from .site import publish
+from .site.reuse import PageReuse
 from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
@@ -75,6 +76,9 @@ class BuildSummary:
     warnings: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
+    #: pages rendered, and pages kept as the previous build left them (site/reuse.py)
+    rendered: int = 0
+    kept: int = 0
     fresh: bool = True  # False when the output was already up to date
 
     FIGURES = ("models", "ranked", "tasks", "benchmarks", "results", "pages", "files")
@@ -100,7 +104,8 @@ class BuildSummary:
                 *self._input_notes()])
         lines = [
             f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s "
-            f"({self.changed} written, {self.files - self.changed} unchanged)",
+            f"({self.changed} written, {self.files - self.changed} unchanged; "
+            f"{self.rendered} pages rendered, {self.kept} kept)",
             f"  models {self.models} ({self.ranked} ranked), tasks {self.tasks}, "
             f"benchmarks {self.benchmarks}, reported results {self.results}",
             "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
@@ -160,8 +165,9 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     # The state is cleared first, so an interrupted write can never leave a state that
     # vouches for a half-replaced site.
     clear_state(cache_dir, out_dir)
+    reuse = PageReuse(out_dir, previous.pages() if previous is not None else {})
     with frozen_heap():
-        written = publish(results, project, cache_dir=cache_dir,
+        written = publish(results, project, cache_dir=cache_dir, reuse=reuse,
                           data=lambda: {**data_files(board.leaderboard, board.pairwise, signals),
                                        **analyses_files(board.analyses, board.evaluations)})
     phase("render and write")
@@ -177,9 +183,9 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
         timings=timings, warnings=[*store.warnings, *board.advice, *project.cache_warnings()],
         skipped=[tuple(p) for p in store.reported.get("problems", [])],
-        changed=written.files - written.unchanged,
+        changed=written.files - written.unchanged, rendered=reuse.rendered, kept=reuse.kept,
     )
-    save_state(cache_dir, out_dir, key, written.paths, summary.recorded())
+    save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.keys)
     return summary
 
 
