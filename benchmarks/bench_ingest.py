@@ -2,6 +2,9 @@
 
     python benchmarks/bench_ingest.py [--trials 200000] [--rounds 3] [--keep DIR]
 
+(`--trials 2000000` is the size the per-sample issue's target is set at: at most 1.5x a plain
+parse, memory flat.)
+
 Corpus: the real Inspect AI `.eval` logs of `tests/data/per-instance/` (the `popularity`
 eval set of three frontier models and the 285-sample MMLU log), replicated under new model
 names (`bench/model-00001`, ...) until the corpus holds at least `--trials` trials. Each
@@ -10,12 +13,14 @@ real ones, byte for byte before compression.
 
 Measured in the same run, each side in a fresh process so peak memory is its own:
 
-1. ingest: `run_ingest` over the corpus directory (discover, read, sum in DuckDB, write);
+1. ingest: `run_ingest` over the corpus directory (discover, read, sum in DuckDB, write the
+   trials files);
 2. plain parse: the same sample members read from the same zips and given to
    `json.loads`, nothing else: the floor any importer of these files pays.
 
 Both sides run `--rounds` times, alternating, and the medians are compared. Printed:
-trials per second of each, the ratio ingest / plain (target: at most 2), and peak RSS of
+trials per second of each, the ratio ingest / plain (target: at most 1.5), bytes per trial
+of the trials files written, and peak RSS of
 each. Ingest runs a second time over a quarter of the corpus, so its peak memory at
 two sizes shows whether memory grows with the number of trials (target: flat).
 """
@@ -75,11 +80,13 @@ def make_corpus(out: Path, trials: int) -> tuple[int, int]:
 def run_ingest_side(corpus: Path, data: Path) -> dict:
     from reasonboard.ingest import IngestOptions, run_ingest
 
+    shutil.rmtree(data, ignore_errors=True)  # each round writes its trials files afresh
     start = time.perf_counter()
     result = run_ingest(IngestOptions(paths=(corpus,), data_dir=data))
     seconds = time.perf_counter() - start
+    written = sum(p.stat().st_size for p in (data / "trials").glob("*.parquet"))
     return {"seconds": seconds, "trials": sum(p.total for p in result.points),
-            "points": len(result.points), "peak_mb": _peak_mb()}
+            "points": len(result.points), "peak_mb": _peak_mb(), "bytes": written}
 
 
 def run_plain_side(corpus: Path) -> dict:
@@ -147,10 +154,10 @@ def main() -> None:
               f"{plain['trials'] / plain['seconds']:,.0f} trials/s, peak RSS {plain['peak_mb']:.0f} MB")
         print(f"reasonboard ingest:                      {ingest['seconds']:.1f} s (median of {args.rounds}), "
               f"{ingest['trials'] / ingest['seconds']:,.0f} trials/s, peak RSS {ingest['peak_mb']:.0f} MB "
-              f"({ingest['points']} points written)")
+              f"({ingest['points']} points; trials files {ingest['bytes'] / ingest['trials']:.2f} bytes per trial)")
         print("rounds (plain / ingest, s): " + ", ".join(f"{p['seconds']:.1f} / {i['seconds']:.1f}"
                                                      for p, i in zip(plains, ingests)))
-        print(f"ratio ingest / plain parse: {ingest['seconds'] / plain['seconds']:.2f} (target <= 2)")
+        print(f"ratio ingest / plain parse: {ingest['seconds'] / plain['seconds']:.2f} (target <= 1.5)")
         print(f"peak RSS of ingest at {small['trials']:,} trials: {small['peak_mb']:.0f} MB; "
               f"at {ingest['trials']:,}: {ingest['peak_mb']:.0f} MB (flat when these are close)")
     finally:

@@ -12,7 +12,7 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .cachekey import salted
@@ -22,6 +22,7 @@ from .gcpause import frozen_heap
 from .outputs import analyses_files, data_files
 from .project import Project, resolve_project
 from .results import BuildResults
+from .sampleoutputs import samples_files
 from .signals import Signals, compute_signals, own_results
 from .site import publish
 from .site.reuse import PageReuse
@@ -166,10 +167,17 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     # vouches for a half-replaced site.
     clear_state(cache_dir, out_dir)
     reuse = PageReuse(out_dir, previous.pages() if previous is not None else {})
+
+    def data() -> Iterator[tuple[str, bytes]]:
+        """The data files, sorted, then each evaluation's per-sample outcomes, one at a time."""
+        files = {**data_files(board.leaderboard, board.pairwise, signals),
+                 **analyses_files(board.analyses, board.evaluations)}
+        for path in sorted(files):
+            yield path, files.pop(path)
+        yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples)
+
     with frozen_heap():
-        written = publish(results, project, cache_dir=cache_dir, reuse=reuse,
-                          data=lambda: {**data_files(board.leaderboard, board.pairwise, signals),
-                                       **analyses_files(board.analyses, board.evaluations)})
+        written = publish(results, project, cache_dir=cache_dir, data=data, reuse=reuse)
     phase("render and write")
 
     models = board.leaderboard.models

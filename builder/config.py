@@ -58,6 +58,12 @@ def _positive_int(value: Any) -> int:
     return value
 
 
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError("must be an integer")
@@ -204,9 +210,14 @@ class SiteConfig:
     bootstrap: int = option(5000, _positive_int)
     seed: int = option(42, _int)
     pairwise_top: int = option(50, _positive_int)
+    #: SAMPLES.md section 4: a task result with fewer samples is preliminary (no band, no rank).
+    min_samples: int = option(20, _positive_int)
     populated_rule: str = option("strict", _choice(*POPULATED_RULES))
     agentic_pattern: str = option(DEFAULT_AGENTIC_PATTERN, _regex)
     page_size: int = option(100, _positive_int)
+    #: SAMPLES.md section 5: publish each evaluation's per-sample outcomes (no item or answer
+    #: text, which is never stored) under data/samples/; false keeps even the items' ids private.
+    publish_samples: bool = option(True, _bool)
     #: `[aliases]` holds two tables, `models` and `benchmarks`; `[evaluations]` picks one
     #: evaluation per model name ("model" = "template/sampler") when a publisher wants one row.
     model_aliases: dict[str, str] = option({}, _string_map, key="aliases.models")

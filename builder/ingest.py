@@ -17,23 +17,28 @@ appends new ones in sorted order.
 from __future__ import annotations
 
 import json
-import re
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import duckdb
 import msgspec
 
 from .atomic import write_files_atomically
 from .errors import InputError
-from .sources.harness import Ignored, Input, discover
+from .ingestreport import (
+    EvaluationInfo,
+    IngestResult,
+    RunLine,
+    fixture_models,
+    split_samplers,
+)
+from .sources.harness import Input, discover
 from .sources.limits import too_deep
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
 from .store import trialfiles
 from .store.keys import PointAliases
-from .store.trials import Point, RunCounts, Summed, TrialStore
+from .store.trials import Summed, TrialStore
 from .vocabulary import RELATIONSHIPS
 
 #: What a reader may raise on a malformed file besides `UnreadableInput`: reported with the
@@ -59,139 +64,11 @@ class IngestOptions:
     aliases: PointAliases = field(default_factory=PointAliases)
 
 
-@dataclass(frozen=True)
-class RunLine:
-    """What one run contributed: the line printed per input (INGEST.md section 6)."""
-
-    path: Path
-    format: str
-    model: str
-    template: str
-    sampler: str
-    task: str
-    run_idx: int
-    skip: str | None = None
-    counts: RunCounts | None = None
-
-    def render(self) -> str:
-        evaluation = f"{self.model} / {self.template} / {self.sampler}"
-        return f"{self.format:<9} {evaluation}, {self.task}: {self.amount()}  ({self.path.as_posix()})"
-
-    def amount(self) -> str:
-        """"100 samples × 1 epoch", with the trials a later input replaced and those with
-        partial credit; or why the run was skipped."""
-        if self.skip:
-            return f"skipped: {self.skip}"
-        c = self.counts
-        if c is None or not c.trials:
-            return "0 trials"
-        if c.samples * c.epochs == c.trials:
-            text = f"{_plural(c.samples, 'sample')} × {_plural(c.epochs, 'epoch')}"
-        else:
-            text = f"{_plural(c.trials, 'trial')} ({_plural(c.samples, 'sample')}, {_plural(c.epochs, 'epoch')}, " \
-                   "not every sample in every epoch)"
-        if c.replaced:
-            text += f"; {c.replaced} replaced by a later input"
-        if c.partial:
-            text += f"; {c.partial} with partial credit (counted as not correct)"
-        return text
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-@dataclass
-class EvaluationInfo:
-    """What the runs of one evaluation say about it, for its `evals.json` entry."""
-
-    model: str
-    template: str
-    sampler: str
-    harness: set[str] = field(default_factory=set)
-    generation_args: dict[str, Any] = field(default_factory=dict)
-    truncation_observed: bool = True
-    tokens_observed: bool = True
-
-
-@dataclass
-class IngestResult:
-    """Everything the summary of INGEST.md section 6 reports."""
-
-    lines: list[RunLine] = field(default_factory=list)
-    skipped_files: list[tuple[Path, str]] = field(default_factory=list)
-    skipped_tasks: list[str] = field(default_factory=list)
-    ignored: list[Ignored] = field(default_factory=list)
-    counts: Counter[str] = field(default_factory=Counter)
-    points: list[Point] = field(default_factory=list)
-    evaluations: list[EvaluationInfo] = field(default_factory=list)
-    replaced: int = 0
-    written: list[Path] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        tasks = {(p.model, p.template, p.sampler, p.base_task) for p in self.points}
-        trials = sum(p.total for p in self.points)
-        partial = sum(p.partial for p in self.points)
-        lines = [
-            (f"ingested {len(self.evaluations)} evaluations, {len(tasks)} (evaluation, task) pairs, "
-             f"{len(self.points)} points, {trials} trials"),
-            (f"samples left out: {self.counts['errors']} with errors, {self.counts['unscored']} unscored; "
-             f"{partial} trials with partial credit counted as not correct"),
-            f"replaced trials (the same trial in a later input): {self.replaced}",
-        ]
-        if self.skipped_files:
-            by_reason = Counter(_reason_kind(r) for _, r in self.skipped_files)
-            lines.append(f"skipped {len(self.skipped_files)} files ("
-                         + ", ".join(f"{n} {k}" for k, n in sorted(by_reason.items())) + "):")
-            lines += [f"  {p.as_posix()}: {r}" for p, r in self.skipped_files]
-        if self.skipped_tasks:
-            lines.append(f"skipped {len(self.skipped_tasks)} tasks:")
-            lines += [f"  {t}" for t in self.skipped_tasks]
-        if self.ignored:
-            by_reason = Counter(i.reason for i in self.ignored)
-            lines.append(f"ignored {len(self.ignored)} other files: "
-                         + "; ".join(f"{n} {k}" for k, n in sorted(by_reason.items())))
-        lines += [f"warning: {w}" for w in self.warnings]
-        if self.written:
-            lines.append(f"wrote {len(self.written)} files")
-        return "\n".join(lines)
-
-
 #: What ingest reads, for the error when a path holds none of it (section 6).
 READS = ("ingest reads Inspect AI logs (.eval, or .json with eval and samples), lm-evaluation-harness "
          "samples_*.jsonl beside their results_*.json, HELM run directories (run_spec.json, "
          "per_instance_stats.json, scenario_state.json), lighteval details .parquet and Every Eval Ever "
          "instance-level .jsonl")
-#: Model names of harness test fixtures (mock and hard-coded models, dummies): not real evaluations.
-FIXTURE = re.compile(r"(^|/)(mockllm|hardcoded)(/|$)|dummy", re.IGNORECASE)
-
-
-def split_samplers(evaluations: Iterable[EvaluationInfo]) -> list[str]:
-    """A warning per (model, template) whose runs recorded different generation settings, so
-    ingest made one evaluation per sampler: right for several runs, wrong for one run whose
-    logs disagree (the `--sampler` fix)."""
-    samplers: dict[tuple[str, str], list[str]] = {}
-    for info in evaluations:
-        samplers.setdefault((info.model, info.template), []).append(info.sampler)
-    return [f"{model} (template {template}) became {len(names)} evaluations, one per sampler "
-            f"({', '.join(sorted(names))}), because its logs recorded different generation settings; "
-            f"if they are one run, ingest its files again with --sampler NAME"
-            for (model, template), names in sorted(samplers.items()) if len(names) > 1]
-
-
-def fixture_models(evaluations: Iterable[EvaluationInfo]) -> list[str]:
-    """A warning per model whose name looks like a harness's test fixture."""
-    models = sorted({info.model for info in evaluations if FIXTURE.search(info.model)})
-    return [f"model {model} looks like a test fixture (mockllm/, hardcoded/, dummy), not a real evaluation: "
-            "ingested; remove its files from the inputs to leave it out" for model in models]
-
-
-def _reason_kind(reason: str) -> str:
-    """The first words of a reason, to group skipped files in the summary."""
-    return reason.split(" (")[0].split(":")[0]
-
-
 Progress = Callable[[int, int, Path], None]
 
 
@@ -286,6 +163,10 @@ def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], ev
     # One run that cannot tell is enough: the page must not claim "0 truncated" for it.
     info.truncation_observed &= evaluation.truncation_observed
     info.tokens_observed &= evaluation.tokens_observed
+    if evaluation.headline is not None:
+        metric, value = evaluation.headline
+        info.harness_scores[evaluation.task] = {"metric": metric, "value": value}
+    (info.sampled_tasks if evaluation.sampled else info.likelihood_tasks).add(evaluation.task)
 
 
 def _observe_tokens(store: TrialStore, evaluations: dict[tuple[str, str, str], EvaluationInfo]) -> None:
@@ -342,7 +223,8 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
 
     Every key and entry the user wrote is kept; a label is never overwritten; an existing
     `generation_args` keeps its values and only gains keys; `observed` is ingest's (a
-    fact of the files); new entries are appended in sorted order.
+    fact of the files), and so is `likelihood_tasks` for the tasks read now (those of an
+    earlier ingest are kept); new entries are appended in sorted order.
     """
     document: Any = []
     if path.is_file():
@@ -365,6 +247,17 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
         if info.harness:
             entry.setdefault("harness", "; ".join(sorted(info.harness)))
         entry["observed"] = {"truncation": info.truncation_observed, "tokens": info.tokens_observed}
+        if info.harness_scores:
+            written_scores = entry.get("harness_scores")
+            entry["harness_scores"] = dict(sorted({**(written_scores if isinstance(written_scores, dict) else {}),
+                                                   **info.harness_scores}.items()))
+        earlier = entry.get("likelihood_tasks")
+        kept = {t for t in earlier if isinstance(t, str)} if isinstance(earlier, list) else set()
+        likelihood = sorted((kept - info.sampled_tasks) | (info.likelihood_tasks - info.sampled_tasks))
+        if likelihood:
+            entry["likelihood_tasks"] = likelihood
+        else:
+            entry.pop("likelihood_tasks", None)
         if options.organization:
             entry["organization"] = options.organization
         if options.relationship:

@@ -42,7 +42,7 @@ PAIRWISE_SCHEMA = "reasonboard.pairwise/1"
 CSV_COLUMNS = (
     "rank", "rank_low", "rank_high", "id", "label", "model", "template", "sampler", "complete",
     "reasonscore", "margin", "ci_low", "ci_high", "band", "avg_tokens", "score_per_token",
-    "truncation_rate", "distinct_from_next", "missing_tasks",
+    "truncation_rate", "distinct_from_next", "missing_tasks", "status", "preliminary_tasks",
 )
 
 
@@ -91,7 +91,7 @@ def leaderboard_document(leaderboard: Leaderboard) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "config": {"mode": settings.mode, "bootstrap": settings.bootstrap, "seed": settings.seed,
-                   "tasks": list(settings.tasks)},
+                   "tasks": list(settings.tasks), "min_samples": settings.min_samples},
         "models": [_row_document(m) for m in leaderboard.models],
         "tie_groups": [{"ranks": list(g.ranks), "size": g.size, "at": g.at} for g in leaderboard.tie_groups],
     }
@@ -102,6 +102,8 @@ def _row_document(m: EvaluationRow) -> dict[str, Any]:
     return {
         "id": m.id, "slug": m.slug, "model": m.model, "template": m.template, "sampler": m.sampler,
         "label": m.label, "complete": m.complete, "missing_tasks": list(m.missing_tasks), "rank": m.rank,
+        # SAMPLES.md section 4: ranked, preliminary (the tasks short of min_samples) or incomplete.
+        "status": m.status, "preliminary_tasks": list(m.preliminary_tasks),
         "rank_range": list(m.rank_range) if m.rank_range is not None else None,
         "reasonscore": {"center": s.center, "margin": s.margin, "ci_low": s.ci_low, "ci_high": s.ci_high},
         "band": m.band, "avg_tokens": m.avg_tokens, "score_per_token": m.score_per_token,
@@ -116,6 +118,8 @@ def _row_document(m: EvaluationRow) -> dict[str, Any]:
 def _task_document(t: TaskResult) -> dict[str, Any]:
     return {
         "total": t.total, "truncated": t.truncated, "correct": t.correct, "guess": t.guess, "tokens": t.tokens,
+        "trials": t.total, "samples": t.samples, "effective_trials": t.effective_trials, "partial": t.partial,
+        "preliminary": t.preliminary,
         "estimate": t.estimate, "low": t.low, "high": t.high,
         "modes": {mode: list(values) for mode, values in zip(MODES, t.modes)},
     }
@@ -148,7 +152,7 @@ def leaderboard_csv(leaderboard: Leaderboard) -> bytes:
             _text(m.template), _text(m.sampler), _cell(m.complete), _cell(rs.center), _cell(rs.margin),
             _cell(rs.ci_low), _cell(rs.ci_high), _cell(m.band), _cell(m.avg_tokens),
             _cell(m.score_per_token), _cell(m.truncation_rate), _cell(m.distinct_from_next),
-            _text(";".join(m.missing_tasks)),
+            _text(";".join(m.missing_tasks)), m.status, _text(";".join(m.preliminary_tasks)),
         ])
     return out.getvalue().encode("utf-8")
 

@@ -29,9 +29,9 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("statistics", ("stats",)),
     ("signals", ("signals",)),
     # What a build hands the site (results.py), and the data files written from it.
-    ("outputs", ("results", "outputs")),
+    ("outputs", ("results", "outputs", "sampleoutputs")),
     ("site", ("site",)),
-    ("writers", ("diff", "export", "ingest")),
+    ("writers", ("diff", "export", "ingestreport", "ingest")),
     ("commands", ("buildstate", "build", "release", "demo", "demofiles", "demoworld", "democompress", "newproject",
                   "serve", "watch", "cli", "__main__")),
 )

@@ -58,7 +58,9 @@ def points(db: PointsDB):
 
 
 def files_in(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+    """The cache's files but digests.py's memo, which is written only once the inputs are older
+    than the clock's step (on a slow machine, during the test)."""
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith("digests-")) if folder.exists() else []
 
 
 def test_first_open_ingests_and_second_reuses(data, tmp_path):
@@ -133,7 +135,7 @@ def test_any_source_change_reingests(data, tmp_path):
         assert points(db) == expected, change
         label = db.evaluations()[0]["label"]
         db.close()
-        assert len([f for f in files_in(cache) if f.startswith("pointsdb-")]) == 1  # no temporary copy left
+        assert len(files_in(cache)) == 1
     assert label == "Renamed"
     db, report = open_(data, cache, salt=salt)
     db.close()
@@ -200,7 +202,7 @@ def test_a_reported_change_ingests_only_the_reported_part(data, tmp_path, count_
 def test_a_failed_partial_ingest_keeps_the_previous_cache(data, tmp_path):
     cache = tmp_path / "cache"
     open_(data, cache)[0].close()
-    (target,) = cache.iterdir()
+    (target,) = (cache / name for name in files_in(cache))
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
     write_record(data, "r1.json", 0.5)
 
@@ -220,7 +222,7 @@ def test_a_failed_partial_ingest_keeps_the_previous_cache(data, tmp_path):
 def test_a_cache_from_before_the_split_is_ingested_whole(data, tmp_path, count_points_ingests):
     cache = tmp_path / "cache"
     open_(data, cache)[0].close()
-    (target,) = cache.iterdir()
+    (target,) = (cache / name for name in files_in(cache))
     with PointsDB(target) as db:
         db.con.execute("DELETE FROM meta")
     reported = Reported()
@@ -234,7 +236,7 @@ def test_a_cache_another_build_is_reading_still_opens(data, tmp_path):
     holding it open (read-only, as builds do) must not make this one fail."""
     cache = tmp_path / "cache"
     open_(data, cache)[0].close()
-    (target,) = cache.iterdir()
+    (target,) = (cache / name for name in files_in(cache))
     holder = subprocess.Popen(
         [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], read_only=True); "
                                "print('held', flush=True); time.sleep(30)", str(target)],
@@ -261,7 +263,7 @@ def test_bad_input_writes_no_cache(data, tmp_path):
 def test_bad_evals_keep_the_previous_cache_untouched(data, tmp_path):
     cache = tmp_path / "cache"
     open_(data, cache)[0].close()
-    (target,) = cache.iterdir()
+    (target,) = (cache / name for name in files_in(cache))
     (data / "evals.json").write_text(json.dumps([dict(EVALS[0], colour="red")]), encoding="utf-8")
     with pytest.raises(InputError) as err:
         open_(data, cache)
@@ -274,7 +276,7 @@ def test_bad_evals_keep_the_previous_cache_untouched(data, tmp_path):
 def test_an_unreadable_cache_file_is_rebuilt(data, tmp_path):
     cache = tmp_path / "cache"
     open_(data, cache)[0].close()
-    (target,) = cache.iterdir()
+    (target,) = (cache / name for name in files_in(cache))
     target.write_bytes(b"not a database at all" * 100)
     db, report = open_(data, cache)
     assert not report.reused and report.points == 2

@@ -47,7 +47,7 @@ def test_a_misspelt_column_is_named_with_the_one_meant(project):
                       'm,t,s,task,{},10,5,0,0,100\n')
     assert _error(project) == (f"error: {points}, line 1: unknown column "
                                "'modle' (did you mean 'model'?) (expected model, template, sampler, base_task, params, "
-                               "total, correct, truncated, guess, tokens, tiers, groups)")
+                               "total, correct, truncated, guess, tokens, tiers, groups, samples)")
 
 
 def test_a_number_written_as_a_string_shows_the_value_seen_and_the_spelling(project):

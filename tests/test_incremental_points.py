@@ -29,13 +29,13 @@ def no_reported(db: PointsDB, *args: object) -> dict:
 def staged(monkeypatch) -> list[list[str]]:
     """The files each ingest read (relative paths), one list per ingest."""
     calls: list[list[str]] = []
-    real = ingest_module._stage
+    real = ingest_module.stage
 
     def recording(con, files, rels, indices):
         calls.append([rels[i] for i in indices])
         return real(con, files, rels, indices)
 
-    monkeypatch.setattr(ingest_module, "_stage", recording)
+    monkeypatch.setattr(ingest_module, "stage", recording)
     return calls
 
 

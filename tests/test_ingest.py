@@ -377,8 +377,8 @@ def test_evals_are_read_and_stored(shared_db, tmp_path):
     assert read_evals(write_evals(tmp_path, {"evaluations": [EVAL, minimal, ingested]})) == entries
     db = shared_db
     ingest_evals(db, entries)
-    rows = db.con.execute("SELECT * EXCLUDE (price_in, price_out, price_source, price_date) FROM evaluations "
-                          "ORDER BY model").fetchall()
+    rows = db.con.execute("SELECT * EXCLUDE (price_in, price_out, price_source, price_date, harness_scores, "
+                          "likelihood_tasks) FROM evaluations ORDER BY model").fetchall()
     # The last two columns: `observed` (INGEST.md section 6), NULL when not said.
     assert rows == [
         ("m1", "tpl", "smp", "Model 1", ["open"], "org/m1", "Org", "first_party",

@@ -258,7 +258,7 @@ def csv_text(delimiter: str = ",", end: str = "\n", trailing: str = "") -> str:
     return buffer.getvalue().replace("\n", trailing + end)
 
 
-EXPECTED = "expected comma-separated, with the header " + HEADER + " (optionally ,tiers,groups)"
+EXPECTED = "expected comma-separated, with the header " + HEADER + " (optionally ,tiers,groups,samples)"
 
 
 @pytest.mark.parametrize("text, says", [

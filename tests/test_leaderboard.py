@@ -36,8 +36,9 @@ LABELS = [{"model": "alpha", "template": "tpl", "sampler": "smp", "label": "Alph
           {"model": "eps", "template": "a", "sampler": "smp", "label": "Epsilon"}]
 MODEL_KEYS = {"id", "slug", "model", "template", "sampler", "label", "complete", "missing_tasks", "rank",
               "rank_range", "reasonscore", "band", "avg_tokens", "score_per_token", "truncation_rate",
-              "tied_count", "distinct_from_next", "tasks", "tiers", "score_per_token_v1"}
-TASK_KEYS = {"total", "truncated", "correct", "guess", "tokens", "estimate", "low", "high", "modes"}
+              "tied_count", "distinct_from_next", "tasks", "tiers", "score_per_token_v1", "status", "preliminary_tasks"}
+TASK_KEYS = {"total", "truncated", "correct", "guess", "tokens", "estimate", "low", "high", "modes", "trials", "samples",
+             "effective_trials", "partial", "preliminary"}
 
 
 def make_points():
@@ -64,7 +65,7 @@ TINY = [point(model="tiny", template="tpl", base_task=task, params={"level": 1},
 POINTS = make_points() + TINY
 
 
-def build(tmp_path, config=SiteConfig(bootstrap=5000)):
+def build(tmp_path, config=SiteConfig(bootstrap=5000, min_samples=4)):  # "tiny" has 4 samples a task
     with ingest_rows(tmp_path, POINTS, evals=LABELS) as db:
         return compute_leaderboard(db, config, BANDS)
 
@@ -94,7 +95,7 @@ def sums(model, template, task, tier=None):
 def test_document_shape(doc):
     assert set(doc) == {"schema", "config", "models", "tie_groups"}
     assert doc["schema"] == "reasonboard.leaderboard/2"
-    assert doc["config"] == {"mode": "C_P", "bootstrap": 5000, "seed": 42, "tasks": TASKS}
+    assert doc["config"] == {"mode": "C_P", "bootstrap": 5000, "seed": 42, "tasks": TASKS, "min_samples": 4}
     assert len(doc["models"]) == len(EVALS) + 1
     for m in doc["models"]:
         assert set(m) == MODEL_KEYS, set(m) ^ MODEL_KEYS

@@ -9,7 +9,7 @@ from operator import add
 
 import pytest
 from helpers_points import ingest_rows, point, ref_estimate
-from reasonboard.store.pointsdb import MODES, KeySet, PointsDB
+from reasonboard.store.pointsdb import COUNTERS, MODES, KeySet, PointsDB
 
 # Three points of one model on one task, of very different sizes: the sum and the
 # average of per-point scores disagree a lot here.
@@ -84,8 +84,7 @@ def test_reaggregation_is_not_an_average_of_point_scores(db):
 def test_single_mode_adds_unprefixed_columns_and_v1_is_available(db):
     agg = db.aggregate(filters={"model": "m2", "template": "tpl"}, group_by=(), mode="V1")
     assert len(agg) == 1
-    assert set(agg.columns) == {"n", "n_t", "n_e", "g", "tok", "points", "V1_est", "V1_low", "V1_high",
-                                "est", "low", "high"}
+    assert set(agg.columns) == {*COUNTERS, "V1_est", "V1_low", "V1_high", "est", "low", "high"}
     # m2 is perfect on its only point: v1 task score 1 at any sample count.
     assert agg["est"][0] == pytest.approx(1.0, abs=1e-12)
     several = db.aggregate(group_by=(), mode=("E_I", "C_O"))

@@ -1,5 +1,7 @@
 """Every sentence true for the data it describes: the whole per-instance corpus, ingested and
-built together, searched page by page for each claim whose premise fails.
+built together as a lab would (`reasonboard init`, `ingest`, `build`), searched page by page
+for each claim whose premise fails. The corpus is `../shared/data/per-instance` beside the
+repository where it is (as in CI), else its copy under `tests/data/`.
 
 Each premise is computed here independently, from the ingested trials files and
 `evals.json` (what the lab's harness recorded), never from the build's own statistics,
@@ -10,8 +12,9 @@ a. score/token and its band withheld, with the reason, where answers are capped 
    or fewer (or average that few) or tokens were not recorded;
 b. no "0 tokens per trial": an evaluation reporting 0 output tokens for every answer did
    not record them;
-c. the interval-width causes are the evaluation's own (few trials, truncation, spread);
+c. the interval-width causes are the evaluation's own (few samples, truncation, spread);
 d. "C_P equals C_I here" only where the printed estimates are equal;
+e. no temperature or max_tokens missing from a task scored by log-likelihood;
 f. "0 = no better than guessing" only where every task's guesses were removed;
 g. one relationship per evaluation: its page's setup and its result row agree.
 """
@@ -26,11 +29,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, build_site
+from conftest import ROOT
 from helpers_site import Node, html_pages, page, row_cells
 from reasonboard.cli import main
 
-DATA = Path(__file__).parent / "data" / "per-instance"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "per-instance"
+DATA = SHARED if SHARED.is_dir() else Path(__file__).parent / "data" / "per-instance"
 BANDS = tomllib.loads((ROOT / "content" / "bands.toml").read_text(encoding="utf-8"))
 SPT_TEXTS = [b["text"] for b in BANDS["score_per_token"]]
 #: The stock causes the width bands once gave (the matrix's "✂ high truncation" legend is a
@@ -39,13 +43,18 @@ STOCK_CAUSES = ("high truncation or", "task-to-task variance", "mid-tier accurac
                 "consistent across tasks")
 
 
+def _run(*args: str) -> None:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    base = tmp_path_factory.mktemp("sentences")
-    result = CliRunner().invoke(main, ["ingest", str(DATA), "--data", str(base / "data")])
-    assert result.exit_code == 0, result.output
-    built = build_site(base / "data", base / "site", base / "cache")
-    return base / "data", built.out
+    project = tmp_path_factory.mktemp("sentences") / "lab"
+    _run("init", str(project))
+    _run("ingest", str(DATA), "--project", str(project))
+    _run("build", "--project", str(project), "--quiet")
+    return project / "data", project / "site"
 
 
 class Facts:
@@ -69,11 +78,11 @@ def facts(data: Path) -> dict[str, Facts]:
     rows = duckdb.connect().execute(
         """SELECT model, template, sampler, base_task, count(*), count(*) FILTER (WHERE truncated),
                   coalesce(sum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0),
-                  coalesce(sum(tokens), 0)
+                  coalesce(sum(tokens), 0), count(DISTINCT (params, sample_id))
            FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files]).fetchall()
-    for model, template, sampler, task, total, truncated, guess, tokens in rows:
+    for model, template, sampler, task, total, truncated, guess, tokens, samples in rows:
         one = found[f"{model}|{template}|{sampler}"].tasks[task]
-        one.update(total=total, truncated=truncated, guess=guess, tokens=tokens)
+        one.update(total=total, truncated=truncated, guess=guess, tokens=tokens, samples=samples)
     for entry in json.loads((data / "evals.json").read_text(encoding="utf-8")):
         one = found[f"{entry['model']}|{entry['template']}|{entry['sampler']}"]
         one.generation_args = entry.get("generation_args") or {}
@@ -163,8 +172,8 @@ def test_c_interval_width_causes_are_the_evaluations_own(corpus):
         causes = width.split(" Here: ", 1)[1].rstrip(".").split("; ") if " Here: " in width else []
         truncated = f.total("truncated") / f.total("total")
         for cause in causes:
-            if cause.startswith("few trials ("):
-                smallest = min(t["total"] for t in f.tasks.values())
+            if cause.startswith("few samples ("):
+                smallest = min(t["samples"] for t in f.tasks.values())
                 assert f"{int(smallest)} " in cause, (model_id, cause)
                 assert smallest < 1000
             elif cause.startswith("truncation ("):
@@ -175,7 +184,7 @@ def test_c_interval_width_causes_are_the_evaluations_own(corpus):
                 raise AssertionError(f"{model_id}: unknown cause {cause!r}")
         if len(f.tasks) == 1 and truncated == 0 and "Wide" in width:
             (only,) = f.tasks.values()
-            assert causes == [f"few trials ({int(only['total'])} on its one task)"], model_id
+            assert causes == [f"few samples ({int(only['samples'])} on its one task)"], model_id
             checked += 1
     assert checked >= 9  # the single-task HELM runs of 2 instances, and more
 
@@ -223,6 +232,41 @@ def test_d_c_p_equals_c_i_only_where_it_does(corpus):
         if "C_P equals C_I" in said(box):
             assert _equal(_estimates(doc)), model_id
     assert checked == said_equal
+
+
+def likelihood_tasks(data: Path) -> dict[str, set[str]]:
+    """{lm-eval model name: its tasks scored by log-likelihood}, read from the harness's own
+    results files (each task's `output_type`), not from what ingest wrote."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for results in (DATA / "lm-eval").rglob("results_*.json"):
+        document = json.loads(results.read_text(encoding="utf-8"))
+        model = document.get("model_name") or ""
+        for task, config in (document.get("configs") or {}).items():
+            if config.get("output_type") in ("loglikelihood", "loglikelihood_rolling", "multiple_choice"):
+                found[model].add(task.replace("_", "-"))
+    return dict(found)
+
+
+def test_e_no_sampling_setting_is_missing_from_a_task_that_samples_nothing(corpus):
+    _, site = corpus
+    tasks = likelihood_tasks(DATA)
+    assert tasks["Qwen/Qwen3-8B"] == {"negotiationtom-belief", "negotiationtom-desire"}
+    assert "asdiv" in tasks["meta-llama/Meta-Llama-3-8B-Instruct"]
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = 0
+    for m in board["models"]:
+        scored = tasks.get(m["id"].split("|")[0], set())
+        for tr in page(site, f"models/{m['slug']}.html").find_all("tr"):
+            if not tr.attrs.get("id", "").startswith("r-") or tr.find("th").text.strip() not in scored:
+                continue
+            rows += 1
+            assert not re.search(r"does not report[^(]*\b(temperature|max_tokens)\b", said(tr)), (m["id"], tr.text)
+            assert "nothing was sampled" in said(tr), m["id"]
+    assert rows == 3  # asdiv, and negotiationtom's two multiple-choice subtasks
+    for rel in html_pages(site):  # nor on any other page: each task's rows are these evaluations'
+        for tr in page(site, rel).find_all("tr"):
+            if re.search(r"does not report[^(]*\b(temperature|max_tokens)\b", said(tr)):
+                assert not any(task in tr.text for scored in tasks.values() for task in scored), (rel, tr.text)
 
 
 def test_f_no_better_than_guessing_only_where_guesses_were_removed(corpus):

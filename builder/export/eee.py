@@ -232,7 +232,7 @@ def _task_result(task: str, t: TaskResult, mode: str, url: str,
             "uncertainty": {
                 "confidence_interval": {"lower": t.low, "upper": t.high, "confidence_level": 0.95,
                                         "method": INTERVAL_TEXT[interval]},
-                "num_samples": int(t.total),
+                "num_samples": int(t.samples if t.samples is not None else t.total),  # epochs are not samples
             },
         },
         "generation_config": dict(generation),

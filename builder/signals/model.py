@@ -104,6 +104,9 @@ class ResultRow:
     relationship_reported: str | None
     source_type: str | None
     agentic: bool
+    #: The model generated its answers; False for a task scored by log-likelihood, of which
+    #: temperature and max_tokens are not required (section 4, by task kind).
+    sampled: bool
     #: Which routes made the row agentic: "card", "agentic_eval_config", "pattern".
     agentic_routes: tuple[str, ...]
     #: Required reproducibility fields that are not populated, in spec order.
@@ -121,7 +124,7 @@ class ResultRow:
 
     @property
     def required(self) -> tuple[str, ...]:
-        return required_fields(self.agentic)
+        return required_fields(self.agentic, self.sampled)
 
     @property
     def setup_fields(self) -> dict[str, str | None]:

@@ -20,5 +20,6 @@ def own_results(inputs: BoardInputs, config: SiteConfig) -> list[OwnResult]:
                 organization=e.organization or config.organization or None,
                 relationship=e.relationship or config.relationship,
                 generation_args=e.generation_args or {}, harness=e.harness,
+                sampled=task not in e.likelihood_tasks,
             ))
     return rows

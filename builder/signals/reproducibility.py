@@ -1,7 +1,10 @@
 """Reproducibility: are the fields needed to re-run a result reported? (EVALCARDS.md section 4.)
 
 `F_repro = {temperature, max_tokens}`, extended for agentic rows with the harness
-(`eval_library.name`), `eval_plan` and `eval_limits`. A row is agentic by any of three
+(`eval_library.name`), `eval_plan` and `eval_limits`. By task kind: a row of a task scored by
+log-likelihood (the leaderboard's own rows whose `evals.json` entry lists the task under
+`likelihood_tasks`) sampled nothing, so temperature and max_tokens are not required of it;
+EEE records do not say how a task was scored, and are taken as sampled. A row is agentic by any of three
 routes: its benchmark's card lists an agentic task, its `agentic_eval_config` is
 populated, or its benchmark key matches the config's agentic pattern. The per-row and
 per-triple work is SQL (`row_signals`, `triple_signals` in `store/sql/results.sql`); this
@@ -24,8 +27,10 @@ FIELDS = BASE_FIELDS + AGENTIC_FIELDS
 AGENTIC_ROUTES = ("card", "agentic_eval_config", "pattern")
 
 
-def required_fields(agentic: bool) -> tuple[str, ...]:
-    return FIELDS if agentic else BASE_FIELDS
+def required_fields(agentic: bool, sampled: bool = True) -> tuple[str, ...]:
+    """The fields a row must report: the base ones where it sampled its answers, the
+    agentic ones where it is agentic."""
+    return (BASE_FIELDS if sampled else ()) + (AGENTIC_FIELDS if agentic else ())
 
 
 def pattern_keys(benchmark_keys: Iterable[str], pattern: str) -> list[str]:
@@ -49,7 +54,7 @@ class Reproducibility:
 
 @dataclass(frozen=True)
 class ReproducibilityRollup:
-    """Corpus rates: `gap_rate` over all triples; `field_missingness[f]` over all triples for
+    """Corpus rates: `gap_rate` over all triples; `field_missingness[f]` over the sampled triples for
     the base fields and over agentic triples for the agentic ones (None when there are none)."""
 
     gap_rate: float | None

@@ -48,6 +48,25 @@ def count(x: float | None) -> str:
     return f"{int(round(x)):,}" if _ok(x) else MISSING
 
 
+def samples_epochs(trials: int, samples: int | None) -> str | None:
+    """"10 samples × 5 epochs" when samples were answered more than once on average
+    (SAMPLES.md section 2), so a reader sees that the trials are not all distinct items;
+    None otherwise. A mean that is not whole reads as such: "10 samples × 4.8 epochs on
+    average"."""
+    if not samples or trials <= samples:
+        return None
+    mean = trials / samples
+    if mean == int(mean):
+        return f"{samples:,} samples × {int(mean)} epochs"
+    return f"{samples:,} samples × {mean:.1f} epochs on average"
+
+
+def trials(trials: int, samples: int | None) -> str:
+    """A trial count, with its samples and epochs when there are epochs: `50 (10 samples × 5 epochs)`."""
+    epochs = samples_epochs(trials, samples)
+    return count(trials) + (f" ({epochs})" if epochs else "")
+
+
 def tokens(x: float | None) -> str:
     """Tokens per trial: whole tokens with separators."""
     return count(x)

@@ -239,7 +239,7 @@ class Fragments:
                 band=band(iv.band, False) if iv.band else "",
                 cibar=bar_fill(description=iv.description, left=iv.bar_left, width=iv.bar_width,
                                center=iv.bar_center) if iv else bar_none,
-                total_sort=_sort_key(t.total), total=text(fmt.count(t.total)),
+                total_sort=_sort_key(t.total), total=text(t.trials_text),
                 truncation_sort=_sort_key(t.truncation_rate) if truncated else "",
                 truncation=text(fmt.percent(t.truncation_rate)) if truncated else "",
                 truncation_note="" if truncated else text(t.truncation_note),

@@ -4,7 +4,7 @@ project's static files, and write them all through the writer (all or nothing)."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator
 
 from ..errors import InputError
 from ..project import Project
@@ -14,11 +14,12 @@ from .reuse import PageReuse
 from .writer import DuplicatePath, Output, OutputPathError, WriteReport, staging
 
 
-def publish(results: BuildResults, project: Project, data: Callable[[], Mapping[str, bytes]],
+def publish(results: BuildResults, project: Project, data: Callable[[], Iterable[tuple[str, bytes]]],
             cache_dir: Path | None = None, reuse: PageReuse | None = None) -> WriteReport:
     """Write the site of `results` into `project.out_dir`: the pages and assets (templates
-    and content along the project's lookup order), the data files `data()` makes (in a render
-    worker, while the pages render), and the project's `static/` files as they are.
+    and content along the project's lookup order), the data files `data()` yields (in a render
+    worker, while the pages render, one at a time: the per-sample files can be many), and the
+    project's `static/` files as they are.
 
     The writer claims every output path once: a static file may add to the site but never
     replace a generated file, which is an error naming it. Files whose bytes are unchanged
@@ -26,15 +27,10 @@ def publish(results: BuildResults, project: Project, data: Callable[[], Mapping[
     build's is kept without rendering it (reuse.py)."""
     static = project.static_files()
 
-    def data_files() -> Iterator[tuple[str, bytes]]:
-        files = dict(data())
-        for path in sorted(files):
-            yield path, files.pop(path)
-
     with staging(project.out_dir, incremental=True) as stage:
         def outputs() -> Iterator[tuple[str, Output]]:
             yield from iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
-                                 stage=stage, alongside=data_files, reuse=reuse)
+                                 stage=stage, alongside=data, reuse=reuse)
             for site_path, source in static.items():
                 yield site_path, project.read_static(source)
 

@@ -8,6 +8,7 @@ returns (`store.ingest.ingest_evals`).
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from .text import read_text
 
 EVAL_KEYS = {
     "model", "template", "sampler", "label", "groups", "hf_id", "organization",
-    "relationship", "generation_args", "harness", "simulated", "observed",
+    "relationship", "generation_args", "harness", "simulated", "observed", "harness_scores", "likelihood_tasks",
     "price_in", "price_out", "price_source", "price_date",
 }
 
@@ -91,17 +92,27 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         if not isinstance(observed, dict) or any(k not in OBSERVED_KEYS or not isinstance(v, bool)
                                                  for k, v in observed.items()):
             raise bad(i, "'observed' must be an object of true/false under 'truncation' and 'tokens'")
+        likelihood = entry.get("likelihood_tasks", [])
+        if not isinstance(likelihood, list) or not all(isinstance(t, str) for t in likelihood):
+            raise bad(i, "'likelihood_tasks' must be a list of task names (the tasks scored by log-likelihood, "
+                         f"which sample nothing; got {shown(likelihood)})")
         problem = _price_problem(entry)
         if problem:
             raise bad(i, problem)
-        entries.append({**entry, "generation_args": gen, "groups": groups})
+        scores = entry.get("harness_scores", {})
+        if not isinstance(scores, dict) or not all(
+                isinstance(v, dict) and isinstance(v.get("metric"), str) and _is_number(v.get("value"))
+                for v in scores.values()):
+            raise bad(i, "'harness_scores' must map each task to {\"metric\": name, \"value\": number}, "
+                         "the harness's own headline figure")
+        entries.append({**entry, "generation_args": gen, "groups": groups, "harness_scores": scores,
+                        "likelihood_tasks": sorted({clean(t).strip() for t in likelihood} - {""})})
     return entries
 
 
 def _price_problem(entry: dict[str, Any]) -> str | None:
     """What is wrong with an entry's price fields, if anything."""
     import datetime
-    import math
 
     for key in PRICE_KEYS:
         value = entry.get(key)
@@ -121,6 +132,10 @@ def _price_problem(entry: dict[str, Any]) -> str | None:
         except ValueError:
             return f"'price_date' must be the date the price was read, YYYY-MM-DD (got {date!r})"
     return None
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")

@@ -18,7 +18,10 @@ from .limits import MAX_LINE_BYTES
 from .text import read_text
 
 REQUIRED = ("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess", "tokens")
-OPTIONAL = ("tiers", "groups")
+#: Label lists (`;`-separated in CSV), and the distinct samples of the point (SAMPLES.md
+#: section 2: its design effect is then total / samples).
+LABELS = ("tiers", "groups")
+OPTIONAL = (*LABELS, "samples")
 POINT_SUFFIXES = (".csv", ".jsonl", ".parquet")
 # A cell may be as long as a line may (limits.py): Python's csv module stops at 128 KiB,
 # which would leave a message about a long cell without its line.
@@ -38,7 +41,7 @@ def check_columns(path: Path, columns: list[str], line: int | None = 1) -> None:
         raise InputError(path, f"missing column '{missing[0]}' (expected {', '.join(REQUIRED)})", line=line)
 
 
-EXPECTED_CSV = f"comma-separated, with the header {','.join(REQUIRED)} (optionally ,tiers,groups)"
+EXPECTED_CSV = f"comma-separated, with the header {','.join(REQUIRED)} (optionally ,tiers,groups,samples)"
 CRCR = ("lines end in \\r\\r\\n (a doubled carriage return, as a file converted twice between Windows and Unix "
         "line ends has); expected \\r\\n or \\n line ends: save it again with Windows (CRLF) or Unix (LF) line ends")
 

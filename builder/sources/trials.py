@@ -76,6 +76,13 @@ class Evaluation:
     generation_args: Mapping[str, Any] = field(default_factory=dict)
     truncation_observed: bool = True  # the harness records stop reasons or output lengths
     tokens_observed: bool = True      # the harness records output tokens per trial
+    #: The harness's own headline figure for the task, as its log records it: (metric, value),
+    #: shown beside ours (partial credit makes them differ); None when it records none.
+    headline: tuple[str, float] | None = None
+    #: The model generated its answers. False for a task scored by the log-likelihood of
+    #: given answers (lm-eval `loglikelihood`/`multiple_choice`, lighteval LOGPROBS): nothing
+    #: was sampled, so no temperature or token limit applies to it.
+    sampled: bool = True
 
 
 @dataclass(frozen=True, slots=True)

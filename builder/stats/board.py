@@ -37,7 +37,8 @@ class Score:
 
 @dataclass(frozen=True, slots=True)
 class TaskResult:
-    """One evaluation on one task: summed counters and the estimators."""
+    """One evaluation on one task: summed counters (raw trials) and the estimators (which
+    read the effective counters)."""
 
     total: int
     truncated: int
@@ -50,6 +51,24 @@ class TaskResult:
     high: float | None
     #: Every estimator, in `vocabulary.MODES` order.
     modes: tuple[ModeEstimate, ...]
+    #: Distinct samples (SAMPLES.md section 2: from the trials, a points file's `samples`
+    #: column, else `total`) and the effective number of trials the estimators counted
+    #: (total divided by the design effect, point by point; 3 decimals).
+    samples: int | None = None
+    effective_trials: float | None = None
+    #: Fewer than `min_samples` samples (SAMPLES.md section 4): shown, never banded or ranked.
+    preliminary: bool = False
+    #: The items it answered (SAMPLES.md section 3): its samples when every point has trials,
+    #: else None (a points file does not say which items).
+    items: int | None = None
+    #: Trials with partial credit, counted as not correct (INGEST.md section 3); None when
+    #: no point has trials (a points file does not say).
+    partial: int | None = None
+
+    @property
+    def epochs(self) -> float:
+        """Mean trials per sample (`m̄`): above 1 when samples were answered several times."""
+        return self.total / self.samples if self.samples else 1.0
 
     @property
     def has_interval(self) -> bool:
@@ -73,7 +92,7 @@ class EvaluationRow:
     evaluation: Evaluation
     complete: bool
     missing_tasks: tuple[str, ...]
-    #: None for an incomplete evaluation (§4: it gets no rank).
+    #: None for an incomplete or preliminary evaluation (it gets no rank).
     rank: int | None
     rank_range: tuple[int, int] | None
     score: Score
@@ -88,6 +107,10 @@ class EvaluationRow:
     tasks: Mapping[str, TaskResult]
     tiers: Mapping[str, TierResult]
     score_per_token_v1: float | None
+    #: SAMPLES.md section 4: "ranked"; "preliminary" when a task of the board has fewer than
+    #: `min_samples` samples (`preliminary_tasks`); "incomplete" when a task is missing.
+    status: str = "ranked"
+    preliminary_tasks: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -134,6 +157,7 @@ class Settings:
     bootstrap: int
     seed: int
     tasks: tuple[str, ...]
+    min_samples: int = 20
 
 
 @dataclass(frozen=True, slots=True)

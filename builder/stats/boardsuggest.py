@@ -68,14 +68,32 @@ def board_advice(boards: Sequence[RankedBoard], models: Sequence[EvaluationRow])
     short = [b for b in boards if b.ranked < 2]
     if not short:
         return []
-    lines = [f"board '{b.name}' ranks {b.ranked} evaluation{'s' if b.ranked != 1 else ''}: fewer than two have "
-             f"{'its task' if len(b.tasks) == 1 else f'all {len(b.tasks)} of its tasks'}" for b in short]
-    suggestions = suggest_boards([t for t, r in m.tasks.items() if r.has_interval] for m in models)
+    lines = [_short_board(b) for b in short]
+    # A task result with too few samples is never ranked (SAMPLES.md section 4), so a board
+    # built on it would rank nobody: only the results a board can rank count here.
+    suggestions = suggest_boards([t for t, r in m.tasks.items() if r.has_interval and not r.preliminary]
+                                 for m in models)
     if not suggestions:
         lines.append("no two evaluations share a task: every result is on its model's page and in matrix.html")
         return lines
     entries = [f"    # ranks {s.evaluations} evaluations\n" + "\n".join(f"    {line}" for line in s.toml())
                for s in suggestions]
-    lines.append("task sets that at least two evaluations share, as boards for content/site.toml "
-                 "(each ranks the evaluations that have all its tasks):\n" + "\n".join(entries))
+    lines.append("task sets that at least two evaluations share, as boards for content/site.toml (each ranks "
+                 "the evaluations that have all its tasks, each with at least min_samples samples):\n"
+                 + "\n".join(entries))
     return lines
+
+
+def _short_board(board: RankedBoard) -> str:
+    """Why `board` ranks fewer than two: too few evaluations have its tasks, or those that
+    have them have too few samples on one (preliminary)."""
+    ranked = board.ranked
+    tasks = "its task" if len(board.tasks) == 1 else f"all {len(board.tasks)} of its tasks"
+    line = f"board '{board.name}' ranks {ranked} evaluation{'s' if ranked != 1 else ''}: fewer than two have {tasks}"
+    preliminary = sum(1 for m in board.leaderboard.models if m.status == "preliminary")
+    if preliminary:
+        min_samples = board.leaderboard.settings.min_samples
+        line += (f" with at least {min_samples} samples each (min_samples); {preliminary} more "
+                 f"{'have' if preliminary != 1 else 'has'} them with fewer, so {'are' if preliminary != 1 else 'is'} "
+                 "preliminary")
+    return line

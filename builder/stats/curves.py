@@ -70,7 +70,7 @@ def difficulty_curves(db: PointsDB, tasks: list[str], index: Mapping[tuple[str, 
     perm = np.lexsort((rows, level_rank[value_code[rows]], id_code[evaluation[rows]], group))
     order = rows[perm]
     est, low, high = (rounded(agg[c][order], 6) for c in ("est", "low", "high"))
-    n = agg["n"][order].astype(np.int64).tolist()
+    n = agg["trials"][order].astype(np.int64).tolist()
     point_ids = [ids[i] for i in evaluation[order].tolist()]
     point_values = [values[k] for k in order.tolist()]
     points = list(map(CurvePoint, point_ids, point_values, est, low, high, n))

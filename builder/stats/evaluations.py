@@ -10,7 +10,7 @@ is made with them (`slugs.evaluation_slugs`), not by the statistics that rank th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..config import SiteConfig
@@ -58,6 +58,14 @@ class Evaluation:
     price_out: float | None = None
     price_source: str | None = None
     price_date: str | None = None
+    #: Per task, the harness's own headline figure as its log records it: (metric, value).
+    harness_scores: Mapping[str, tuple[str, float]] = field(default_factory=dict)
+    #: The trials files its points came from, relative to the data directory (none: no
+    #: per-sample outcomes).
+    trial_files: tuple[str, ...] = ()
+    #: evals.json `likelihood_tasks`: its tasks scored by log-likelihood, which sample
+    #: nothing (no temperature or token limit applies: EVALCARDS.md section 4 by task kind).
+    likelihood_tasks: frozenset[str] = frozenset()
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -111,5 +119,8 @@ def identify(rows: list[dict[str, Any]], config: SiteConfig) -> list[Evaluation]
         truncation_observed=e.get("truncation_observed") is not False,
         tokens_observed=e.get("tokens_observed") is not False,
         price_in=e.get("price_in"), price_out=e.get("price_out"), price_source=e.get("price_source"),
-        price_date=e.get("price_date"),
+        price_date=e.get("price_date"), likelihood_tasks=frozenset(e.get("likelihood_tasks") or ()),
+        harness_scores={task: (v["metric"], float(v["value"]))
+                        for task, v in sorted(json.loads(e.get("harness_scores") or "{}").items())},
+        trial_files=tuple(e.get("trial_files") or ()),
     ) for e, label, slug in zip(chosen, labels, slugs)]

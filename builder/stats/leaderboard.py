@@ -15,14 +15,14 @@ the signals from the store (build.py); `compute_leaderboard` runs the three in a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
 import numpy as np
 
 from ..config import BoardSpec, SiteConfig
 from ..errors import InputError
-from ..store.pointsdb import Aggregate, PointsDB
+from ..store.pointsdb import COUNTERS, Aggregate, PointsDB
 from ..vocabulary import MODES
 from .analyses import NONE, Analyses, compute_analyses
 from .bands import Bands
@@ -90,6 +90,8 @@ class BoardInputs:
     #: The tiers of tiered points, and their v1 task scores per (evaluation, tier) and task.
     tier_names: tuple[str, ...]
     tiers: Tables
+    #: Per task with trials: the items any evaluation answered (SAMPLES.md section 3).
+    task_items: Mapping[str, int] = field(default_factory=dict)
 
     def task_estimates(self, mode: str) -> Iterator[tuple[Evaluation, dict[str, float | None]]]:
         """Each evaluation with its estimate (`mode`, rounded as published) on each task it
@@ -115,12 +117,14 @@ def read_board(db: PointsDB, config: SiteConfig) -> BoardInputs:
     evaluations = tuple(identify(db.evaluations(), config))
     index: dict[tuple[str, ...], int] = {e.key: i for i, e in enumerate(evaluations)}
     agg = db.aggregate(filters=None, group_by=(*EVAL_KEYS, "base_task"), mode=MODES)
-    value_names = ["n", "n_t", "n_e", "g", "tok"] + [f"{mode}_{p}" for mode in MODES for p in ("est", "low", "high")]
+    value_names = [*COUNTERS, *(f"{mode}_{p}" for mode in MODES for p in ("est", "low", "high"))]
     tier_agg = db.aggregate(filters=None, group_by=(*EVAL_KEYS, "tier", "base_task"), mode="V1")
+    task_items = db.task_items([e.key for e in evaluations])
     # Scattered here, so what a process forked for `rank_board` is given is a few arrays.
     tier_names, tiers = _tier_grid(tier_agg, tasks, index, len(evaluations))
+    # Every board reads the same columns: the grid holds every task in the data.
     return BoardInputs(tuple(tasks), boards, evaluations, grid(agg, index, EVAL_KEYS, tasks, value_names, len(evaluations)),
-                       tier_names, tiers)
+                       tier_names, tiers, {t: task_items[t] for t in tasks if t in task_items})
 
 
 def resolve_boards(config: SiteConfig, found: list[str]) -> tuple[BoardSpec, ...]:
@@ -176,16 +180,25 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
 
     # Round whole arrays once; per-model rows then only index Python lists.
     r = {name: rounded(values, 6) for name, values in col.items()}
-    counts = {name: np.nan_to_num(col[name]).astype(np.int64).tolist() for name in ("n", "n_t", "n_e")}
+    counts = {name: np.nan_to_num(col[name]).astype(np.int64).tolist()
+              for name in ("trials", "trials_truncated", "trials_correct", "samples", "points", "sampled")}
+    effective = rounded(col["n"], 3)
+    partial = [[None if x != x else int(x) for x in row] for row in col["partial"].tolist()]
+    # SAMPLES.md section 4: a task result with fewer than `min_samples` samples is preliminary.
+    short = _short(present, col, config).tolist()
     present_l: list[list[bool]] = present.tolist()
     est, low, high = r[f"{mode}_est"], r[f"{mode}_low"], r[f"{mode}_high"]
     mode_cols = [(r[f"{md}_est"], r[f"{md}_low"], r[f"{md}_high"]) for md in MODES]
     # Every task each evaluation has, made once and shared by every board's row of it.
     task_results = [
         {task: TaskResult(
-            total=counts["n"][i][j], truncated=counts["n_t"][i][j], correct=counts["n_e"][i][j],
-            guess=r["g"][i][j], tokens=r["tok"][i][j], estimate=est[i][j], low=low[i][j], high=high[i][j],
-            modes=tuple((e[i][j], lo[i][j], hi[i][j]) for e, lo, hi in mode_cols))
+            total=counts["trials"][i][j], truncated=counts["trials_truncated"][i][j],
+            correct=counts["trials_correct"][i][j], guess=r["trials_guess"][i][j], tokens=r["tok"][i][j],
+            estimate=est[i][j], low=low[i][j], high=high[i][j],
+            modes=tuple((e[i][j], lo[i][j], hi[i][j]) for e, lo, hi in mode_cols),
+            samples=counts["samples"][i][j], effective_trials=effective[i][j], preliminary=short[i][j],
+            items=counts["samples"][i][j] if counts["sampled"][i][j] == counts["points"][i][j] else None,
+            partial=partial[i][j])
          for j, task in enumerate(tasks) if present_l[i][j]}
         for i in range(len(evaluations))]
     tiers = _tiers(inputs.tier_names, inputs.tiers)
@@ -211,7 +224,7 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
                    present[:, columns], mode, memo)
     leaderboard = boards[0].leaderboard
     # Each task's ranking lists every evaluation with that task, on a board or not.
-    rankings = task_rankings(leaderboard.models, tasks)
+    rankings = task_rankings(leaderboard.models, tasks, inputs.task_items)
     return LeaderboardResult(leaderboard, pw, {}, rankings, {e.id: e for e in evaluations}, tuple(boards))
 
 
@@ -231,8 +244,9 @@ def _rank_on(inputs: BoardInputs, columns: list[int], config: SiteConfig, bands:
                             draws=config.bootstrap, seed=config.seed, memo=memo.scores if memo else None)
     complete = np.asarray(present.all(axis=1) & (len(tasks) > 0), dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
-        truncation = np.nansum(col["n_t"], axis=1) / np.nansum(col["n"], axis=1)
-    avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["n"], nan=1.0), present)
+        truncation = np.nansum(col["trials_truncated"], axis=1) / np.nansum(col["trials"], axis=1)
+    # Tokens per real trial: tokens are never divided by the design effect (SAMPLES.md §2).
+    avg_tokens = tokens_per_trial(np.nan_to_num(col["tok"]), np.nan_to_num(col["trials"], nan=1.0), present)
     # Not recorded is not zero: a harness that records no tokens (or 0 for every answer, when
     # an answer has at least one) or no truncation publishes none, not 0.
     avg_tokens = np.where(np.array([e.tokens_observed for e in evaluations], dtype=bool) & (avg_tokens > 0),
@@ -241,15 +255,23 @@ def _rank_on(inputs: BoardInputs, columns: list[int], config: SiteConfig, bands:
     with np.errstate(invalid="ignore", divide="ignore"):
         score_per_token = np.where(avg_tokens > 0, scores.center / avg_tokens, np.nan)
 
+    # SAMPLES.md section 4: an evaluation with a preliminary task result on the board is
+    # preliminary: shown, never ranked.
+    short = _short(present, col, config)
+    preliminary = complete & short.any(axis=1)
     # Ranks, rank ranges and ties among complete models only (§4: incomplete get no rank).
-    ranked = np.flatnonzero(complete)
+    ranked = np.flatnonzero(complete & ~preliminary)
     # Ties in center are broken by model name (§7), then template and sampler.
     names = ["\x00".join(e.key) for e in evaluations]
     order = ranked[rank_order(scores.center[ranked], [names[i] for i in ranked])]
     sig = significance(scores.ci_low[order], scores.ci_high[order])
     rank = {int(i): r + 1 for r, i in enumerate(order)}
+    # Preliminary rows (complete, comparable) by score, then the incomplete ones by name,
+    # never by a score over other tasks; both below the ranked rows, never interleaved (§4).
+    prelim = np.flatnonzero(preliminary)
+    prelim = prelim[rank_order(np.nan_to_num(scores.center[prelim], nan=-1.0), [names[i] for i in prelim])]
     incomplete = sorted(np.flatnonzero(~complete).tolist(), key=lambda i: names[i])
-    row_order = [*order.tolist(), *incomplete]
+    row_order = [*order.tolist(), *prelim.tolist(), *incomplete]
     position = {i: p for p, i in enumerate(order.tolist())}
     rs_bands = bands.keys("reasonscore", np.nan_to_num(scores.center, nan=0.0))
 
@@ -272,13 +294,21 @@ def _rank_on(inputs: BoardInputs, columns: list[int], config: SiteConfig, bands:
             tied_count=int(sig.tied_count[p]) if p is not None else 0,
             distinct_from_next=sig.distinct_from_next[p] if p is not None else None,
             tasks=task_results[i], tiers=tier_results, score_per_token_v1=spt_v1,
+            status="incomplete" if not complete[i] else "preliminary" if preliminary[i] else "ranked",
+            preliminary_tasks=tuple(t for j, t in enumerate(tasks) if short[i, j]),
         ))
     leaderboard = Leaderboard(
-        settings=Settings(mode=mode, bootstrap=config.bootstrap, seed=config.seed, tasks=tuple(tasks)),
+        settings=Settings(mode=mode, bootstrap=config.bootstrap, seed=config.seed, tasks=tuple(tasks),
+                          min_samples=config.min_samples),
         models=tuple(models),
         tie_groups=tuple(tie_group(group, [ci_low[order[k]] for k in group]) for group in sig.tie_groups),
     )
     return leaderboard, order
+
+
+def _short(present: np.ndarray, col: Mapping[str, np.ndarray], config: SiteConfig) -> np.ndarray:
+    """Per (evaluation, task): a result with fewer than `min_samples` samples (SAMPLES.md §4)."""
+    return np.asarray(present & (np.nan_to_num(col["samples"], nan=0.0) < config.min_samples), dtype=bool)
 
 
 def tie_group(positions: list[int], lows: list[float | None]) -> TieGroup:
@@ -299,7 +329,7 @@ def _tier_grid(agg: Aggregate, tasks: list[str], index: Mapping[tuple[str, ...],
     k = len(names)
     rows: dict[tuple[str, ...], int] = {(*key, tier): i * k + j for key, i in index.items()
                                         for j, tier in enumerate(names)}
-    return names, grid(agg, rows, (*EVAL_KEYS, "tier"), tasks, ["est", "n", "tok"], m * k)
+    return names, grid(agg, rows, (*EVAL_KEYS, "tier"), tasks, ["est", "trials", "tok"], m * k)
 
 
 def _tiers(names: tuple[str, ...], tier_grid: Tables) -> dict[int, dict[str, tuple[float, float]]]:
@@ -307,7 +337,7 @@ def _tiers(names: tuple[str, ...], tier_grid: Tables) -> dict[int, dict[str, tup
     points), unrounded, by the vectorised geometric mean of each row of `_tier_grid`."""
     k = len(names)
     rs = tier_reasonscore(tier_grid.columns["est"], tier_grid.present)
-    toks = tokens_per_trial(np.nan_to_num(tier_grid.columns["tok"]), np.nan_to_num(tier_grid.columns["n"], nan=1.0),
+    toks = tokens_per_trial(np.nan_to_num(tier_grid.columns["tok"]), np.nan_to_num(tier_grid.columns["trials"], nan=1.0),
                             tier_grid.present)
     out: dict[int, dict[str, tuple[float, float]]] = {}
     for row in np.flatnonzero(tier_grid.present.any(axis=1)).tolist():

@@ -212,11 +212,12 @@ def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] 
 
 
 def aliased_evals(entries: list[dict[str, Any]], aliases: PointAliases) -> list[dict[str, Any]]:
-    """`evals.json` entries with their models renamed by the aliases; where two then name one
+    """`evals.json` entries with their models (and likelihood tasks) renamed by the aliases; where two then name one
     evaluation, the entry written under the name itself is kept (else the first)."""
-    if not aliases.models:
+    if not aliases.models and not aliases.tasks:
         return entries
-    renamed = [{**e, "model": aliases.model(e["model"])} for e in entries]
+    renamed = [{**e, "model": aliases.model(e["model"]),
+                "likelihood_tasks": sorted({aliases.task(t) for t in e.get("likelihood_tasks", [])})} for e in entries]
     own_name = sorted(range(len(entries)), key=lambda i: (entries[i]["model"] != renamed[i]["model"], i))
     kept: dict[tuple[str, str, str], int] = {}
     for i in own_name:
@@ -345,7 +346,14 @@ def _from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: boo
             "SELECT table_name FROM duckdb_tables() WHERE database_name = 'src'").fetchall()}
         if "points" not in tables:
             raise InputError(db_path, "not a PointsDB: it has no 'points' table")
-        db.con.execute("INSERT INTO points SELECT * FROM src.points")
+        have = {r[0] for r in db.con.execute("SELECT column_name FROM duckdb_columns() WHERE database_name = 'src' "
+                                             "AND table_name = 'points'").fetchall()}
+        # A database written before points had samples and a design effect: as many samples as trials.
+        added = [f"{expr} AS {name}" for name, expr in (("samples", "total"), ("deff", "1.0"), ("partial", "NULL"))
+                 if name not in have]
+        db.con.execute(f"INSERT INTO points BY NAME SELECT *{''.join(', ' + a for a in added)} FROM src.points")
+        if "trials" in tables:
+            db.con.execute("INSERT INTO trials BY NAME SELECT * FROM src.trials")
         if "evaluations" in tables:
             # By name: a database written before a column was added still loads.
             db.con.execute("INSERT INTO evaluations BY NAME SELECT * FROM src.evaluations")

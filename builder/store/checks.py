@@ -44,6 +44,12 @@ ROW_CHECKS = [
     ("guess::DOUBLE < 0 OR guess::DOUBLE > total::BIGINT - truncated::BIGINT + 1e-9",
      "guess must be between 0 and total - truncated (0 <= g <= n_u)", None),
     ("tokens::DOUBLE < 0", "tokens must not be negative (tok >= 0)", "tokens"),
+    # An optional column: empty or absent means "as many samples as trials".
+    ("nullif(trim(samples), '') IS NOT NULL AND (TRY_CAST(samples AS BIGINT) IS NULL OR TRY_CAST(samples AS DOUBLE) "
+     "IS NULL OR TRY_CAST(samples AS DOUBLE) <> TRY_CAST(samples AS BIGINT))", "'samples' must be a whole number",
+     "samples"),
+    ("nullif(trim(samples), '') IS NOT NULL AND (samples::BIGINT < 1 OR samples::BIGINT > total::BIGINT)",
+     "samples must be between 1 and total (each sample is answered at least once)", "samples"),
     # Sums are exact decimals (PointsDB.aggregate); no evaluation point comes near this.
     ("tokens::DOUBLE >= 1e18", "tokens must be below 10^18 (tok < 1e18)", "tokens"),
 ]

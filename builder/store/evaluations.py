@@ -9,7 +9,7 @@ from .pointsdb import PointsDB
 
 
 def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
-    """Insert the evaluations in one statement (row-by-row inserts into a file-backed
+    """Insert the evaluations in one statement, columns in the table's order (row-by-row inserts into a file-backed
     database cost a transaction each: seconds for a few thousand evaluations)."""
     db.con.execute("DELETE FROM evaluations")
     if not entries:
@@ -26,9 +26,14 @@ def ingest_evals(db: PointsDB, entries: list[dict[str, Any]]) -> None:
         "truncation_observed": [(e.get("observed") or {}).get("truncation") for e in rows],
         "tokens_observed": [(e.get("observed") or {}).get("tokens") for e in rows],
         **{key: [e.get(key) for e in rows] for key in ("price_in", "price_out", "price_source", "price_date")},
+        # The harness's own headline figure per task (INGEST.md: shown beside ours).
+        "harness_scores": [json.dumps(e.get("harness_scores") or {}, sort_keys=True, separators=(",", ":"))
+                           for e in rows],
+        "likelihood_tasks": [e.get("likelihood_tasks") or [] for e in rows],
     }
     types = {"groups": "VARCHAR[][]", "simulated": "BOOLEAN[]", "truncation_observed": "BOOLEAN[]",
-             "tokens_observed": "BOOLEAN[]", "price_in": "DOUBLE[]", "price_out": "DOUBLE[]"}
+             "tokens_observed": "BOOLEAN[]", "price_in": "DOUBLE[]", "price_out": "DOUBLE[]",
+             "likelihood_tasks": "VARCHAR[][]"}
     db.con.execute(
         "INSERT INTO evaluations SELECT "
         + ", ".join(f"unnest(?::{types.get(name, 'VARCHAR[]')})" for name in columns),

@@ -39,7 +39,10 @@ GROUPABLE = {
 FILTERABLE = ("model", "template", "sampler", "base_task", "params", "tiers", "groups")
 #: Columns a `KeySet` may name: the identity's, plain text (not the label lists).
 KEY_COLUMNS = IDENTITY
-COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points")
+#: The summed counters of `aggregate()`: the effective ones the estimators read (SAMPLES.md
+#: section 2: each point's divided by its design effect), tokens, and the raw counts.
+COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points", "trials", "trials_truncated", "trials_correct", "trials_guess",
+            "samples", "sampled", "partial")
 #: The type the fractional counters (guess, tokens) are summed in: fixed-point decimals add
 #: exactly, so a group's sum does not depend on the order its points are stored or read in
 #: (an incremental ingest keeps another order than a fresh one, and DuckDB's threads split
@@ -180,14 +183,32 @@ class PointsDB:
                    coalesce(e.simulated, false) AS simulated,
                    coalesce(e.truncation_observed, true) AS truncation_observed,
                    coalesce(e.tokens_observed, true) AS tokens_observed,
-                   e.price_in, e.price_out, e.price_source, e.price_date
-            FROM (SELECT DISTINCT model, template, sampler FROM points) p
+                   e.price_in, e.price_out, e.price_source, e.price_date,
+                   coalesce(e.likelihood_tasks, []) AS likelihood_tasks,
+                   coalesce(e.harness_scores, '{}') AS harness_scores, p.trial_files
+            FROM (SELECT model, template, sampler,
+                         coalesce(list(DISTINCT source ORDER BY source) FILTER (WHERE starts_with(source, 'trials/')),
+                                  []) AS trial_files
+                  FROM points GROUP BY ALL) p
             LEFT JOIN evaluations e USING (model, template, sampler)
             ORDER BY p.model, p.template, p.sampler
             """
         )
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def task_items(self, evaluations: Sequence[tuple[str, str, str]]) -> dict[str, int]:
+        """Per task, its items (SAMPLES.md section 3): the distinct (params, sample_id) that
+        any of `evaluations` answered in its trials; tasks without trials are absent."""
+        rows = self.con.execute(
+            """
+            SELECT base_task, count(*) FROM (
+                SELECT DISTINCT base_task, params, sample_id FROM trials
+                SEMI JOIN (SELECT unnest(?::VARCHAR[]) AS model, unnest(?::VARCHAR[]) AS template,
+                                  unnest(?::VARCHAR[]) AS sampler) USING (model, template, sampler))
+            GROUP BY base_task ORDER BY base_task
+            """, [[e[0] for e in evaluations], [e[1] for e in evaluations], [e[2] for e in evaluations]]).fetchall()
+        return {task: int(items) for task, items in rows}
 
     def param_names(self) -> dict[str, list[str]]:
         """The difficulty coordinates of each task: the keys of its `params` objects."""
@@ -212,7 +233,9 @@ class PointsDB:
         `filters` maps a column to a value or a list of accepted values (`tiers` and
         `groups` match when a point carries any of the listed labels). `group_by` takes
         columns of `GROUPABLE` and `param:<name>`. `mode` is one mode or several; the
-        result has `n, n_t, n_e, g, tok, points` and, per mode, `<mode>_est`, `<mode>_low`,
+        result has the `COUNTERS` (`n, n_t, n_e, g` effective: each point's counters divided
+        by its design effect, SAMPLES.md section 2, as every estimator reads them; `tok` and
+        the `trials*` and `samples` counts raw) and, per mode, `<mode>_est`, `<mode>_low`,
         `<mode>_high` (plus unprefixed `est, low, high` when one mode is asked for).
         `among` keeps only the points whose key columns match one of its rows, before any
         unnesting, so the points outside it cost only the join.
@@ -263,9 +286,14 @@ class PointsDB:
         keys_sql = ", ".join(select_keys)
         inner = f"""
             SELECT {keys_sql}{',' if keys_sql else ''}
-                   sum(total)::DOUBLE AS n, sum(truncated)::DOUBLE AS n_t,
-                   sum(correct)::DOUBLE AS n_e, sum(guess::{EXACT})::DOUBLE AS g,
-                   sum(tokens::{EXACT})::DOUBLE AS tok, count(*)::BIGINT AS points
+                   sum((total / deff)::{EXACT})::DOUBLE AS n, sum((truncated / deff)::{EXACT})::DOUBLE AS n_t,
+                   sum((correct / deff)::{EXACT})::DOUBLE AS n_e, sum((guess / deff)::{EXACT})::DOUBLE AS g,
+                   sum(tokens::{EXACT})::DOUBLE AS tok, count(*)::BIGINT AS points,
+                   sum(total)::DOUBLE AS trials, sum(truncated)::DOUBLE AS trials_truncated,
+                   sum(correct)::DOUBLE AS trials_correct, sum(guess::{EXACT})::DOUBLE AS trials_guess,
+                   sum(samples)::DOUBLE AS samples,
+                   count(*) FILTER (WHERE starts_with(source, 'trials/'))::DOUBLE AS sampled,
+                   coalesce(sum(partial)::DOUBLE, 'NaN'::DOUBLE) AS partial
             FROM {source} {where}
             {'GROUP BY ALL' if keys_sql else ''}
         """

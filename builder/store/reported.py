@@ -32,7 +32,7 @@ from .keys import DEFAULT_METRIC, Aliases, benchmark_path, key, org_key, rho
 from .pointsdb import PointsDB
 from .populated import level
 from .results import ResultsStore
-from .setup import GENERATION_FIELDS, agent_scaffold, canonical
+from .setup import GENERATION_FIELDS, agent_scaffold, canonical, with_token_limit
 
 #: The metric of the leaderboard's own rows: the task's C_P estimate on [0, 1] (section 1).
 OWN_METRIC = "p_correct"
@@ -60,6 +60,9 @@ class OwnResult:
     relationship: str | None = None
     generation_args: Mapping[str, Any] = field(default_factory=dict)
     harness: str | None = None
+    #: False for a task scored by log-likelihood: nothing was sampled, so no temperature or
+    #: token limit is required of it (EVALCARDS.md section 4, by task kind).
+    sampled: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,13 +91,13 @@ RECORD_COLUMNS = (
 #: Columns of one result entry.
 RESULT_COLUMNS = (
     "result_index", "benchmark_name", "evaluation_name", "benchmark_key", "slice_key", "benchmark_path",
-    "metric_name", "metric_key", "metric_unit", "min_score", "max_score", "score",
+    "metric_name", "metric_key", "metric_unit", "min_score", "max_score", "score", "sampled",
     "lvl_temperature", "lvl_max_tokens", "lvl_eval_plan", "lvl_eval_limits", "lvl_agentic_eval_config",
     *GENERATION_FIELDS, "agent_scaffold",
 )
 #: Where the score is among `RESULT_COLUMNS`.
 _SCORE_AT = RESULT_COLUMNS.index("score")
-_TYPED = {"row_id": np.int64, "own": bool, "score": np.float64, **{c: np.uint8 for c in LEVEL_COLUMNS}}
+_TYPED = {"row_id": np.int64, "own": bool, "score": np.float64, "sampled": bool, **{c: np.uint8 for c in LEVEL_COLUMNS}}
 
 
 class RowColumns:
@@ -142,14 +145,15 @@ def record_part(*, own: bool, source_path: str | None, evaluation_id: str | None
 def result_part(*, index: int | None, benchmark_name: str, evaluation_name: str | None, bench: str,
                 slice_key: str | None, metric_name: str | None, unit: Any, min_score: float | None,
                 max_score: float | None, score: float, args: Mapping[str, Any], scaffold: Any,
-                setup: tuple[Any, ...] | None = None) -> tuple[Any, ...]:
+                setup: tuple[Any, ...] | None = None, sampled: bool = True) -> tuple[Any, ...]:
     """The `RESULT_COLUMNS` values (keys, range inputs, levels and canonical setup);
-    `setup` is `setup_part(args, scaffold)` when the caller has it already."""
+    `setup` is `setup_part(args, scaffold)` when the caller has it already. A reported
+    result is taken as sampled: EEE records do not say how a task was scored."""
     return (
         index, benchmark_name, evaluation_name, bench, slice_key, benchmark_path(bench, slice_key),
         metric_name, key(metric_name) or DEFAULT_METRIC,
         (unit.strip().casefold() or None) if isinstance(unit, str) else None,
-        min_score, max_score, float(score),
+        min_score, max_score, float(score), sampled,
         *(setup if setup is not None else setup_part(args, scaffold)),
     )
 
@@ -311,7 +315,7 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
         memo = (model_id, own.evaluation_id, own.organization, own.relationship, own.harness, id(own.generation_args))
         found = shared_of.get(memo)
         if found is None or found[0] is not own.generation_args:
-            args = _generation_args(own.generation_args)
+            args = with_token_limit(_generation_args(own.generation_args))
             shared = record_part(
                 own=True, source_path=None, evaluation_id=own.evaluation_id, schema_version=None,
                 model_id=model_id, aliases=aliases,
@@ -322,7 +326,7 @@ def own_row_columns(own_rows: Iterable[OwnResult], config: SiteConfig, aliases: 
             found = shared_of[memo] = (own.generation_args, shared, setup_part(args, args.get("agent_scaffold")))
         _, shared, setup = found
         # The row `RowColumns.add` makes of result_part(...) and the record part.
-        rows.append((next_id, *head, float(own.score), *setup, *shared))
+        rows.append((next_id, *head, float(own.score), own.sampled, *setup, *shared))
         next_id += 1
     return columns, dropped
 

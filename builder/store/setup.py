@@ -19,6 +19,18 @@ SETUP_FIELDS = (
 )
 #: The setup fields read from `generation_config.generation_args`.
 GENERATION_FIELDS = SETUP_FIELDS[:7]
+#: The token limit as harnesses spell it in the generation settings ingest records
+#: (lm-eval `max_gen_toks`, Hugging Face `max_new_tokens`), EEE's own spelling first.
+TOKEN_LIMIT_KEYS = ("max_tokens", "max_new_tokens", "max_gen_toks", "max_output_tokens")
+
+
+def with_token_limit(args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`args` with `max_tokens` set from the harness's own spelling of the token limit when
+    it has no `max_tokens` (a limit recorded as `max_gen_toks` is reported, not missing)."""
+    if args.get("max_tokens") is not None:
+        return args
+    limit = next((args[k] for k in TOKEN_LIMIT_KEYS if args.get(k) is not None), None)
+    return args if limit is None else {**args, "max_tokens": limit}
 
 
 def canonical(value: Any) -> str | None:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import duckdb
 
+from ..confined import checked_name
 from ..errors import InputError
 from . import trialfiles
 from .pointsdb import fetch_as
@@ -29,8 +30,6 @@ TRIAL_CHECKS = [
     *[(f"{name} IS NULL", f"'{name}' is empty") for name in trialfiles.NAMES if name not in trialfiles.NULLABLE],
     *[(f"trim({name}) = ''", f"'{name}' is empty") for name in ("model", "template", "sampler", "base_task",
                                                                  "sample_id")],
-    ("NOT json_valid(params) OR json_type(params::JSON) <> 'OBJECT'",
-     "'params' must be a JSON object such as {\"level\": \"3\"}, or {}"),
     ("epoch < 1", "'epoch' must be at least 1"),
     ("NOT isfinite(credit) OR credit < 0 OR credit > 1", "'credit' must be between 0 and 1"),
     ("correct <> (credit >= 1 AND NOT truncated)",
@@ -84,14 +83,14 @@ def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[s
         return
     con.execute("CREATE OR REPLACE TEMP TABLE trial_files AS SELECT unnest(?::VARCHAR[]) AS filename, "
                 "unnest(?::INTEGER[]) AS file_idx, unnest(?::VARCHAR[]) AS source",
-                [[str(files[i]) for i in chosen], chosen, [rels[i] for i in chosen]])
+                [[checked_name(files[i]) for i in chosen], chosen, [rels[i] for i in chosen]])
     try:
         _load(con, [files[i] for i in chosen])
     except duckdb.Error as exc:
         for i in chosen:
             _check_readable(con, files[i])
         raise InputError(files[chosen[0]].parent, f"cannot read the trials files: {_first_line(exc)}") from None
-    _canonicalise(con)
+    _canonicalise(con, files)
     _check(con, files)
     stage_points(con)
     con.execute("DROP TABLE trial_files")
@@ -99,7 +98,9 @@ def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[s
 
 def _load(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
     """Every trial of `paths` into `trials`, names trimmed, each with its file and row."""
-    listed = [str(p) for p in paths]
+    # DuckDB opens the files itself: it gets each one's real name once the file is found to be
+    # a regular file inside its folder (confined.py), so a link out of the project is refused.
+    listed = [checked_name(p) for p in paths]
     present = {row[0] for row in con.execute(
         "DESCRIBE SELECT * FROM read_parquet(?, union_by_name = true)", [listed]).fetchall()}
     kinds = dict(trialfiles.COLUMNS)
@@ -119,7 +120,7 @@ def _load(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
 def _check_readable(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Name the first problem of one trials file: unreadable, a column missing, a bad type."""
     try:
-        described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
+        described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [checked_name(path)]).fetchall()
     except duckdb.Error as exc:
         raise InputError(path, f"cannot read this trials file: {_first_line(exc)}") from None
     present = {name for name, *_ in described}
@@ -128,7 +129,7 @@ def _check_readable(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         raise InputError(path, f"not a trials file: no column '{missing[0]}' "
                                f"(expected {', '.join(trialfiles.NAMES)}; SAMPLES.md section 1)")
     try:
-        con.execute(f"SELECT count(*) FROM (SELECT {trialfiles.select_list()} FROM read_parquet(?))", [str(path)])
+        con.execute(f"SELECT count(*) FROM (SELECT {trialfiles.select_list()} FROM read_parquet(?))", [checked_name(path)])
     except duckdb.Error as exc:
         raise InputError(path, f"a column of this trials file has the wrong type: {_first_line(exc)}") from None
 
@@ -136,21 +137,33 @@ def _check_readable(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 FRESH = "trials SEMI JOIN trial_files USING (source)"
 
 
-def _canonicalise(con: duckdb.DuckDBPyConnection) -> None:
+PARAMS_PROBLEM = "'params' must be a JSON object such as {\"level\": \"3\"}, or {}"
+
+
+def _canonicalise(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
     """`params` as canonical JSON (sorted keys, compact), as points files' are: few distinct
-    texts, made canonical in Python; only rows whose text changes are updated."""
+    texts, checked and made canonical in Python; only rows whose text changes are updated."""
     distinct = [r[0] for r in con.execute(f"SELECT DISTINCT params FROM {FRESH} WHERE params IS NOT NULL").fetchall()]
-    raw, canon = [], []
+    raw, canon, bad = [], [], []
     for text in distinct:
         try:
             value = json.loads(text)
         except ValueError:
-            continue  # named by the checks, with its row
-        if isinstance(value, dict):
-            made = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            if made != text:
-                raw.append(text)
-                canon.append(made)
+            value = None
+        if not isinstance(value, dict):
+            bad.append(text)
+            continue
+        made = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        if made != text:
+            raw.append(text)
+            canon.append(made)
+    if bad:
+        source, row, text = con.execute(
+            f"SELECT source, source_row, params FROM {FRESH} WHERE params IN (SELECT unnest(?::VARCHAR[])) "
+            "ORDER BY source, source_row LIMIT 1", [bad]).fetchall()[0]
+        at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise InputError(files[at[source]], f"{PARAMS_PROBLEM} (got {shown!r})", row=row)
     if raw:
         con.execute("CREATE OR REPLACE TEMP TABLE canonical AS "
                     "SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS canon", [raw, canon])
@@ -172,10 +185,12 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
         if problem.endswith("is empty"):
             _check_readable(con, path)  # a column missing from this file is named as such
         raise InputError(path, problem, row=bad[0].source_row)
+    _samples(con)
     repeated = fetch_as(con.execute(
-        f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch FROM {FRESH}
-            GROUP BY source, model, template, sampler, base_task, params, sample_id, epoch HAVING count(*) > 1
-            ORDER BY source, source_row LIMIT 1"""), Repeated)
+        """SELECT t.source, max(t.source_row) AS source_row, t.base_task, t.sample_id, t.epoch
+           FROM (SELECT * FROM trial_samples WHERE m > epochs ORDER BY source, first_row LIMIT 1) s
+           JOIN trials t USING (source, model, template, sampler, base_task, params, sample_id)
+           GROUP BY ALL HAVING count(*) > 1 ORDER BY source_row LIMIT 1"""), Repeated)
     if repeated:
         first = repeated[0]
         raise InputError(files[at[first.source]], f"trial ({first.base_task}, sample {first.sample_id}, "
@@ -183,26 +198,63 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
                                                   "each trial once", row=first.source_row)
 
 
+def _samples(con: duckdb.DuckDBPyConnection) -> None:
+    """The temp table `trial_samples`: per sample of a point, its trials `m`, distinct epochs
+    and the counts of its correct and truncated trials (SAMPLES.md section 2's `m_i`, `y_i`)."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE trial_samples AS
+            SELECT source, model, template, sampler, base_task, params, sample_id, count(*) AS m,
+                   count(DISTINCT epoch) AS epochs, count(*) FILTER (WHERE correct) AS y_e,
+                   count(*) FILTER (WHERE truncated) AS y_t, min(source_row) AS first_row
+            FROM {FRESH} GROUP BY source, model, template, sampler, base_task, params, sample_id""")
+
+
 def stage_points(con: duckdb.DuckDBPyConnection) -> None:
     """The points of the fresh trials (INGEST.md section 2) as staged points rows (text
-    columns, as a points file is staged), one per (evaluation, task, params). Guesses are
-    summed as ingest sums them (Kahan, 9 decimals), so a point has the same bytes either way."""
+    columns, as a points file is staged), one per (evaluation, task, params), with their
+    samples and design effect (`DESIGN_EFFECT`). Guesses are summed as ingest sums them
+    (Kahan, 9 decimals), so a point has the same bytes either way."""
     con.execute(
         f"""
         INSERT INTO staged
         SELECT f.file_idx, t.source,
                row_number() OVER (PARTITION BY t.source ORDER BY model, template, sampler, base_task, params),
-               model, template, sampler, base_task, params, n::VARCHAR, n_e::VARCHAR, n_t::VARCHAR,
+               model, template, sampler, base_task, params, d.n::VARCHAR, d.n_e::VARCHAR, d.n_t::VARCHAR,
                g::VARCHAR, tok::VARCHAR, regexp_extract_all(coalesce(tiers, ''), '[^;\\s]([^;]*[^;\\s])?'),
-               []::VARCHAR[]
-        FROM (SELECT source, model, template, sampler, base_task, params, count(*) AS n,
-                     count(*) FILTER (WHERE correct) AS n_e, count(*) FILTER (WHERE truncated) AS n_t,
+               []::VARCHAR[], d.c::VARCHAR, ({DESIGN_EFFECT})::VARCHAR, partial::VARCHAR
+        FROM (SELECT source, model, template, sampler, base_task, params,
                      round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9) AS g,
-                     coalesce(sum(tokens), 0) AS tok, min(tiers) AS tiers
+                     coalesce(sum(tokens), 0) AS tok, min(tiers) AS tiers,
+                     count(*) FILTER (WHERE credit > 0 AND credit < 1) AS partial
               FROM {FRESH} GROUP BY source, model, template, sampler, base_task, params) t
+        JOIN (SELECT source, model, template, sampler, base_task, params, count(*) AS c, sum(m) AS n,
+                     sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
+                     sum(y_e * y_e)::DOUBLE AS ee, sum(y_e * m)::DOUBLE AS em,
+                     sum(y_t * y_t)::DOUBLE AS tt, sum(y_t * m)::DOUBLE AS tm
+              FROM trial_samples GROUP BY source, model, template, sampler, base_task, params) d
+             USING (source, model, template, sampler, base_task, params)
         JOIN trial_files f USING (source)
         """
     )
+    con.execute("DROP TABLE trial_samples")
+
+
+def _indicator(y: str, yy: str, ym: str) -> str:
+    """SAMPLES.md section 2 for one indicator with per-point sums `y` = Σy_i, `yy` = Σy_i²,
+    `ym` = Σy_i·m_i (and `mm` = Σm_i², `n`, `c` = C): `deff_y`, or NULL when it never varies.
+    Σ(y_i - m_i·p)² is expanded into those sums, so one GROUP BY over the samples gives it."""
+    p = f"({y}::DOUBLE / n)"
+    srs = f"({p} * (1 - {p}) / n)"
+    cluster = f"(c::DOUBLE / (c - 1) * ({yy} - 2 * {p} * {ym} + {p} * {p} * mm) / (n::DOUBLE * n))"
+    mean = "(n::DOUBLE / c)"
+    return (f"CASE WHEN {y} = 0 OR {y} = n THEN NULL WHEN c = 1 THEN {mean} "
+            f"ELSE least(greatest({cluster} / {srs}, 1.0), {mean}) END")
+
+
+#: The point's design effect: the largest over its indicators that vary (correct, truncated),
+#: the mean trials per sample when neither does (nothing shows that epochs agree less).
+DESIGN_EFFECT = (f"coalesce(greatest({_indicator('n_e', 'ee', 'em')}, {_indicator('n_t', 'tt', 'tm')}), "
+                 "n::DOUBLE / c)")
 
 
 def check_clashes(con: duckdb.DuckDBPyConnection, data_dir: Path) -> None:

@@ -53,6 +53,9 @@ def row_repro_badge(missing: tuple[str, ...], required: tuple[str, ...]) -> Badg
     if missing:
         return Badge("R", "Reproducibility", "attention", "gap",
                      f"does not report {', '.join(missing)} (required: {', '.join(required)})")
+    if not required:  # a task scored by log-likelihood: no sampling settings apply
+        return Badge("R", "Reproducibility", "clear", "nothing sampled",
+                     "scored by log-likelihood: nothing was sampled, so no temperature or max_tokens applies")
     return Badge("R", "Reproducibility", "clear", "reported",
                  f"reports every required field ({', '.join(required)})")
 

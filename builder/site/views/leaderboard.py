@@ -34,6 +34,9 @@ class TieGroup:
 class LeaderboardPage(Page):
     ranked: tuple[ModelRow, ...]
     incomplete: tuple[ModelRow, ...]
+    #: Complete but with a task of fewer than `min_samples` samples: listed apart, unranked.
+    preliminary: tuple[ModelRow, ...]
+    min_samples: int
     forest: Chart | None
     tie_groups: tuple[TieGroup, ...]
     tasks: tuple[Ref, ...]
@@ -59,7 +62,7 @@ class LeaderboardPage(Page):
 
     @property
     def last_row(self) -> int:
-        return self.first_rank + len(self.ranked) + len(self.incomplete) - 1
+        return self.first_rank + len(self.ranked) + len(self.preliminary) + len(self.incomplete) - 1
 
 
 def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> list[LeaderboardPage]:
@@ -112,14 +115,16 @@ def _pages(ctx: Context, config: SiteConfig, tasks: list[str], rows: list[ModelR
     for k, chunk in enumerate(chunks):
         page_groups = tuple(groups_on.get(k, ()))
         ranked = tuple(r for r in chunk if r.rank is not None)
-        incomplete = tuple(r for r in chunk if r.rank is None)
+        incomplete = tuple(r for r in chunk if r.rank is None and not r.preliminary)
+        preliminary = tuple(r for r in chunk if r.preliminary)
         title = config.title if front else f"{name}: {config.title}"
         if k:
             title = f"{title}: page {k + 1}"
         pages.append(LeaderboardPage(
             path=paths[k], title=title, template="leaderboard.html",
             simulated=any(r.simulated for r in chunk), description=config.description,
-            ranked=ranked, incomplete=incomplete, forest=_forest_chart(ranked, k),
+            ranked=ranked, incomplete=incomplete, preliminary=preliminary, min_samples=config.min_samples,
+            forest=_forest_chart(ranked, k),
             tie_groups=page_groups, tasks=task_refs,
             pager=Pager(k + 1, tuple(NavLink(str(j + 1), p) for j, p in enumerate(paths))) if len(paths) > 1 else None,
             first_rank=k * size + 1, total_models=len(rows), total_ranked=total_ranked,

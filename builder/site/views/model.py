@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...sampleoutputs import samples_path
 from ...stats.board import EvaluationRow, ModeEstimate
 from ...stats.cost import evaluation_cost
 from ...vocabulary import MODES
@@ -36,6 +37,28 @@ class TaskResult:
     modes: tuple[tuple[float, float, float] | None, ...]
     truncation_note: str | None = None
     tokens_note: str | None = None
+    #: Distinct samples, and the effective trials the interval counts (SAMPLES.md section 2).
+    samples: int | None = None
+    effective_trials: float | None = None
+
+    @property
+    def trials_text(self) -> str:
+        """"50", or "50 (10 samples × 5 epochs)" when samples were answered more than once."""
+        return fmt.trials(self.total, self.samples)
+
+
+def credit_note(task: str, total: int, partial: int | None, harness: tuple[str, float] | None) -> str | None:
+    """What a reader needs when the harness gave partial credit or scores the task itself:
+    "lingoly: 11 of 26 trials partially correct, counted as not correct; the harness reports
+    48.1 % (accuracy)". None when there is neither."""
+    parts = []
+    if partial:
+        parts.append(f"{fmt.count(partial)} of {fmt.count(total)} trials partially correct, counted as not correct")
+    if harness is not None:
+        metric, value = harness
+        figure = fmt.percent(value) if 0 <= value <= 1 else f"{value:g}"
+        parts.append(f"the harness reports {figure} ({metric})")
+    return f"{task}: " + "; ".join(parts) if parts else None
 
 
 @dataclass(frozen=True)
@@ -110,6 +133,10 @@ class ModelPage(Page):
     boards: tuple[BoardStanding, ...] = ()
     #: How many of the front page board's tasks it has (its score there is over these).
     board_tasks_present: int = 0
+    #: Per task with partial credit or the harness's own figure (`credit_note`).
+    credit_notes: tuple[str, ...] = ()
+    #: Site path of its per-sample outcomes (SAMPLES.md section 5), when published.
+    samples: str | None = None
     #: Its score across the project's releases and this build; None when in no release.
     history: HistoryView | None = None
     #: Its prices and what its run cost; None when evals.json gives no price.
@@ -199,6 +226,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
             modes=_mode_values(t.modes),
             truncation_note=premises.truncation_note(e, [t]),
             tokens_note=premises.task_tokens_note(row.tokens_note, t),
+            samples=t.samples, effective_trials=t.effective_trials,
         ))
     chart = None
     if task_results:
@@ -213,6 +241,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         for tier, v in sorted(m.tiers.items(), key=lambda kv: _tier_order(kv[0])))
     spt_v1 = m.score_per_token_v1
     settings = settings_of(m)
+    notes = (credit_note(task, t.total, t.partial, e.harness_scores.get(task)) for task, t in m.tasks.items())
     title = row.label + ("" if row.complete else " (incomplete)")
     return ModelPage(
         path=row.path, title=title, template="model.html", simulated=row.simulated,
@@ -225,6 +254,8 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
         board=ctx.board_page(m.id), boards=board_standings(ctx, m.id),
         board_tasks_present=len(ctx.results.leaderboard.settings.tasks) - len(m.missing_tasks),
+        credit_notes=tuple(n for n in notes if n),
+        samples=samples_path(e.slug) if e.trial_files and ctx.results.config.publish_samples else None,
         history=history_view(ctx.results.history.get(m.id, ()), row.label),
         cost=cost_view(evaluation_cost(m)),
         analyses=_analyses(ctx, m.id, row.label),

@@ -11,7 +11,7 @@ that data, never by a special case for one harness:
   multiple-choice format: its token count says nothing about efficiency), or tokens were
   not recorded.
 * **Interval width.** The band says how wide; its causes are computed from the evaluation's
-  own numbers (`width_causes`: few trials, truncation, a spread of its task scores), not a
+  own numbers (`width_causes`: few samples, truncation, a spread of its task scores), not a
   stock list of possible ones.
 * **C_P and C_I.** Where truncation was not recorded, "C_P equals C_I here" only when the
   two estimates as printed are equal (the C_P interval multiplies by the completion factor,
@@ -29,13 +29,13 @@ from typing import Iterable, Mapping
 from ...sources.trials import ANSWER_CAP
 from ...stats.board import EvaluationRow, TaskResult
 from ...stats.evaluations import Evaluation
+from ...store.setup import TOKEN_LIMIT_KEYS
 from ...vocabulary import MODES
 
-#: Generation settings that name the token limit, as harnesses spell it.
-TOKEN_LIMIT_KEYS = ("max_tokens", "max_new_tokens", "max_gen_toks", "max_output_tokens")
-#: Median trials per task below which the trial count is named as a cause of a wide
-#: interval (a Wilson interval on 1,000 trials is still about ±0.03 wide at p = 0.5).
-FEW_TRIALS = 1000
+#: Median samples per task below which the sample count is named as a cause of a wide
+#: interval (a Wilson interval on 1,000 samples is still about ±0.03 wide at p = 0.5). Samples,
+#: not trials: epochs of the same items add little evidence (SAMPLES.md section 2).
+FEW_SAMPLES = 1000
 #: Truncated share of trials from which truncation is named as a cause.
 TRUNCATION_CAUSE = 0.05
 #: Spread (highest minus lowest task estimate) from which it is named as a cause.
@@ -115,12 +115,12 @@ def width_causes(m: EvaluationRow, truncation_observed: bool) -> tuple[str, ...]
     if not tasks:
         return ()
     causes = []
-    totals = sorted(t.total for _, t in tasks)
-    median = int(statistics.median(totals))
-    if len(tasks) == 1 and totals[0] < FEW_TRIALS:
-        causes.append(f"few trials ({totals[0]} on its one task)")
-    elif median < FEW_TRIALS:
-        causes.append(f"few trials (a median of {median} per task, {totals[0]} on the smallest)")
+    samples = sorted(t.samples or t.total for _, t in tasks)
+    median = int(statistics.median(samples))
+    if len(tasks) == 1 and samples[0] < FEW_SAMPLES:
+        causes.append(f"few samples ({samples[0]} on its one task)")
+    elif median < FEW_SAMPLES:
+        causes.append(f"few samples (a median of {median} per task, {samples[0]} on the smallest)")
     rate = m.truncation_rate
     if truncation_observed and rate is not None and rate >= TRUNCATION_CAUSE:
         causes.append(f"truncation ({rate:.0%} of trials)")

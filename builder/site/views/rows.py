@@ -6,7 +6,7 @@ and the task page."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...results import BuildResults
 from ...stats.bands import Bands
@@ -53,6 +53,9 @@ class ModelRow:
     width_causes: tuple[str, ...] = ()
     #: evals.json groups ("family:llama"): the facets a reader filters by.
     groups: tuple[str, ...] = ()
+    #: Why a complete evaluation is not ranked (SAMPLES.md section 4): "fewer than 20
+    #: samples on hellaswag"; None when it is ranked or incomplete.
+    preliminary: str | None = None
 
     @property
     def rank_text(self) -> str:
@@ -154,10 +157,19 @@ class Context:
         page = self.positions[model_id] // size + 1
         return page_path("index", "", page)
 
+    @property
+    def min_samples(self) -> int:
+        return int(self.results.config.min_samples)
+
     def task_interval(self, model_id: str, task: str, t: TaskResult) -> Interval | None:
+        """The interval of a task result; a preliminary one (fewer than `min_samples`
+        samples, SAMPLES.md section 4) is shown without a band."""
         key = (model_id, task)
         if key not in self.intervals:
-            self.intervals[key] = task_interval(self.bands, t.estimate, t.low, t.high)
+            interval = task_interval(self.bands, t.estimate, t.low, t.high)
+            if interval is not None and t.preliminary:
+                interval = replace(interval, band=None)
+            self.intervals[key] = interval
         return self.intervals[key]
 
     def task_ref(self, task: str) -> Ref:
@@ -179,7 +191,12 @@ def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
     tokens_note = premises.tokens_note(e, m)
     spt_note = premises.score_per_token_note(e, m.avg_tokens)
     spt = None if tokens_note else m.score_per_token
-    spt_band = None if tokens_note or spt_note else BandView.of("score_per_token", ctx.bands.score_per_token(spt))
+    # Preliminary rows have no rank, so neither band (SAMPLES.md section 4): the reason instead.
+    preliminary = None
+    if m.status == "preliminary":
+        preliminary = f"fewer than {ctx.min_samples} samples on {', '.join(m.preliminary_tasks)}"
+    spt_band = (None if tokens_note or spt_note or preliminary
+                else BandView.of("score_per_token", ctx.bands.score_per_token(spt)))
     score = score_interval(ctx.bands, m.score, ranked=m.rank is not None)
     # Causes are named for any interval wider than the tightest band.
     wide = score is not None and score.width is not None and score.width.key != ctx.bands.scales["ci_width"][-1].key
@@ -196,5 +213,5 @@ def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
         simulated=ctx.simulated[e.id],
         truncation_note=premises.truncation_note(e, m.tasks.values()), tokens_note=tokens_note,
         score_per_token_note=spt_note, width_causes=premises.width_causes(m, e.truncation_observed) if wide else (),
-        groups=e.groups,
+        groups=e.groups, preliminary=preliminary,
     )

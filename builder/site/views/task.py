@@ -4,8 +4,10 @@ its difficulty curves."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from ...slugs import unique_slugs
+from ...stats.board import EvaluationRow
 from ...stats.taskranks import TaskRanking
 from .. import format as fmt
 from ..charts import Chart
@@ -30,9 +32,17 @@ class TaskModelRow:
     tie_next: TieMark
     leaderboard_rank: int | None
     truncation_note: str | None = None
+    #: "50", or "50 (10 samples × 5 epochs)" (SAMPLES.md section 2).
+    trials_text: str = ""
+    #: Why the row is not ranked: "preliminary: 3 samples, fewer than 20" (SAMPLES.md §4).
+    preliminary: str | None = None
+    #: "95 of 100": the task's items this evaluation answered; "not recorded" without trials.
+    items_text: str = ""
 
     @property
     def position_text(self) -> str:
+        if self.preliminary:
+            return "—"
         best, worst = self.rank_range
         return str(self.position) if best == worst else f"{self.position} ({best}–{worst})"
 
@@ -73,6 +83,11 @@ class TaskPage(Page):
     benchmark: BenchmarkSummary | None
     #: The listed models' token hazards together (per-sample trials with output tokens).
     hazards: TaskHazards | None = None
+    #: Rows with fewer than `min_samples` samples, listed apart (SAMPLES.md section 4).
+    preliminary: tuple[TaskModelRow, ...] = ()
+    #: Said when the evaluations did not all answer the same items (SAMPLES.md section 3).
+    items_note: str | None = None
+    min_samples: int = 20
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -96,25 +111,59 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
             rank_range=(ranking.rank_best[n], ranking.rank_worst[n]), interval=interval, total=total,
             truncation_rate=t.truncated / total if total else None, tie_next=TieMark(ranking.tied_next[n]),
             leaderboard_rank=m.rank, truncation_note=premises.truncation_note(m.evaluation, [t]),
+            trials_text=fmt.trials(total, t.samples),
+            preliminary=(f"preliminary: {fmt.count(t.samples)} sample{'' if t.samples == 1 else 's'}, "
+                         f"fewer than {ctx.min_samples}" if ranking.is_preliminary(n) else None),
+            items_text=_items_text(t.items, ranking.items),
         ))
+    ranked = [r for r in rows if not r.preliminary]
     chart = None
-    if rows:
+    if ranked:
         chart = Chart(kind="forest-probability", id="task-models", twin="task-table",
-                      label=f"C_P intervals of the {len(rows)} models on {task}, best first",
+                      label=f"C_P intervals of the {len(ranked)} models on {task}, best first",
                       rows=tuple({"label": f"{r.position}. {r.model.label}", "order": r.position,
                                   "low": r.interval.low, "high": r.interval.high, "center": r.interval.center,
-                                  "text": r.interval.text, "hollow": False} for r in rows))
+                                  "text": r.interval.text, "hollow": False} for r in ranked))
     curves = _curves(ctx, task, [m.id for m in listed])
     return TaskPage(
         path=ctx.task_paths[task], title=f"Task: {task}", template="task.html",
         simulated=any(ctx.simulated[m.id] for m in ranking.rows),
         description=f"Every model's interval on {task}, difficulty curves and the task's Evaluation Card",
-        task=task, rows=tuple(rows), shown=len(rows), total=len(ranking.rows), chart=chart, curves=curves,
+        task=task, rows=tuple(ranked), shown=len(rows), total=len(ranking.rows), chart=chart, curves=curves,
+        preliminary=tuple(r for r in rows if r.preliminary),
+        items_note=_items_note(ranking, listed, task), min_samples=ctx.min_samples,
         missing=tuple(ctx.ref(m.id) for m in ranking.missing[:page_size]),
         benchmark=ctx.cards.summary_for_task(task),
         hazards=task_hazards(task, [(m.id, ctx.ref(m.id)) for m in listed], ctx.results.analyses.evaluations,
                              CURVE_SERIES),
     )
+
+
+def _items_text(answered: int | None, items: int | None) -> str:
+    if answered is None:
+        return "not recorded"
+    return f"{fmt.count(answered)} of {fmt.count(items)}" if items is not None else fmt.count(answered)
+
+
+def _items_note(ranking: TaskRanking, listed: Sequence[EvaluationRow], task: str) -> str | None:
+    """The sentence a task page prints when its evaluations did not all answer the same
+    items: a difference between two of them then mixes the models with the items."""
+    answered = [m.tasks[task].items for m in listed]
+    known = [a for a in answered if a is not None]
+    unknown = len(answered) - len(known)
+    if ranking.items is None or (not unknown and all(a == ranking.items for a in known)):
+        return None
+    parts = []
+    if any(a != ranking.items for a in known):
+        parts.append(f"The evaluations on this page did not all answer the same items: the task has "
+                     f"{fmt.count(ranking.items)} items among those with per-sample records, and the Items column "
+                     "says how many each answered, so a difference between two of them is partly a difference "
+                     "between their items.")
+    if unknown:
+        one = unknown == 1
+        parts.append(f"{unknown} of them {'has' if one else 'have'} no per-sample records, so which items "
+                     f"{'it' if one else 'they'} answered is not known.")
+    return " ".join(parts)
 
 
 def _level_sort_key(value: str) -> tuple[int, float, str]:

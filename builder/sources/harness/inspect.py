@@ -19,7 +19,6 @@ record has no single correctness, and the task is skipped.
 
 from __future__ import annotations
 
-import struct
 import zipfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -40,7 +39,8 @@ from ..trials import (
     score_value,
     strip_registry,
 )
-from .archive import bounded, check_member
+from .archive import bounded, check_member, zstd_member
+from .inspect_text import headline, output_text
 
 FORMAT = "inspect"
 HARNESS = "inspect_ai"
@@ -60,6 +60,7 @@ GENERATION_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "reaso
 class _ScorerRef(msgspec.Struct):
     name: str = ""
     scorer: str | None = None
+    metrics: Any = None  # results: {name: {"value": ...}}; the eval spec's scorers: a list
 
 
 class _Results(msgspec.Struct):
@@ -241,26 +242,9 @@ def _member_bytes(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -
         if info.compress_type != ZSTD_METHOD:
             with archive.open(info) as stream:
                 return bounded(stream, info)
-        return _zstd_member(path, info)
+        return zstd_member(path, info)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise UnreadableInput(f"corrupt member {info.filename} ({exc})") from None
-
-
-def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
-    import zstandard
-    with path.open("rb") as fh:
-        fh.seek(info.header_offset)
-        local = fh.read(30)
-        if len(local) < 30 or local[:4] != b"PK\x03\x04":
-            raise ValueError("bad local header")
-        name_len, extra_len = struct.unpack("<HH", local[26:30])
-        fh.seek(info.header_offset + 30 + name_len + extra_len)
-        raw = fh.read(info.compress_size)
-    try:
-        with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as stream:
-            return bounded(stream, info)
-    except zstandard.ZstdError as exc:
-        raise ValueError(f"zstd: {exc}") from None
 
 
 def _check_status(header: _Header, options: ReadOptions) -> None:
@@ -282,6 +266,7 @@ def _run(path: Path, header: _Header, samples: Iterator[_Sample], options: ReadO
         sampler=sampler_name(config.get("temperature"), limit), task=strip_registry(spec.task),
         metric=(scorer + (f".{main_key}" if main_key and main_key != scorer else "")) if scorer else "(no scorer)",
         generation_args={k: config[k] for k in GENERATION_KEYS if config.get(k) is not None},
+        headline=_headline(header, scorer, main_key),
     )
     run = Run(source=path, format=FORMAT, evaluation=evaluation, trials=())
     run.trials = _trials(run, samples, scorer, main_key, limit, options)
@@ -307,6 +292,15 @@ def _primary_scorer(header: _Header, options: ReadOptions) -> tuple[str | None, 
     if options.scorer:
         return options.scorer, options.scorer if key is None else key
     return scorer, key
+
+
+def _headline(header: _Header, scorer: str | None, main_key: str | None) -> tuple[str, float] | None:
+    """The log's own headline figure (`inspect_text.headline`) of the scorer the credit is from."""
+    for entry in header.results.scores if header.results else []:
+        if _entry_key(entry) == (scorer, main_key) and isinstance(entry.metrics, dict):
+            return headline({name: metric.get("value") for name, metric in entry.metrics.items()
+                             if isinstance(metric, dict)})
+    return None
 
 
 def _entry_key(entry: _ScorerRef) -> tuple[str, str | None]:
@@ -341,27 +335,16 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
         usage = output.usage or _Usage()
         tokens = count_tokens(usage.output_tokens, usage.reasoning_tokens)
         stop = output.choices[0].stop_reason if output.choices else output.stop_reason
+        message = output.choices[0].message if output.choices else None
         sample_limit = limit if limit is not None else _event_limit(sample.events)
         yield Trial(
             sample_id=str(sample.id), epoch=sample.epoch or 1,
             params=_params(sample.metadata, options.params), score=score,
             truncated=is_truncated(stop, usage.output_tokens, sample_limit),
             options=len(sample.choices) if sample.choices else None, tokens=tokens,
-            input_tokens=usage.input_tokens, compressed=compressed_size(_output_text(output)),
+            input_tokens=usage.input_tokens,
+            compressed=compressed_size(output_text(output.completion, message.content if message else None)),
         )
-
-
-def _output_text(output: _Output) -> str | None:
-    """The model's completion (SAMPLES.md section 1): `output.completion`, else the text parts
-    of the first choice's message; reasoning parts a provider returns apart are left out."""
-    if output.completion:
-        return output.completion
-    message = output.choices[0].message if output.choices else None
-    if message is None or message.content is None:
-        return output.completion
-    if isinstance(message.content, str):
-        return message.content
-    return "".join(part.text or "" for part in message.content if part.type == "text")
 
 
 def _score_key(scores: dict[str, _Score], scorer: str | None, main_key: str | None) -> str | None:

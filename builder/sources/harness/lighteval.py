@@ -134,6 +134,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
             generation_args=generation,
             truncation_observed=generative and tokens_recorded and limit is not None,
             tokens_observed=tokens_recorded,
+            sampled=generative,
         )
     except duckdb.Error as error:
         con.close()

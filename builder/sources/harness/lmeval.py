@@ -71,6 +71,9 @@ SAMPLE_KEYS = frozenset({
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
     "doc_hash", "prompt_hash", "target_hash", "task_name",
 })
+#: Output types whose requests score given continuations by log-likelihood: the model
+#: generates nothing (only `generate_until` samples text).
+LIKELIHOOD_TYPES = frozenset({"loglikelihood", "loglikelihood_rolling", "multiple_choice"})
 #: Metrics taken by name before any other (section 3), in this order.
 PREFERRED = ("acc", "exact_match")
 
@@ -116,6 +119,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
         generation_args=kwargs,
         truncation_observed=False,
         tokens_observed=False,
+        sampled=config.get("output_type") not in LIKELIHOOD_TYPES,
     )
     if scan.problem is not None:
         yield Run(path, FORMAT, evaluation, (), skip=f"{task}: {scan.problem}")

@@ -32,6 +32,9 @@ CREATE TABLE IF NOT EXISTS reported_rows (
     min_score               DOUBLE,             -- may be +-infinity; NULL when absent
     max_score               DOUBLE,
     score                   DOUBLE NOT NULL,
+    -- The model generated its answers (false: a task scored by log-likelihood, which
+    -- samples nothing, so temperature and max_tokens are not required of it; section 4).
+    sampled                 BOOLEAN NOT NULL DEFAULT true,
     organization            VARCHAR,
     org_key                 VARCHAR NOT NULL,
     relationship_reported   VARCHAR,
@@ -141,7 +144,9 @@ SELECT c.home_key, c.card_id FROM cards c WHERE c.card_id NOT IN (SELECT card_id
 
 -- name: row_signals
 -- Per row (section 4): agentic by any of the three routes, and the required
--- reproducibility fields that are missing, in the order of the spec.
+-- reproducibility fields that are missing, in the order of the spec. Temperature and
+-- max_tokens are required of a row that sampled its answers (by task kind: a task scored
+-- by log-likelihood generates nothing).
 -- $threshold: population level that counts; $pattern_keys: benchmark keys matching the
 -- config's agentic pattern (matched in Python, whose regex dialect the config uses).
 CREATE OR REPLACE TEMP TABLE row_signals AS
@@ -158,8 +163,8 @@ WITH routed AS (
 )
 SELECT *,
        list_filter([
-           CASE WHEN lvl_temperature < $threshold THEN 'temperature' END,
-           CASE WHEN lvl_max_tokens < $threshold THEN 'max_tokens' END,
+           CASE WHEN sampled AND lvl_temperature < $threshold THEN 'temperature' END,
+           CASE WHEN sampled AND lvl_max_tokens < $threshold THEN 'max_tokens' END,
            CASE WHEN agentic AND lvl_harness < $threshold THEN 'harness' END,
            CASE WHEN agentic AND lvl_eval_plan < $threshold THEN 'eval_plan' END,
            CASE WHEN agentic AND lvl_eval_limits < $threshold THEN 'eval_limits' END
@@ -173,7 +178,7 @@ FROM judged;
 SELECT row_id, own, source_path, evaluation_id, model_id, model_key, benchmark_name,
        benchmark_key, slice_key, benchmark_path, metric_name, metric_key, metric_unit,
        score, min_score, max_score, organization, org_key, relationship, relationship_reported,
-       source_type, agentic, agentic_card, agentic_config, agentic_pattern,
+       source_type, agentic, sampled, agentic_card, agentic_config, agentic_pattern,
        array_to_string(missing, ',') AS missing,
        temperature, top_p, top_k, max_tokens, prompt_template, reasoning, agentic_eval_config,
        harness, harness_version, agent_scaffold
@@ -222,6 +227,7 @@ WITH setups AS (
            count(*) AS reports,
            list(row_id ORDER BY row_id) AS row_ids,
            bool_or(agentic) AS agentic,
+           bool_or(sampled) AS sampled,
            list_filter(['temperature', 'max_tokens', 'harness', 'eval_plan', 'eval_limits'],
                        lambda f: list_contains(flatten(list(missing)), f)) AS missing,
            count(*) = count(*) FILTER (WHERE relationship = 'first_party') AS first_party_only,
@@ -325,8 +331,8 @@ ORDER BY 2, 3, 4, 1, 5;
 -- Corpus rollups over triples (sections 4, 6, 7). Rates are NULL when nothing is counted.
 SELECT count(*) AS triples,
        avg((len(missing) > 0)::INTEGER) AS gap_rate,
-       avg(list_contains(missing, 'temperature')::INTEGER) AS temperature,
-       avg(list_contains(missing, 'max_tokens')::INTEGER) AS max_tokens,
+       avg(list_contains(missing, 'temperature')::INTEGER) FILTER (WHERE sampled) AS temperature,
+       avg(list_contains(missing, 'max_tokens')::INTEGER) FILTER (WHERE sampled) AS max_tokens,
        avg(list_contains(missing, 'harness')::INTEGER) FILTER (WHERE agentic) AS harness,
        avg(list_contains(missing, 'eval_plan')::INTEGER) FILTER (WHERE agentic) AS eval_plan,
        avg(list_contains(missing, 'eval_limits')::INTEGER) FILTER (WHERE agentic) AS eval_limits,

@@ -13,6 +13,12 @@ CREATE TABLE IF NOT EXISTS points (
     truncated  BIGINT  NOT NULL,
     guess      DOUBLE  NOT NULL,
     tokens     DOUBLE  NOT NULL,
+    -- Distinct samples of the point (SAMPLES.md section 2): counted from its trials, else
+    -- the points file's `samples` column, else `total`; and its design effect (the
+    -- estimators divide total, truncated, correct and guess by it; 1 without epochs).
+    samples    BIGINT  NOT NULL,
+    deff       DOUBLE  NOT NULL,
+    partial    BIGINT,             -- trials with partial credit (counted as not correct); NULL: no trials
     tiers      VARCHAR[] NOT NULL,
     groups     VARCHAR[] NOT NULL,
     source     VARCHAR NOT NULL,   -- file the point came from, relative to the data dir
@@ -36,6 +42,9 @@ CREATE TABLE IF NOT EXISTS point_rows (
     truncated  BIGINT  NOT NULL,
     guess      DOUBLE  NOT NULL,
     tokens     DOUBLE  NOT NULL,
+    samples    BIGINT  NOT NULL,
+    deff       DOUBLE  NOT NULL,
+    partial    BIGINT,
     tiers      VARCHAR[] NOT NULL,
     groups     VARCHAR[] NOT NULL,
     source     VARCHAR NOT NULL,
@@ -93,6 +102,12 @@ CREATE TABLE IF NOT EXISTS evaluations (
     price_out       DOUBLE,
     price_source    VARCHAR,
     price_date      VARCHAR,
+    -- evals.json `harness_scores`: per task, the harness's own headline figure
+    -- ({"metric": ..., "value": ...}) as canonical JSON, shown beside ours.
+    harness_scores      VARCHAR NOT NULL DEFAULT '{}',
+    -- evals.json `likelihood_tasks`: tasks scored by log-likelihood, which sample nothing
+    -- (no temperature or token limit applies to them).
+    likelihood_tasks VARCHAR[],
     PRIMARY KEY (model, template, sampler)
 );
 

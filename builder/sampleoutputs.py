@@ -1,0 +1,54 @@
+"""The published per-sample outcomes (SAMPLES.md section 5).
+
+Each evaluation with trials gets `data/samples/<evaluation slug>.parquet`: its trials with
+the columns of SAMPLES.md section 1 except model, template and sampler (the name says which
+evaluation), sorted as trials files are; outcomes, tokens and compressed sizes, never the
+text of an item or an answer (trials files have none). `publish_samples = false` keeps even
+the items' ids private. Read from the evaluation's own trials files, not from the PointsDB's
+table of every trial; the build makes them while its render workers make the pages.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import duckdb
+
+from .confined import checked_name
+from .stats.evaluations import Evaluation
+from .store.trialfiles import NAMES, ORDER
+
+#: The published columns: a trials file's without the evaluation's names.
+SAMPLE_COLUMNS = tuple(name for name in NAMES if name not in ("model", "template", "sampler"))
+SAMPLES_FOLDER = "data/samples"
+
+
+def samples_path(slug: str) -> str:
+    """The site path of an evaluation's per-sample outcomes (its page's slug, which may hold
+    one `/`: `model/template-sampler`)."""
+    return f"{SAMPLES_FOLDER}/{slug}.parquet"
+
+
+def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bool) -> Iterator[tuple[str, bytes]]:
+    """(site path, bytes) of the per-sample outcomes of each of `evaluations` with trials
+    files (`Evaluation.trial_files`, relative to `data_dir`), when `publish`. Sorted by path;
+    the same trials give the same bytes."""
+    chosen = sorted((e for e in evaluations if e.trial_files and publish), key=lambda e: e.slug)
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    try:
+        with tempfile.TemporaryDirectory(prefix="reasonboard-samples-") as scratch:
+            target = Path(scratch) / "samples.parquet"
+            for e in chosen:
+                # DuckDB opens them: each checked to be a file inside the project (confined.py).
+                files = [checked_name(data_dir / rel) for rel in e.trial_files]
+                con.execute(
+                    f"COPY (SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?) WHERE trim(model) = ? "
+                    f"AND trim(template) = ? AND trim(sampler) = ? ORDER BY {ORDER}) "
+                    "TO ? (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)",
+                    [files, *e.key, str(target)])
+                yield samples_path(e.slug), target.read_bytes()
+    finally:
+        con.close()
