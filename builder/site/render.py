@@ -7,6 +7,11 @@ the process that renders them, workers.py), renders each with its own `url()` he
 `SiteFiles`, which refuses a path claimed twice; `iter_site` gives the same files one at a
 time (the build streams them to the writer). It writes nothing: the writer does.
 
+A page is rendered from one frozen record, `PageInputs`, and nothing else the template can
+reach but the templates and the code: so the record's digest, salted with those, is the
+page's key, and a build keeps the previous build's file of a page whose key did not change
+(reuse.py).
+
 Templates and content pages are looked up along search paths, project first, then the
 package (project.py): a project file with a built-in name replaces it, others are added.
 
