@@ -86,7 +86,8 @@ def changed(old: Any, draw: Any) -> Any:
 def test_equal_keys_give_equal_pages_under_random_changes_to_the_results(original, data):
     """One value of one evaluation's leaderboard row changes (a score, an interval's end, a
     task estimate, a label, ...): every page whose key stayed the same renders to the bytes it
-    had, and every page whose bytes changed has a new key."""
+    had, and every page whose bytes changed has a new key. (A value no page shows, such as
+    an estimator's end that no table prints, moves no key.)"""
     results, content, env, before = original
     rows = results.leaderboard.models
     n = data.draw(st.integers(0, len(rows) - 1), label="row")
@@ -103,7 +104,6 @@ def test_equal_keys_give_equal_pages_under_random_changes_to_the_results(origina
     moved = [p for p in after if p not in same]
     for page in moved[:8]:  # a changed key is only a page rendered again; a few are enough
         render_page(env, after[page][1])
-    assert len(same) < len(after)  # a row's change shows somewhere (its own page at least)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
