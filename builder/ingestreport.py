@@ -143,14 +143,23 @@ FIXTURE = re.compile(r"(^|/)(mockllm|hardcoded)(/|$)|dummy", re.IGNORECASE)
 def split_samplers(evaluations: Iterable[EvaluationInfo]) -> list[str]:
     """A warning per (model, template) whose runs recorded different generation settings, so
     ingest made one evaluation per sampler: right for several runs, wrong for one run whose
-    logs disagree (the `--sampler` fix)."""
-    samplers: dict[tuple[str, str], list[str]] = {}
+    logs disagree (the `--sampler` fix). A sampler holding only tasks scored by
+    log-likelihood is named as such: those record no settings because they sample nothing."""
+    samplers: dict[tuple[str, str], list[EvaluationInfo]] = {}
     for info in evaluations:
-        samplers.setdefault((info.model, info.template), []).append(info.sampler)
-    return [f"{model} (template {template}) became {len(names)} evaluations, one per sampler "
-            f"({', '.join(sorted(names))}), because its logs recorded different generation settings; "
-            f"if they are one run, ingest its files again with --sampler NAME"
-            for (model, template), names in sorted(samplers.items()) if len(names) > 1]
+        samplers.setdefault((info.model, info.template), []).append(info)
+    warnings = []
+    for (model, template), infos in sorted(samplers.items()):
+        if len(infos) < 2:
+            continue
+        unsampled = "; ".join(f"{i.sampler}: {', '.join(sorted(i.likelihood_tasks))}, scored by log-likelihood, "
+                              "sample nothing" for i in sorted(infos, key=lambda i: i.sampler)
+                              if i.likelihood_tasks and not i.sampled_tasks)
+        warnings.append(f"{model} (template {template}) became {len(infos)} evaluations, one per sampler "
+                        f"({', '.join(sorted(i.sampler for i in infos))}), because its logs recorded different "
+                        f"generation settings{f' ({unsampled})' if unsampled else ''}; "
+                        "if they are one run, ingest its files again with --sampler NAME")
+    return warnings
 
 
 def fixture_models(evaluations: Iterable[EvaluationInfo]) -> list[str]:

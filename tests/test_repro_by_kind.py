@@ -122,3 +122,15 @@ def test_evals_json_likelihood_tasks_must_be_task_names(tmp_path):
     assert result.exit_code == 2
     assert "'likelihood_tasks' must be a list of task names" in result.output
     assert 'got "asdiv", a string' in result.output
+
+
+def test_a_sampler_of_log_likelihood_tasks_is_named_in_the_split_warning(tmp_path):
+    """negotiationtom's multiple-choice subtasks record no generation settings (they sample
+    nothing), its generating one does: the warning about the split says why."""
+    lines = _run("ingest", str(NEGOTIATION), "--data", str(tmp_path / "data"))
+    (warning,) = [line for line in lines if line.startswith("warning: Qwen/Qwen3-8B")]
+    assert warning == (
+        "warning: Qwen/Qwen3-8B (template 0shot-chat) became 2 evaluations, one per sampler (default, greedy-48), "
+        "because its logs recorded different generation settings (default: negotiationtom_belief, "
+        "negotiationtom_desire, scored by log-likelihood, sample nothing); "
+        "if they are one run, ingest its files again with --sampler NAME")

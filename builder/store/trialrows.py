@@ -185,12 +185,11 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
         if problem.endswith("is empty"):
             _check_readable(con, path)  # a column missing from this file is named as such
         raise InputError(path, problem, row=bad[0].source_row)
-    _samples(con)
+    # A plain grouping (no DISTINCT aggregate), so DuckDB can spill it past its memory limit.
     repeated = fetch_as(con.execute(
-        """SELECT t.source, max(t.source_row) AS source_row, t.base_task, t.sample_id, t.epoch
-           FROM (SELECT * FROM trial_samples WHERE m > epochs ORDER BY source, first_row LIMIT 1) s
-           JOIN trials t USING (source, model, template, sampler, base_task, params, sample_id)
-           GROUP BY ALL HAVING count(*) > 1 ORDER BY source_row LIMIT 1"""), Repeated)
+        f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch FROM {FRESH}
+            GROUP BY source, model, template, sampler, base_task, params, sample_id, epoch
+            HAVING count(*) > 1 ORDER BY source, min(source_row) LIMIT 1"""), Repeated)
     if repeated:
         first = repeated[0]
         raise InputError(files[at[first.source]], f"trial ({first.base_task}, sample {first.sample_id}, "
@@ -199,13 +198,12 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
 
 
 def _samples(con: duckdb.DuckDBPyConnection) -> None:
-    """The temp table `trial_samples`: per sample of a point, its trials `m`, distinct epochs
-    and the counts of its correct and truncated trials (SAMPLES.md section 2's `m_i`, `y_i`)."""
+    """The temp table `trial_samples`: per sample of a point, its trials `m` and the counts of
+    its correct and truncated trials (SAMPLES.md section 2's `m_i`, `y_i`)."""
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE trial_samples AS
             SELECT source, model, template, sampler, base_task, params, sample_id, count(*) AS m,
-                   count(DISTINCT epoch) AS epochs, count(*) FILTER (WHERE correct) AS y_e,
-                   count(*) FILTER (WHERE truncated) AS y_t, min(source_row) AS first_row
+                   count(*) FILTER (WHERE correct) AS y_e, count(*) FILTER (WHERE truncated) AS y_t
             FROM {FRESH} GROUP BY source, model, template, sampler, base_task, params, sample_id""")
 
 
@@ -214,6 +212,7 @@ def stage_points(con: duckdb.DuckDBPyConnection) -> None:
     columns, as a points file is staged), one per (evaluation, task, params), with their
     samples and design effect (`DESIGN_EFFECT`). Guesses are summed as ingest sums them
     (Kahan, 9 decimals), so a point has the same bytes either way."""
+    _samples(con)
     con.execute(
         f"""
         INSERT INTO staged
