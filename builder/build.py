@@ -30,6 +30,7 @@ from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
+from .stats.comparisons import with_comparisons
 from .stats.history import score_history
 from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
 from .stats.memo import RankMemo
@@ -162,6 +163,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves, analyses=board.analyses,
         signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
         boards=board.boards, timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
+        comparisons=board.comparisons,
     )
     # The state is cleared first, so an interrupted write can never leave a state that
     # vouches for a half-replaced site.
@@ -170,7 +172,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
 
     def data() -> Iterator[tuple[str, bytes]]:
         """The data files, sorted, then each evaluation's per-sample outcomes, one at a time."""
-        files = {**data_files(board.leaderboard, board.pairwise, signals),
+        files = {**data_files(board.leaderboard, board.pairwise, signals, board.comparisons),
                  **analyses_files(board.analyses, board.evaluations)}
         for path in sorted(files):
             yield path, files.pop(path)
@@ -250,6 +252,8 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
             site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
         signals = compute_signals(db, site_config, own_results(inputs, site_config))
         phase("signals")
+        board = with_comparisons(db, board, config)
+        phase("paired comparisons")
     finally:
         db.close()
     return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store)

@@ -37,7 +37,7 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except (KeyboardInterrupt, RuntimeError, duckdb.Error) as exc:
             if not interrupt.is_interrupt(exc):
-                if isinstance(exc, (duckdb.IOException, duckdb.PermissionException)):
+                if isinstance(exc, (duckdb.IOException, duckdb.PermissionException, duckdb.OutOfMemoryException)):
                     self._system_error(ctx, exc)
                 raise
             click.echo(f"\n{interrupt.message(ctx.invoked_subcommand)}", err=True)
@@ -68,6 +68,9 @@ def system_error(exc: BaseException) -> str:
         advice = ADVICE.get(exc.errno or 0)
         return printable(f"{where}{exc.strerror or exc}" + (f" ({advice})" if advice else ""))
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if type(exc).__name__ == "OutOfMemoryException":
+        return printable(f"{text} (the PointsDB's queries need more memory than this machine lets them use: "
+                         "build on a machine with more memory, or with fewer evaluations or trials)")
     known = next((a for e, a in ADVICE.items() if os.strerror(e) in text), None)
     return printable(text + (f" ({known})" if known else ""))
 

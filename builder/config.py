@@ -210,8 +210,11 @@ class SiteConfig:
     bootstrap: int = option(5000, _positive_int)
     seed: int = option(42, _int)
     pairwise_top: int = option(50, _positive_int)
-    #: SAMPLES.md section 4: a task result with fewer samples is preliminary (no band, no rank).
+    #: SAMPLES.md section 4: a task result with fewer samples is preliminary (no band, no rank);
+    #: section 5: two evaluations sharing fewer items of a task are not compared paired there.
     min_samples: int = option(20, _positive_int)
+    #: SAMPLES.md section 5: the paired bootstrap's replicates.
+    paired_draws: int = option(2000, _positive_int)
     populated_rule: str = option("strict", _choice(*POPULATED_RULES))
     agentic_pattern: str = option(DEFAULT_AGENTIC_PATTERN, _regex)
     page_size: int = option(100, _positive_int)

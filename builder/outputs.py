@@ -31,6 +31,7 @@ from .stats.budget import DIVISORS
 from .stats.compression import Quartiles
 from .stats.evaluations import Evaluation
 from .stats.grid import r3
+from .stats.verdicts import Comparisons, PairedResult
 from .vocabulary import MODES
 
 #: Version 2 publishes ties in a size linear in the number of models: a model's
@@ -125,10 +126,10 @@ def _task_document(t: TaskResult) -> dict[str, Any]:
     }
 
 
-def pairwise_document(pw: Pairwise) -> dict[str, Any]:
+def pairwise_document(pw: Pairwise, comparisons: Comparisons | None = None) -> dict[str, Any]:
     """`pairwise.json`: the top models' matrix and Bradley–Terry ranking, every ranked
-    model's neighbours."""
-    return {
+    model's neighbours, and, with trials, the paired comparisons on shared items."""
+    doc = {
         "schema": PAIRWISE_SCHEMA, "models": list(pw.models),
         "win_rate": [list(row) for row in pw.win_rate],
         "tasks_shared": [list(row) for row in pw.tasks_shared],
@@ -136,6 +137,28 @@ def pairwise_document(pw: Pairwise) -> dict[str, Any]:
         "bradley_terry": [{"id": s.id, "strength": s.strength, "rank": s.rank} for s in pw.bradley_terry],
         "neighbours": {model: [{"id": n.id, "win_rate": n.win_rate, "tasks_shared": n.tasks_shared} for n in near]
                        for model, near in pw.neighbours.items()},
+    }
+    if comparisons is not None and comparisons.draws:
+        doc["paired"] = paired_document(comparisons)
+    return doc
+
+
+def paired_document(c: Comparisons) -> dict[str, Any]:
+    """The paired entries (SAMPLES.md section 5): each with the shared items, the effect (first
+    minus second: ReasonScore points on the board, `C_P` on a task) and its interval, the raw
+    p, the method, and `significant` after Holm over the entries of its list (one list per
+    page that shows them together: the board's adjacent pairs, a model's neighbours, the
+    matrix, a task's adjacent rows)."""
+    def entry(a: str, r: PairedResult) -> dict[str, Any]:
+        return {"a": a, "b": r.other, "shared": r.shared, "effect": r.effect, "low": r.low, "high": r.high,
+                "p": r.p, "method": r.method, "significant": r.significant}
+
+    return {
+        "min_samples": c.min_samples, "draws": c.draws,
+        "adjacent": [entry(a, r) for a, r in c.board_next.items()],
+        "neighbours": {a: [entry(a, r) for r in near] for a, near in c.neighbours.items()},
+        "matrix": [entry(a, r) for a, r in c.matrix],
+        "tasks": {task: [entry(a, r) for a, r in found.items()] for task, found in c.task_next.items()},
     }
 
 
@@ -175,18 +198,19 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def data_files(leaderboard: Leaderboard, pairwise: Pairwise, signals: Signals | None) -> dict[str, bytes]:
+def data_files(leaderboard: Leaderboard, pairwise: Pairwise, signals: Signals | None,
+               comparisons: Comparisons | None = None) -> dict[str, bytes]:
     """Every data file of the site: the board's and the signals'."""
-    return {**board_files(leaderboard, pairwise), **signals_files(signals)}
+    return {**board_files(leaderboard, pairwise, comparisons), **signals_files(signals)}
 
 
-def board_files(leaderboard: Leaderboard, pairwise: Pairwise) -> dict[str, bytes]:
-    """The data files written from the statistics alone (a build makes them in the process
-    that ranks the board, while the signals are computed: build.py)."""
+def board_files(leaderboard: Leaderboard, pairwise: Pairwise, comparisons: Comparisons | None = None) -> dict[str, bytes]:
+    """The board's data files: the leaderboard (JSON and CSV) and `pairwise.json`, with its
+    paired entries when `comparisons` are given."""
     return {
         "data/leaderboard.json": dump_json(leaderboard_document(leaderboard)),
         "data/leaderboard.csv": leaderboard_csv(leaderboard),
-        "data/pairwise.json": dump_json(pairwise_document(pairwise)),
+        "data/pairwise.json": dump_json(pairwise_document(pairwise, comparisons)),
     }
 
 

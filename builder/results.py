@@ -18,6 +18,7 @@ from .stats.board import Curves, Leaderboard, Pairwise, RankedBoard
 from .stats.evaluations import Evaluation
 from .stats.history import HistoryPoint
 from .stats.taskranks import TaskRanking
+from .stats.verdicts import Comparisons
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class BuildResults:
     #: Every board (PRODUCT.md "Boards"), the first being `leaderboard`'s.
     boards: tuple[RankedBoard, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
+    #: The paired comparisons on shared items (empty without trials).
+    comparisons: Comparisons = field(default_factory=Comparisons)
     #: The project's releases, oldest first (PRODUCT.md "Releases and history").
     releases: tuple[ReleaseSnapshot, ...] = ()
     #: Each evaluation's score across the releases and this build (`stats.history`).

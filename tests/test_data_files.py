@@ -57,7 +57,7 @@ def test_leaderboard_and_pairwise_of_the_default_build_are_the_plain_encoding(de
     results = default_build.results
     data = default_build.out / "data"
     assert (data / "leaderboard.json").read_bytes() == plain_file(leaderboard_document(results.leaderboard))
-    assert (data / "pairwise.json").read_bytes() == plain_file(pairwise_document(results.pairwise))
+    assert (data / "pairwise.json").read_bytes() == plain_file(pairwise_document(results.pairwise, results.comparisons))
 
 
 # -- hand-made triples ---------------------------------------------------------------------------

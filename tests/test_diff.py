@@ -151,7 +151,7 @@ def test_compare_classifies_each_model(pair):
     # Sorted by |Δ|: alpha (+100) and zeta (-100) before beta (+5); equal |Δ| by places moved.
     assert [c.model.id for c in report.changed] == ["alpha/zs/greedy", "zeta/zs/greedy", "beta/zs/greedy"]
     assert report.summary() == {
-        "changed": 3, "significant_gains": 1, "significant_drops": 1, "within_intervals": 1,
+        "changed": 3, "significant_gains": 1, "significant_drops": 1, "within_intervals": 1, "not_significant": 0, "paired": 0,
         "score_unchanged": 0, "not_comparable": 0, "added": 1, "removed": 1, "unchanged": 1, "tasks_added": 0,
         "tasks_removed": 0, "card_changes": 0,
     }
@@ -342,14 +342,14 @@ def _section(text: str, title: str) -> str:
 def test_markdown_keeps_significant_and_within_apart(pair):
     text = render_markdown(compare(*pair, base_name="main", head_name="pr"))
     assert text.startswith("## Score changes: main → pr\n")
-    assert "**3 changed** · **2 significant** (1 `++` gain, 1 `!!` drop) · 1 within the intervals (`~`)" in text
+    assert "**3 changed** · **2 significant** (1 `++` gain, 1 `!!` drop) · 1 not significant (`~`)" in text
     assert "1 added · 1 removed · 1 unchanged" in text
     significant = _section(text, "Significant changes")
     within = _section(text, "Not significant")
-    assert "| `++` | alpha | 600.0 ± 10.0 → 700.0 ± 10.0 | +100.0 | 2 (1–2) → 1 (1–2) | good → strong | ↑ arithmetic |" in significant
-    assert "| `!!` | zeta | 400.0 ± 10.0 → 300.0 ± 10.0 | -100.0 | 5 | limited |  |" in significant
+    assert "| `++` | alpha | 600.0 ± 10.0 → 700.0 ± 10.0 | +100.0 | 2 (1–2) → 1 (1–2) | good → strong | overlap; ↑ arithmetic |" in significant
+    assert "| `!!` | zeta | 400.0 ± 10.0 → 300.0 ± 10.0 | -100.0 | 5 | limited | overlap |" in significant
     assert "beta" not in significant
-    assert "| `~` | beta | 650.0 ± 20.0 → 655.0 ± 20.0 | +5.0 | 1 (1–2) → 2 (1–2) | good |  |" in within
+    assert "| `~` | beta | 650.0 ± 20.0 → 655.0 ± 20.0 | +5.0 | 1 (1–2) → 2 (1–2) | good | overlap |" in within
     assert "| epsilon | 520.0 ± 15.0 | 3 | good |" in _section(text, "Added models")
     assert "| delta | 450.0 ± 10.0 | 4 | limited |" in _section(text, "Removed models")
     assert "gamma" not in text
@@ -708,7 +708,7 @@ def test_two_builds_markdown_and_json(two_builds):
                                   "--fail-on-significant-drop"])
     assert result.exit_code == 0, result.output
     text = result.output
-    assert "**1 significant** (1 `++` gain, 0 `!!` drops) · 1 within the intervals (`~`)" in text
+    assert "**1 significant** (1 `++` gain, 0 `!!` drops) · 1 not significant (`~`)" in text
     assert "1 added · 1 removed" in text
     significant = _section(text, "Significant changes")
     assert re.search(rf"^\| `\+\+` \| {re.escape(improved['label'])} \| ", significant, flags=re.M)
@@ -728,7 +728,7 @@ def test_two_builds_markdown_and_json(two_builds):
     data = json.loads(result.output)
     assert data["summary"] == {
         "changed": data["summary"]["changed"], "significant_gains": 1, "significant_drops": 0,
-        "within_intervals": 1, "score_unchanged": data["summary"]["changed"] - 2, "not_comparable": 0,
+        "within_intervals": 1, "not_significant": 0, "paired": 0, "score_unchanged": data["summary"]["changed"] - 2, "not_comparable": 0,
         "added": 1, "removed": 1,
         "unchanged": data["summary"]["unchanged"], "tasks_added": 0, "tasks_removed": 0,
         "card_changes": 1 + len(data["cards"]["gaps_closed"]),

@@ -3,13 +3,16 @@ answering different subsets of a task's items, some with epochs, in several stra
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from reasonboard.stats import paired, pairing
 from reasonboard.stats.paired import Side, Stratum
+from reasonboard.store.items import TaskItems
 
 
-def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: set[int]) -> pairing.TaskItems:
+def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: set[int]) -> TaskItems:
     params = ('{"d": 1}', '{"d": 2}', '{"d": 3}')
     sample_ids = tuple(tuple(sorted(f"{task}-{s}-{i}" for i in range(12 + 4 * s))) for s in range(len(params)))
     rows = []
@@ -24,10 +27,10 @@ def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: s
                 opts = 4 if s == 1 else 0
                 rows.append((e, s, i, m, c, t, (m - t) / opts if opts else 0.0))
     cols = list(zip(*rows))
-    return pairing.TaskItems(task, params, sample_ids, *(np.array(col) for col in cols))
+    return TaskItems(task, params, sample_ids, *(np.array(col) for col in cols))
 
 
-def strata_of(items: pairing.TaskItems, a: int, b: int) -> list[Stratum]:
+def strata_of(items: TaskItems, a: int, b: int) -> list[Stratum]:
     out = []
     def side_rows(e, s):
         rows = np.flatnonzero((items.evaluation == e) & (items.stratum == s))
@@ -45,11 +48,14 @@ def strata_of(items: pairing.TaskItems, a: int, b: int) -> list[Stratum]:
     return out
 
 
-@pytest.mark.parametrize("epochs", [set(), {1, 4}])
-def test_engine_equals_one_pair_at_a_time(epochs, monkeypatch):
-    monkeypatch.setattr(pairing, "BATCH", 4)  # several batches
+@pytest.mark.parametrize(("epochs", "unit"), [(set(), 12), ({1, 4}, 12), ({1, 4}, 0), (set(), 7)])
+def test_engine_equals_one_pair_at_a_time(epochs, unit, monkeypatch):
+    """Packed sums (one trial per item, guess sums whole in units of 1/12), the design
+    effect's columns (epochs; or guess sums not whole: 1/4 is not a multiple of 1/7), and
+    several chunks of evaluations."""
+    monkeypatch.setattr(pairing, "CHUNK_BYTES", 30_000)
     rng = np.random.default_rng(1)
-    tasks = [random_task(rng, name, 7, epochs) for name in ("alpha", "beta")]
+    tasks = [replace(random_task(rng, name, 7, epochs), guess_unit=unit) for name in ("alpha", "beta")]
     pairs = np.array([(0, 1), (1, 2), (2, 3), (5, 4), (0, 6), (3, 1), (6, 2), (4, 0), (2, 5)])
     draws, seed = 300, 42
     for items in tasks:

@@ -265,3 +265,21 @@ def test_sums_do_not_depend_on_the_order_the_points_are_stored_in(tmp_path):
     plain = {reduce(add, sorted(r["guess"] for r in rows), 0.0), reduce(add, (r["guess"] for r in rows), 0.0),
              reduce(add, sorted((r["guess"] for r in rows), reverse=True), 0.0)}
     assert len(plain) > 1
+
+
+def test_duckdb_memory_is_bounded_and_running_out_is_one_line(monkeypatch):
+    """The PointsDB's buffer pool is a share of the machine within bounds (DuckDB's own
+    default let a large build reach 18.7 GB), and a query that still runs out of memory
+    ends the command with one line saying what to do, not a traceback."""
+    import duckdb
+    from reasonboard import cli
+    from reasonboard.store import pointsdb
+
+    monkeypatch.setattr(pointsdb.os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096,
+                                                              "SC_PHYS_PAGES": (16 << 30) // 4096}[name])
+    assert pointsdb.memory_limit() == f"{int((16 << 30) * 0.4) >> 20}MB"
+    with PointsDB() as fresh:
+        limit = fresh.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    assert limit.endswith(("GiB", "MiB", "GB", "MB"))
+    line = cli.system_error(duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block"))
+    assert line.startswith("Out of Memory Error") and "more memory" in line and "\n" not in line

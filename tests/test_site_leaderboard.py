@@ -47,10 +47,14 @@ def test_tie_markers_follow_the_statistics(default_build):
     ranked = [m for m in default_build.leaderboard["models"] if m["rank"] is not None]
     rows = _rows(doc)[: len(ranked)]
     assert any(m["distinct_from_next"] is False for m in ranked), "the demo data should contain ties"
+    # Where the next row shares enough items, the paired test speaks (marked "paired").
+    paired = {e["a"]: e for e in default_build.pairwise.get("paired", {}).get("adjacent", [])}
     for tr, m in zip(rows, ranked):
         mark = row_cells(tr)[1].text
         if m["distinct_from_next"] is None:
             assert mark == ""
+        elif m["id"] in paired:
+            assert mark == ("distinct paired" if paired[m["id"]]["significant"] else "≈ tied paired")
         elif m["distinct_from_next"]:
             assert mark == "distinct"
         else:

@@ -28,6 +28,7 @@ from ..sources.releases import FOLDER, read_data, read_releases, release_dirs
 from ..sources.text import read_text
 from .compare import compare
 from .markdown import render_markdown
+from .samples import paired_changes
 
 LEADERBOARD_SCHEMA = "reasonboard.leaderboard/"
 SCORE_KEYS = ("center", "margin", "ci_low", "ci_high")
@@ -43,6 +44,8 @@ class LoadedBuild:
     signals: dict[str, Any] | None
     #: "release NAME" when the side is a release, else None (the report names the path)
     name: str | None = None
+    #: The folder holding the leaderboard file (and `samples/`, when the build publishes them).
+    data_dir: Path | None = None
 
 
 def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
@@ -63,7 +66,7 @@ def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
     if signals_path.is_file():
         signals = _read_json(signals_path)
         _check_signals(signals, signals_path)
-    return LoadedBuild(leaderboard, signals)
+    return LoadedBuild(leaderboard, signals, data_dir=leaderboard_path.parent)
 
 
 def _release(path: Path, project: Path) -> Path | None:
@@ -164,15 +167,18 @@ def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_o
     """Report score changes between two builds: site directories, leaderboard.json files or
     release names (`latest`: the newest release).
 
-    A change is significant when the old and new ReasonScore intervals do not overlap.
+    A change is significant when the paired test on the items both builds' published
+    per-sample outcomes share says so (after Holm over the report's tests), or, where either
+    build has no per-sample outcomes, when the old and new ReasonScore intervals do not overlap.
     """
     try:
         old, new = load_build(base, project_dir), load_build(head, project_dir)
+        paired = paired_changes(old.data_dir, new.data_dir, old.leaderboard, new.leaderboard)
     except InputError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(2)
     report = compare(old.leaderboard, new.leaderboard, old.signals, new.signals,
-                     base_name=old.name or str(base), head_name=new.name or str(head))
+                     base_name=old.name or str(base), head_name=new.name or str(head), paired=paired)
     if output_format == "json":
         rendered = json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     else:

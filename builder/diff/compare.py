@@ -19,9 +19,13 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..stats.board import Score
+from ..stats.paired import PairedTest, holm
 from .cards import compare_signals
 from .report import (
     NOT_COMPARABLE,
+    NOT_SIGNIFICANT,
+    OVERLAP,
+    PAIRED,
     SCORE_DECIMALS,
     SCORE_UNCHANGED,
     SIGNIFICANT_DROP,
@@ -31,6 +35,7 @@ from .report import (
     ModelChange,
     ModelEntry,
     ModelRef,
+    PairedChange,
     ScoreChangeReport,
     TaskMove,
     TieChanges,
@@ -49,16 +54,29 @@ CONFIG_KEYS = ("mode", "bootstrap", "seed")
 def compare(base: Mapping[str, Any], head: Mapping[str, Any],
             base_signals: Mapping[str, Any] | None = None,
             head_signals: Mapping[str, Any] | None = None,
-            *, base_name: str = "base", head_name: str = "head") -> ScoreChangeReport:
-    """Build the score-change report for two leaderboards (and optionally their signals)."""
+            *, base_name: str = "base", head_name: str = "head",
+            paired: Mapping[str, PairedTest | None] | None = None) -> ScoreChangeReport:
+    """Build the score-change report for two leaderboards (and optionally their signals).
+
+    `paired` holds, for the models whose per-sample outcomes both builds publish, the paired
+    test of their ReasonScore change (`samples.paired_changes`; None: too few shared items).
+    Those changes are significant after Holm over the report's paired tests; the others by
+    the overlap rule. Each change names its rule."""
     old_models = {m["id"]: m for m in base.get("models", [])}
     new_models = {m["id"]: m for m in head.get("models", [])}
     refs = {**{i: _ref(m) for i, m in old_models.items()}, **{i: _ref(m) for i, m in new_models.items()}}
+    paired = paired or {}
+    both = sorted(old_models.keys() & new_models.keys())
+    tested = [i for i in both if paired.get(i) is not None and _score(old_models[i]) != _score(new_models[i])]
+    verdicts = dict(zip(tested, holm([paired[i].p for i in tested])))  # type: ignore[union-attr]
 
     changed = []
     unchanged = 0
-    for model_id in sorted(old_models.keys() & new_models.keys()):
-        change = _model_change(old_models[model_id], new_models[model_id])
+    for model_id in both:
+        test = paired.get(model_id)
+        note = ("" if test is not None else "fewer shared items than a paired test needs" if model_id in paired
+                else "no per-sample outcomes in both builds")
+        change = _model_change(old_models[model_id], new_models[model_id], test, verdicts.get(model_id, False), note)
         if change is None:
             unchanged += 1
         else:
@@ -123,14 +141,24 @@ def _rank_range(model: Mapping[str, Any]) -> tuple[int, int] | None:
     return (int(value[0]), int(value[1])) if value else None
 
 
-def _model_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> ModelChange | None:
+def _model_change(old: Mapping[str, Any], new: Mapping[str, Any], test: PairedTest | None = None,
+                  significant: bool = False, note: str = "") -> ModelChange | None:
     old_score, new_score = _score(old), _score(new)
+    verdict = significance(old_score, new_score)
+    record = None
+    if test is not None and verdict not in (SCORE_UNCHANGED, NOT_COMPARABLE):
+        record = PairedChange(test.shared, round(test.effect, SCORE_DECIMALS), round(test.low, SCORE_DECIMALS),
+                              round(test.high, SCORE_DECIMALS), round(test.p, 6), test.method, significant)
+        verdict = (SIGNIFICANT_GAIN if test.effect > 0 else SIGNIFICANT_DROP) if significant else NOT_SIGNIFICANT
     change = ModelChange(
         model=_ref(new),
         old=old_score,
         new=new_score,
         delta=_delta(old_score, new_score),
-        significance=significance(old_score, new_score),
+        significance=verdict,
+        rule=PAIRED if record is not None else OVERLAP,
+        test=record,
+        rule_note="" if record is not None else note,
         old_rank=old.get("rank"),
         new_rank=new.get("rank"),
         old_rank_range=_rank_range(old),

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from .mdtext import TABLE_NAMES, Table, model_name, moved, percent, plural, rank, score, signed, text
+from .mdtext import TABLE_NAMES, Table, model_name, moved, percent, plural, rank, rule_note, score, signed, text
 from .report import (
     NOT_COMPARABLE,
+    NOT_SIGNIFICANT,
     SCORE_UNCHANGED,
     SIGNIFICANT_DROP,
     SIGNIFICANT_GAIN,
@@ -36,12 +37,14 @@ from .report import (
 MAX_BYTES = 60_000
 
 
-MARKS = {SIGNIFICANT_GAIN: "++", SIGNIFICANT_DROP: "!!", WITHIN_INTERVALS: "~", SCORE_UNCHANGED: "=",
-         NOT_COMPARABLE: "x"}
+MARKS = {SIGNIFICANT_GAIN: "++", SIGNIFICANT_DROP: "!!", WITHIN_INTERVALS: "~", NOT_SIGNIFICANT: "~",
+         SCORE_UNCHANGED: "=", NOT_COMPARABLE: "x"}
 
-LEGEND = ("`++` significant gain, `!!` significant drop (the old and new ReasonScore intervals do not "
-          "overlap); `~` changed within the intervals; `=` same score, rank or band moved; "
-          "`x` not comparable (one side has no score).")
+LEGEND = ("`++` significant gain, `!!` significant drop; `~` changed, not significant; `=` same score, rank or "
+          "band moved; `x` not comparable (one side has no score). Each row's notes name its rule: *paired* "
+          "(both builds publish per-sample outcomes: the ReasonScore change bootstrapped on the items both "
+          "answered, significant after Holm's correction over the report's paired tests) or *overlap* (the old "
+          "and new ReasonScore intervals do not overlap).")
 
 # Tables are cut in this order when the report outgrows MAX_BYTES: card and tie details first,
 # then the not-significant moves, then added/removed models, the significant moves last.
@@ -148,7 +151,7 @@ class _Renderer:
             f"**{s['changed']} changed**",
             f"**{significant} significant** ({plural(s['significant_gains'], '`++` gain')}, "
             f"{plural(s['significant_drops'], '`!!` drop')})",
-            f"{s['within_intervals']} within the intervals (`~`)",
+            f"{s['within_intervals'] + s['not_significant']} not significant (`~`)",
         ]
         if s["score_unchanged"]:
             parts.append(f"{s['score_unchanged']} rank or band only (`=`)")
@@ -177,14 +180,15 @@ class _Renderer:
         header = ("", "Model", "ReasonScore (old → new)", "Δ", "Rank (range)", "Band", "Notes")
         if r.significant:
             lines += ["### Significant changes", "",
-                      "The old and new intervals do not overlap.", ""]
+                      "By the rule each row's notes name: the paired test on shared items, or intervals that "
+                      "do not overlap.", ""]
             lines += self.table("significant", header, [self._change_row(c) for c in r.significant]).lines()
         if r.not_significant:
             if lines:
                 lines.append("")
             not_comparable = bool(r.by_significance(NOT_COMPARABLE))
             lines += ["### Not significant" + (" or not comparable" if not_comparable else ""), "",
-                      "`~` changed within the intervals (the old and new intervals overlap); "
+                      "`~` changed, not significant (by the paired test, or the old and new intervals overlap); "
                       "`=` same score, only the rank, rank range or band moved"
                       + ("; `x` not comparable, one side has no score." if not_comparable else "."),
                       ""]
@@ -219,6 +223,8 @@ class _Renderer:
             if tasks:
                 shown = ", ".join(tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else "")
                 notes.append(f"{arrow} {shown}")
+        if c.significance not in (SCORE_UNCHANGED, NOT_COMPARABLE):
+            notes.insert(0, rule_note(c))
         return "; ".join(notes)
 
     # added / removed ----------------------------------------------------------------------

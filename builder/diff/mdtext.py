@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .report import ModelRef
+from .report import ModelChange, ModelRef
 
 #: Rows a table shows before the rest is folded into `<details>`.
 VISIBLE_ROWS = 10
@@ -114,3 +114,13 @@ class Table:
         if self.header is None:
             return [f"- {row}" for row in rows]
         return ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header), *rows]
+
+
+def rule_note(c: ModelChange) -> str:
+    """The rule that decided a change, with the paired test's figures when it was paired."""
+    t = c.test
+    if t is None:
+        return "overlap"  # why (no per-sample outcomes, too few shared items): the JSON's rule_note
+    verdict = "significant" if t.significant else "not significant"
+    return (f"paired on {t.shared:,} shared items: Δ {signed(t.effect)} (95% {signed(t.low)} to {signed(t.high)}), "
+            f"p = {t.p:.2g}, {verdict} after Holm")

@@ -25,6 +25,27 @@ WITHIN_INTERVALS = "within_intervals"
 SCORE_UNCHANGED = "score_unchanged"
 #: One side has no score at all (a model with none of the configured tasks: all four null).
 NOT_COMPARABLE = "not_comparable"
+#: Paired on shared items and not significant after Holm (the overlap rule's `~` is WITHIN_INTERVALS).
+NOT_SIGNIFICANT = "not_significant"
+
+#: Which rule decided a change: the paired test on shared items (both builds publish
+#: per-sample outcomes) or interval overlap.
+PAIRED = "paired"
+OVERLAP = "overlap"
+
+
+@dataclass(frozen=True)
+class PairedChange:
+    """The paired test of a model's ReasonScore change (head minus base) on the items both
+    builds' outcomes share; `significant` after Holm over the report's paired tests."""
+
+    shared: int
+    effect: float
+    low: float
+    high: float
+    p: float
+    method: str
+    significant: bool
 
 
 @dataclass(frozen=True)
@@ -65,6 +86,11 @@ class ModelChange:
     old_missing_tasks: tuple[str, ...]
     new_missing_tasks: tuple[str, ...]
     task_moves: tuple[TaskMove, ...]
+    #: `PAIRED` or `OVERLAP`: which rule gave `significance`, and the paired test when paired.
+    rule: str = OVERLAP
+    test: PairedChange | None = None
+    #: Why the overlap rule speaks for this line (no per-sample data, too few shared items).
+    rule_note: str = ""
 
     @property
     def rank_move(self) -> int:
@@ -229,7 +255,8 @@ class ScoreChangeReport:
 
     @property
     def not_significant(self) -> tuple[ModelChange, ...]:
-        return tuple(c for c in self.changed if c.significance in (WITHIN_INTERVALS, SCORE_UNCHANGED, NOT_COMPARABLE))
+        return tuple(c for c in self.changed
+                     if c.significance in (WITHIN_INTERVALS, NOT_SIGNIFICANT, SCORE_UNCHANGED, NOT_COMPARABLE))
 
     @property
     def has_significant_drop(self) -> bool:
@@ -242,6 +269,8 @@ class ScoreChangeReport:
             "significant_gains": len(self.by_significance(SIGNIFICANT_GAIN)),
             "significant_drops": len(self.by_significance(SIGNIFICANT_DROP)),
             "within_intervals": len(self.by_significance(WITHIN_INTERVALS)),
+            "not_significant": len(self.by_significance(NOT_SIGNIFICANT)),
+            "paired": sum(1 for c in self.changed if c.rule == PAIRED),
             "score_unchanged": len(self.by_significance(SCORE_UNCHANGED)),
             "not_comparable": len(self.by_significance(NOT_COMPARABLE)),
             "added": len(self.added),

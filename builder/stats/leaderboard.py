@@ -50,14 +50,15 @@ from .reasonscore import reasonscore_v2
 from .significance import rank_order, significance
 from .taskranks import TaskRanking, task_rankings
 from .tiers import score_per_token_v1, tier_reasonscore, tokens_per_trial
+from .verdicts import Comparisons
 
 
 @dataclass(frozen=True)
 class LeaderboardResult:
     """What the leaderboard statistics hand the later stages (all typed, all rounded as
     published): the leaderboard (the first board's), the pairwise result, the difficulty
-    curves, each task's own ranking (every task in the data), the evaluations by id, and
-    every board."""
+    curves, each task's own ranking (every task in the data), the evaluations by id, every
+    board, and the paired comparisons of the first board's pairs."""
 
     leaderboard: Leaderboard
     pairwise: Pairwise
@@ -72,6 +73,8 @@ class LeaderboardResult:
         return board_advice(self.boards, self.leaderboard.models)
     #: The per-sample analyses of the evaluations with trials (`with_analyses`).
     analyses: Analyses = NONE
+    #: The paired comparisons on shared items (empty without trials: stats/comparisons.py).
+    comparisons: Comparisons = field(default_factory=Comparisons)
 
 
 @dataclass(frozen=True)

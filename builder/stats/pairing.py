@@ -1,235 +1,399 @@
 """Paired tests for many pairs at once: what a build needs for its boards, task pages, model
-pages and pairwise matrix (SAMPLES.md section 5; one pair's rules are in `paired.py`).
+pages and pairwise matrix (SAMPLES.md section 5; one pair's rules are in `paired.py`, and the
+results here equal them pair by pair).
 
-A task's per-item counters arrive as one table (`TaskItems`). Pairs are taken in batches;
-within a batch, for each stratum, the pairs are grouped by the exact set of items they share
-there, and each group's draw matrix (seeded by the stratum and those items, `resample.py`)
-multiplies the features of every evaluation in the group at once: one matrix product per
-(stratum, shared item set), whatever the number of pairs using it. Each pair's effective
-counters are summed over the strata of the task; the board test sums the logs of the task
-centers over the tasks. McNemar's discordant counts come from outcomes bit-packed per item.
-The results equal `paired.paired_task` and `paired.paired_board` pair by pair.
+The cost is in the bootstrap: every replicate of a pair sums each side's per-item counters
+under one draw of the shared items. Three facts make it cheap at thousands of evaluations:
+
+* A draw matrix belongs to a (stratum, shared item set), not to a pair (`resample.py`): one
+  matrix product gives the replicate sums of every evaluation that uses that item set.
+* Most pairs share, in a stratum, exactly the items one side answered (every model gets the
+  same items, or a side has the smaller sample of a nested one). A side's sums over a task are
+  then its own sums, computed once per evaluation, plus a correction for the strata where its
+  partner answered fewer items: one correction row per (evaluation, stratum, item set), added
+  to every side that needs it by one small matrix product per evaluation.
+* Without epochs the effective counters are the raw sums, so the correct, truncated and guess
+  sums of a replicate are one whole number in float64 (`_Packed`: guess sums scaled by the
+  common multiple of the option counts): every sum above is one column, not three, and exact.
+  Evaluations with epochs keep the design effect's columns (`_Moments`, SAMPLES.md section 2).
+
+The observed sums ride along as one more row of each draw matrix (all ones). McNemar's
+discordant counts come from outcomes bit-packed per item.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..store.items import TaskItems
 from . import paired, resample
 from .paired import PairedTest
 
-#: Pairs per batch: their accumulators hold 2 x 5 x draws doubles each (16 MB at 2,000 draws).
-BATCH = 200
+#: Bytes of replicate sums a chunk of evaluations holds at once (its own sums and corrections).
+CHUNK_BYTES = 256 << 20
+#: Evaluations whose sides are summed together, and sides whose `C_P` is computed together.
+BLOCK = 32
+FINISH = 128
+#: Bytes of draw matrices kept for reuse within a task.
+DRAW_BYTES = 512 << 20
 
 
 @dataclass(frozen=True)
-class TaskItems:
-    """One task's per-item counters of every evaluation: one row per (evaluation, item), items
-    numbered within their stratum (`params`), whose ids `sample_ids` lists in sorted order."""
+class Sides:
+    """Both sides of each pair on one task: observed (column `draws`) and replicate `C_P`
+    centers `(P, 2, draws + 1)` and sums of the epoch means of correct, shared items, whether
+    a shared item has several trials on a side, and McNemar's discordant counts."""
 
-    task: str
-    params: tuple[str, ...]
-    sample_ids: tuple[tuple[str, ...], ...]
-    evaluation: np.ndarray  # row -> evaluation index, ascending (rows sorted by evaluation)
-    stratum: np.ndarray
-    item: np.ndarray
-    trials: np.ndarray
-    correct: np.ndarray
-    truncated: np.ndarray
-    guess: np.ndarray
+    cp: np.ndarray
+    x: np.ndarray
+    shared: np.ndarray
+    epochs: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+
+    def take(self, rows: slice) -> Sides:
+        return Sides(self.cp[rows], self.x[rows], self.shared[rows], self.epochs[rows], self.b[rows], self.c[rows])
 
 
-class _Dense:
-    """A batch's evaluations on one task as dense (evaluation, item) arrays per stratum."""
+class _Grid:
+    """One task's evaluations as dense (evaluation, item) arrays, whole and per stratum."""
 
     def __init__(self, items: TaskItems, evaluations: np.ndarray):
-        lookup = np.full(int(max(items.evaluation.max(initial=0), evaluations.max(initial=0))) + 1, -1, dtype=np.int64)
-        lookup[evaluations] = np.arange(len(evaluations))
-        self.lookup = lookup
-        rows = _rows_of(items, evaluations)
-        pos = lookup[items.evaluation[rows]]
-        e = len(evaluations)
-        self.present: list[np.ndarray] = []
-        self.feature: list[np.ndarray] = []
-        self.epochs: list[np.ndarray] = []
-        self.correct: list[np.ndarray] = []
-        stratum = items.stratum[rows]
-        for s, ids in enumerate(items.sample_ids):
-            here = stratum == s
-            at = rows[here]
-            where = (pos[here], items.item[at])
-            present = np.zeros((e, len(ids)), dtype=bool)
-            present[where] = True
-            cols = np.zeros((4, e, len(ids)))
-            for c, values in enumerate((items.trials, items.correct, items.truncated, items.guess)):
-                cols[c][where] = values[at]
-            self.present.append(present)
-            self.feature.append(cols)
-            self.epochs.append(np.any(cols[0] > 1, axis=1))
-            self.correct.append(cols[1] > 0)
+        top = int(max(items.evaluation.max(initial=0), evaluations.max(initial=0))) + 1
+        self.lookup = np.full(top, -1, dtype=np.int64)
+        self.lookup[evaluations] = np.arange(len(evaluations))
+        rows = np.flatnonzero(self.lookup[items.evaluation] >= 0)
+        e = self.size = len(evaluations)
+        starts = np.cumsum([0] + [len(ids) for ids in items.sample_ids])
+        width = int(starts[-1])
+        cell = self.lookup[items.evaluation[rows]] * width + starts[items.stratum[rows]] + items.item[rows]
+        whole = np.zeros((4, e * width))  # trials, correct, truncated, guess
+        for c, values in enumerate((items.trials, items.correct, items.truncated, items.guess)):
+            whole[c][cell] = values[rows]
+        self.whole = whole.reshape(4, e, width)
+        self.spans = list(itertools.pairwise(starts.tolist()))  # each stratum's columns of `whole`
+        self.cols = [self.whole[:, :, a:b] for a, b in self.spans]
+        self.present = [cols[0] > 0 for cols in self.cols]
+        self.epochs = [np.any(cols[0] > 1, axis=1) for cols in self.cols]  # per stratum, (E,)
 
 
-def _rows_of(items: TaskItems, evaluations: np.ndarray) -> np.ndarray:
-    """The rows of `evaluations` (sorted) in a table whose rows are sorted by evaluation."""
-    starts = np.searchsorted(items.evaluation, evaluations, side="left")
-    stops = np.searchsorted(items.evaluation, evaluations, side="right")
-    lengths = stops - starts
-    if not lengths.sum():
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-    rows: np.ndarray = np.arange(int(lengths.sum()), dtype=np.int64) + offsets
-    return rows
+class _Draws:
+    """A task's draw matrices (`resample.draw_matrix`: a last row of ones) by (stratum, shared
+    item set); one task's live at once, the least recently used dropped past `DRAW_BYTES`
+    (a matrix is drawn again the same from its seed)."""
+
+    def __init__(self, items: TaskItems, draws: int, seed: int):
+        self.items, self.draws, self.seed = items, draws, seed
+        self.found: dict[tuple[int, bytes], np.ndarray] = {}
+        self.bytes = 0
+
+    def get(self, s: int, mask: np.ndarray) -> np.ndarray:
+        key = (s, np.packbits(mask).tobytes())
+        matrix = self.found.pop(key, None)
+        if matrix is None:
+            which = np.flatnonzero(mask)
+            ids = self.items.sample_ids[s]
+            rng = resample.generator(self.seed, "paired", self.items.task, self.items.params[s],
+                                     resample.items_digest([ids[i] for i in which.tolist()]))
+            matrix = resample.draw_matrix(len(which), self.draws, rng)
+            self.bytes += matrix.nbytes
+            while self.found and self.bytes > DRAW_BYTES:
+                self.bytes -= self.found.pop(next(iter(self.found))).nbytes
+        self.found[key] = matrix
+        return matrix
+
+
+class _Packed:
+    """Evaluations with one trial per item: a replicate's correct, truncated and guess sums as
+    one whole number `e + 2^B t + 2^2B round(g L)` (`L` a common multiple of the option
+    counts, `2^B` above any sum of a task), exact in float64 below 2^53."""
+
+    width = 1
+
+    def __init__(self, grid: _Grid, items: TaskItems):
+        total = sum(len(ids) for ids in items.sample_ids)
+        self.shift = float(2 ** max(1, int(total).bit_length()))
+        self.unit = float(items.guess_unit)
+        guess = grid.whole[3] * self.unit
+        whole = np.round(guess)
+        self.ok = bool(self.unit > 0 and np.all(np.abs(guess - whole) < 1e-6)
+                       and total * self.shift**2 * max(float(whole.max(initial=0.0)), 1.0) < 2.0**52)
+        values = grid.whole[1] + self.shift * grid.whole[2] + self.shift**2 * whole
+        self.values = [values[:, a:b] for a, b in grid.spans] if self.ok else []
+
+    def sums(self, draws: np.ndarray, s: int, evals: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        found: np.ndarray = (self.values[s][np.ix_(evals, mask)] @ draws.T)[:, None, :]  # (G, 1, draws + 1)
+        return found
+
+    def finish(self, totals: np.ndarray, shared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`C_P` and the correct sums of `(F, 1, draws + 1)` packed totals, `shared` items each
+        (one trial per item: trials = items). Powers of two divide exactly."""
+        v = totals[:, 0]
+        g = v * (1.0 / self.shift**2)
+        np.floor(g, out=g)
+        e = v - g * self.shift**2
+        t = e * (1.0 / self.shift)
+        np.floor(t, out=t)
+        e -= t * self.shift
+        g *= 1.0 / self.unit
+        return _cp(shared[:, None].astype(np.float64), t, e, g), e
+
+
+class _Moments:
+    """Evaluations with epochs: per stratum the design effect's feature sums (SAMPLES.md
+    section 2) give effective counters, summed over strata with the epoch means of correct."""
+
+    width = 5
+
+    def __init__(self, grid: _Grid):
+        self.grid = grid
+
+    def sums(self, draws: np.ndarray, s: int, evals: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        m, e, t, g = self.grid.cols[s][:, evals][:, :, mask]                   # (G, n) each
+        f = np.stack([m, e, t, g, e / m, e * e, e * m, m * m, t * t, t * m], axis=2).transpose(1, 0, 2)
+        size, g_count, k = f.shape
+        sums = (draws @ f.reshape(size, g_count * k)).reshape(-1, g_count, k)
+        eff = resample.effective_counters(sums, size)                           # (draws + 1, G, 4)
+        return np.concatenate([eff, sums[:, :, 4:5]], axis=2).transpose(1, 2, 0)
+
+    @staticmethod
+    def finish(totals: np.ndarray, shared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return _cp(totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3]), totals[:, 4]
+
+
+def _cp(n: np.ndarray, nt: np.ndarray, ne: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """`resample.cp_center` of counters given apart, in fewer passes: each Wilson center
+    `(p + z²/2t) / (1 + z²/t)` as `(s + z²/2) / (t + z²)`, `s` clipped to `[0, t]` (`s <= t`
+    holds already: correct trials are completed ones), 0.5 where `t <= 0`."""
+    z2 = resample.Z975**2
+    nu = n - nt
+    t = nu - g
+    a: np.ndarray = ne - g
+    np.maximum(a, 0.0, out=a)
+    a += z2 / 2
+    if np.all(t > 0):
+        t += z2
+        a /= t
+    else:
+        a = np.where(t > 0, np.minimum(a, np.maximum(t, 0.0) + z2 / 2) / (t + z2), 0.5)
+    np.maximum(nu, 0.0, out=nu)
+    nu += z2 / 2
+    nu /= n + z2
+    a *= np.where(n > 0, nu, 0.5)
+    return a
+
+
+def task_sides(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, with_x: Sequence[int] | None = None) -> Sides:
+    """Both sides of each pair `(a, b)` (evaluation indices of `items`) on their shared items;
+    the sums of epoch means (`Sides.x`) only for the pairs `with_x` lists (all by default)."""
+    if with_x is None:
+        with_x = range(len(np.asarray(pairs).reshape(-1, 2)))
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    p = len(pairs)
+    evaluations = np.unique(pairs)
+    grid = _Grid(items, evaluations)
+    pos = grid.lookup[pairs]
+    shared = np.zeros(p, dtype=np.int64)
+    epochs = np.zeros(p, dtype=bool)
+    b, c = np.zeros(p, dtype=np.int64), np.zeros(p, dtype=np.int64)
+    short: list[tuple[np.ndarray, np.ndarray]] = []  # per stratum: flat sides (2 pair + side), masks
+    for s, present in enumerate(grid.present):
+        masks = present[pos[:, 0]] & present[pos[:, 1]]
+        counts = masks.sum(axis=1)
+        shared += counts
+        epochs |= (grid.epochs[s][pos[:, 0]] | grid.epochs[s][pos[:, 1]]) & (counts > 0)
+        correct = paired.pack(grid.cols[s][1] > 0)
+        db, dc = paired.discordant(correct[pos[:, 0]], correct[pos[:, 1]], paired.pack(masks))
+        b += db
+        c += dc
+        flat = np.flatnonzero(counts[:, None] != present.sum(axis=1)[pos])
+        short.append((flat, masks[flat // 2]))
+    out = Sides(np.empty((p, 2, draws + 1)), np.zeros((p, 2, draws + 1)), shared, epochs, b, c)
+    side_eval = pos.ravel()
+    marked = np.zeros((p, 2), dtype=bool)
+    marked[np.asarray(with_x, dtype=np.int64)] = True
+    packed = _Packed(grid, items)
+    with_epochs = np.any(np.stack(grid.epochs), axis=0) if grid.epochs else np.zeros(len(evaluations), dtype=bool)
+    kinds: list[tuple[_Packed | _Moments, np.ndarray]] = (
+        [(packed, ~with_epochs), (_Moments(grid), with_epochs)] if packed.ok
+        else [(_Moments(grid), np.ones(len(evaluations), dtype=bool))])
+    found = _Draws(items, draws, seed)
+    sides_of = np.bincount(side_eval, minlength=len(evaluations))
+    for kind, members in kinds:
+        # Evaluations with as many sides together (one chunk's selections are as wide as its
+        # widest), as many per chunk as its rows of sums allow.
+        chosen = np.flatnonzero(members)
+        chosen = chosen[np.argsort(-sides_of[chosen], kind="stable")]
+        row_bytes = 8 * kind.width * (draws + 1)
+        start = 0
+        while start < len(chosen):
+            step = max(1, CHUNK_BYTES // (row_bytes * (int(sides_of[chosen[start]]) + 2 * len(grid.present))))
+            _chunk(kind, grid, found, chosen[start:start + step], short, side_eval, shared, out, marked.ravel())
+            start += step
+    return out
+
+
+def _chunk(kind: _Packed | _Moments, grid: _Grid, found: _Draws, chunk: np.ndarray,
+           short: Sequence[tuple[np.ndarray, np.ndarray]], side_eval: np.ndarray, shared: np.ndarray,
+           out: Sides, with_x: np.ndarray) -> None:
+    """The sides of the evaluations `chunk` (grid positions) into `out.cp` (and `out.x` for
+    the sides `with_x` marks).
+
+    Each evaluation gets rows of sums, one per stratum (its own items there) and one per
+    (stratum, fewer shared items) some partner needs; each of its sides is the sum of the rows
+    it needs, a 0/1 selection: one small matrix product per evaluation (`np.matmul` over the
+    chunk), no pass over replicate-sized arrays per stratum."""
+    local = np.full(grid.size, -1, dtype=np.int64)
+    local[chunk] = np.arange(len(chunk))
+    sides = np.flatnonzero(local[side_eval] >= 0)
+    owner = local[side_eval[sides]]
+    order = np.argsort(owner, kind="stable")
+    sides, owner = sides[order], owner[order]
+    slot_of = np.zeros(len(side_eval), dtype=np.int64)  # a side's place among its owner's sides
+    slot_of[sides] = np.arange(len(sides)) - np.searchsorted(owner, owner)
+    strata = len(grid.present)
+    # Rows beyond the strata: each (evaluation, stratum, shared items) a partner needs.
+    taken = np.zeros(len(chunk), dtype=np.int64)
+    combos: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    for s in range(strata):
+        flat, masks = short[s]
+        mine = local[side_eval[flat]] >= 0
+        flat, masks = flat[mine], masks[mine]
+        who = local[side_eval[flat]]
+        keys = np.concatenate([who.astype(">i8").view(np.uint8).reshape(len(who), 8), np.packbits(masks, axis=1)],
+                              axis=1)
+        _, first, combo = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        owners = who[first]  # ascending: the keys start with the owner, big-endian
+        rank = np.arange(len(first)) - np.searchsorted(owners, owners)
+        row = strata + taken[owners] + rank
+        np.add.at(taken, owners, 1)
+        combos.append((flat, row[combo.ravel()], owners, row, masks[first]))
+    width, cols = kind.width, found.draws + 1
+    rows = np.zeros((len(chunk), strata + int(taken.max(initial=0)), width, cols))
+    select = np.zeros((len(chunk), int(slot_of[sides].max(initial=-1)) + 1, rows.shape[1]))
+    for s, present in enumerate(grid.present):
+        for members, mask in _groups(np.arange(len(chunk)), present[chunk]):
+            rows[members, s] = kind.sums(found.get(s, mask), s, chunk[members], mask)
+        select[owner, slot_of[sides], s] = present[chunk].any(axis=1)[owner]
+        flat, row, owners, combo_rows, masks = combos[s]
+        for members, mask in _groups(np.arange(len(owners)), masks):
+            rows[owners[members], combo_rows[members]] = kind.sums(found.get(s, mask), s, chunk[owners[members]], mask)
+        who = local[side_eval[flat]]
+        select[who, slot_of[flat], s] = 0.0
+        select[who, slot_of[flat], row] = 1.0
+    flat_rows = rows.reshape(len(chunk), rows.shape[1], width * cols)
+    cp_out, x_out = out.cp.reshape(-1, cols), out.x.reshape(-1, cols)
+    bounds = np.searchsorted(owner, np.arange(0, len(chunk) + BLOCK, BLOCK))
+    for start in range(0, len(chunk), BLOCK):
+        at = slice(bounds[start // BLOCK], bounds[start // BLOCK + 1])
+        wide = int(slot_of[sides[at]].max(initial=-1)) + 1  # the chunk comes widest first
+        totals = np.matmul(select[start:start + BLOCK, :wide], flat_rows[start:start + BLOCK])
+        got = totals[owner[at] - start, slot_of[sides[at]]].reshape(-1, width, cols)
+        for lo in range(0, len(got), FINISH):
+            # A few hundred rows at a time: the temporaries stay in cache, not page-faulted.
+            done = sides[at][lo:lo + FINISH]
+            cp, x = kind.finish(got[lo:lo + FINISH], shared[done // 2])
+            cp_out[done] = cp
+            keep = with_x[done]
+            x_out[done[keep]] = x[keep]
+
+
+def _runs(values: np.ndarray) -> list[tuple[int, int]]:
+    """(start, stop) of each run of equal values."""
+    if not len(values):
+        return []
+    cuts = np.flatnonzero(np.diff(values)) + 1
+    starts = np.concatenate([[0], cuts])
+    return list(zip(starts.tolist(), np.append(cuts, len(values)).tolist()))
+
+
+def _groups(index: np.ndarray, masks: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`index` grouped by equal rows of `masks` (items), each group with its mask; empty
+    masks left out."""
+    if not len(index):
+        return []
+    keep = masks.any(axis=1)
+    index, masks = index[keep], masks[keep]
+    if not len(index):
+        return []
+    _, first, inverse = np.unique(np.packbits(masks, axis=1), axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable")
+    return [(index[order[a:z]], masks[first[inverse[order[a]]]]) for a, z in _runs(inverse[order])]
 
 
 def task_tests(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, min_samples: int) -> list[PairedTest | None]:
     """The paired test of each pair `(a, b)` (evaluation indices) on one task; None where the
     two share fewer than `min_samples` items (the overlap rule speaks there)."""
+    return tests_of(task_sides(items, pairs, draws, seed), min_samples)
+
+
+def tests_of(found: Sides, min_samples: int) -> list[PairedTest | None]:
+    """A task's paired tests from its pairs' `Sides`."""
+    cp, x = found.cp[:, :, :-1], found.x[:, :, :-1]
+    low, high = resample.percentile_interval(cp[:, 0] - cp[:, 1])
+    x_p = resample.two_sided_p(x[:, 0] - x[:, 1])
     out: list[PairedTest | None] = []
-    for start in range(0, len(pairs), BATCH):
-        found = _task_batch(items, np.asarray(pairs[start:start + BATCH]), draws, seed)
-        for k in range(len(found.shared)):
-            if found.shared[k] < min_samples:
-                out.append(None)
-                continue
-            low, high = resample.percentile_interval(found.cp_rep[k, 0] - found.cp_rep[k, 1])
-            if found.epochs[k]:
-                p, method = float(resample.two_sided_p(found.x_diff[k])), paired.BOOTSTRAP
-            else:
-                p, method = paired.mcnemar_p(int(found.b[k]), int(found.c[k])), paired.MCNEMAR
-            out.append(PairedTest(int(found.shared[k]), float(found.cp_obs[k, 0] - found.cp_obs[k, 1]),
-                                  float(low), float(high), p, method))
+    for k in range(len(found.shared)):
+        if found.shared[k] < min_samples:
+            out.append(None)
+            continue
+        if found.epochs[k]:
+            p, method = float(x_p[k]), paired.BOOTSTRAP
+        else:
+            p, method = paired.mcnemar_p(int(found.b[k]), int(found.c[k])), paired.MCNEMAR
+        effect = float(found.cp[k, 0, -1] - found.cp[k, 1, -1])
+        out.append(PairedTest(int(found.shared[k]), effect, float(low[k]), float(high[k]), p, method))
     return out
+
+
+class BoardTests:
+    """The paired test of the ReasonScore difference of each pair, over the tasks `add`ed one
+    at a time (one task's items in memory at once); `finish` gives a test per pair, None
+    unless the two share at least `min_samples` items on every task."""
+
+    def __init__(self, pairs: np.ndarray, draws: int, seed: int, min_samples: int):
+        self.pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        self.draws, self.seed, self.min_samples = draws, seed, min_samples
+        n = len(self.pairs)
+        self.logs = np.zeros((n, 2, draws + 1))
+        self.shared = np.zeros(n, dtype=np.int64)
+        self.enough = np.ones(n, dtype=bool)
+        self.tasks = 0
+
+    def add(self, items: TaskItems) -> None:
+        self.add_sides(task_sides(items, self.pairs, self.draws, self.seed))
+
+    def add_sides(self, found: Sides) -> None:
+        """One task's sides of these pairs (`task_sides`, in this order); takes `found.cp`
+        over (its log is made in place)."""
+        self.tasks += 1
+        cp = found.cp
+        np.maximum(cp, paired.FLOOR, out=cp)
+        self.logs += np.log(cp, out=cp)
+        self.shared += found.shared
+        self.enough &= found.shared >= self.min_samples
+
+    def finish(self) -> list[PairedTest | None]:
+        n, t = len(self.pairs), self.tasks
+        if not t or not n:
+            return [None] * n
+        score = np.exp(self.logs / t)
+        diff = 1000.0 * (score[:, 0] - score[:, 1])
+        low, high = resample.percentile_interval(diff[:, :-1])
+        p = resample.two_sided_p(diff[:, :-1])
+        return [PairedTest(int(self.shared[k]), float(diff[k, -1]), float(low[k]), float(high[k]), float(p[k]),
+                           paired.BOOTSTRAP) if self.enough[k] else None for k in range(n)]
 
 
 def board_tests(tasks: Sequence[TaskItems], pairs: np.ndarray, draws: int, seed: int,
                 min_samples: int) -> list[PairedTest | None]:
-    """The paired test of the ReasonScore difference of each pair over `tasks`; None unless the
-    two share at least `min_samples` items on every task."""
-    out: list[PairedTest | None] = []
-    for start in range(0, len(pairs), BATCH):
-        batch = np.asarray(pairs[start:start + BATCH])
-        logs = np.zeros((len(batch), 2, draws))
-        obs = np.zeros((len(batch), 2))
-        shared = np.zeros(len(batch), dtype=np.int64)
-        enough = np.ones(len(batch), dtype=bool)
-        for items in tasks:
-            found = _task_batch(items, batch, draws, seed)
-            logs += np.log(np.maximum(found.cp_rep, paired.FLOOR))
-            obs += np.log(np.maximum(found.cp_obs, paired.FLOOR))
-            shared += found.shared
-            enough &= found.shared >= min_samples
-        t = max(len(tasks), 1)
-        score = 1000.0 * np.exp(logs / t)
-        diff = score[:, 0] - score[:, 1]
-        low, high = resample.percentile_interval(diff)
-        p = resample.two_sided_p(diff)
-        effect = 1000.0 * (np.exp(obs[:, 0] / t) - np.exp(obs[:, 1] / t))
-        out.extend(PairedTest(int(shared[k]), float(effect[k]), float(low[k]), float(high[k]), float(p[k]),
-                              paired.BOOTSTRAP) if enough[k] and tasks else None for k in range(len(batch)))
-    return out
-
-
-@dataclass(frozen=True)
-class _Found:
-    shared: np.ndarray   # (P,)
-    cp_obs: np.ndarray   # (P, 2)
-    cp_rep: np.ndarray   # (P, 2, draws)
-    x_diff: np.ndarray   # (P, draws)
-    epochs: np.ndarray   # (P,) some shared item has several trials on a side
-    b: np.ndarray
-    c: np.ndarray
-
-
-def _task_batch(items: TaskItems, pairs: np.ndarray, draws: int, seed: int) -> _Found:
-    """Observed and replicate `C_P` of both sides of each pair on one task.
-
-    Most pairs share, in most strata, exactly the items each side answered (every model gets
-    the same items): there a side's contribution is its own, computed once per evaluation
-    (`own`). Only where a side answered items the other did not does the pair get its own
-    contribution on the shared items, kept as a correction `shared - own` (`fix`)."""
-    p = len(pairs)
-    evaluations = np.unique(pairs)
-    dense = _Dense(items, evaluations)
-    pos = dense.lookup[pairs.reshape(p, 2)]
-    e = len(evaluations)
-    own = np.zeros((e, 5, draws))
-    own_obs = np.zeros((e, 4))
-    fix = np.zeros((p, 2, 5, draws))
-    fix_obs = np.zeros((p, 2, 4))
-    shared = np.zeros(p, dtype=np.int64)
-    epochs = np.zeros(p, dtype=bool)
-    b = np.zeros(p, dtype=np.int64)
-    c = np.zeros(p, dtype=np.int64)
-    for s in range(len(items.sample_ids)):
-        present = dense.present[s]
-        masks = present[pos[:, 0]] & present[pos[:, 1]]                      # (P, items)
-        counts = masks.sum(axis=1)
-        shared += counts
-        epochs |= (dense.epochs[s][pos[:, 0]] | dense.epochs[s][pos[:, 1]]) & (counts > 0)
-        packed = paired.pack(masks)
-        db, dc = paired.discordant(paired.pack(dense.correct[s][pos[:, 0]]), paired.pack(dense.correct[s][pos[:, 1]]),
-                                   packed)
-        b += db
-        c += dc
-        # Sides whose shared items are not all the items they answered here.
-        short = masks.sum(axis=1)[:, None] != present[pos].sum(axis=2)          # (P, 2)
-        kept = np.zeros(e, dtype=bool)
-        kept[pos[short]] = True
-        own_here: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        for key_rows in _groups(paired.pack(present), np.asarray(present.any(axis=1))):
-            rep, obs = _contributions(items, dense, s, key_rows, present[key_rows[0]], draws, seed)
-            own[key_rows] += rep
-            own_obs[key_rows] += obs
-            for k, row in enumerate(key_rows.tolist()):
-                if kept[row]:
-                    own_here[row] = (rep[k], obs[k])
-        for members in _groups(packed, short.any(axis=1)):
-            sides = pos[members]
-            need = np.unique(sides[short[members]])
-            if counts[members[0]]:
-                rep, obs = _contributions(items, dense, s, need, masks[members[0]], draws, seed)
-            else:
-                rep, obs = np.zeros((len(need), 5, draws)), np.zeros((len(need), 4))
-            at = {int(x): k for k, x in enumerate(need.tolist())}
-            for pair, row in zip(members.tolist(), sides.tolist()):
-                for side in (0, 1):
-                    if short[pair, side]:
-                        k = at[row[side]]
-                        base_rep, base_obs = own_here[row[side]]
-                        fix[pair, side] += rep[k] - base_rep
-                        fix_obs[pair, side] += obs[k] - base_obs
-    acc = own[pos] + fix                                                        # (P, 2, 5, draws)
-    cp_rep = resample.cp_center(acc[:, :, :4].transpose(0, 1, 3, 2))
-    cp_obs = resample.cp_center(own_obs[pos] + fix_obs)
-    return _Found(shared, cp_obs, cp_rep, acc[:, 0, 4] - acc[:, 1, 4], epochs, b, c)
-
-
-def _groups(packed: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:
-    """Rows of `packed` with equal bytes, among those `keep` marks, in first-seen order."""
-    groups: dict[bytes, list[int]] = {}
-    for k in np.flatnonzero(keep).tolist():
-        groups.setdefault(packed[k].tobytes(), []).append(k)
-    return [np.asarray(g, dtype=np.int64) for g in groups.values()]
-
-
-def _contributions(items: TaskItems, dense: _Dense, s: int, evals: np.ndarray, mask: np.ndarray, draws: int,
-                   seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The replicate `(E, 5, draws)` and observed `(E, 4)` effective counters (and, fifth, the
-    sum of x) of `evals` on the items `mask` selects in stratum `s`: one draw matrix for all."""
-    which = np.flatnonzero(mask)
-    feature = dense.feature[s]
-    moments = bool(np.any(feature[0][np.ix_(evals, which)] > 1))
-    f = np.stack([resample.features(feature[0][x, which], feature[1][x, which], feature[2][x, which],
-                                    feature[3][x, which], moments)
-                  for x in evals.tolist()], axis=1)                             # (items, E, K)
-    size, k_cols = len(which), f.shape[2]
-    ids = items.sample_ids[s]
-    rng = resample.generator(seed, "paired", items.task, items.params[s],
-                             resample.items_digest([ids[i] for i in which.tolist()]))
-    sums = resample.replicate_sums(f.reshape(size, -1), draws, rng).reshape(draws, len(evals), k_cols)
-    eff = resample.effective_counters(sums, size)                               # (draws, E, 4)
-    rep = np.concatenate([eff, sums[:, :, 4:5]], axis=2).transpose(1, 2, 0)     # (E, 5, draws)
-    return rep, resample.effective_counters(f.sum(axis=0), size)
+    """`BoardTests` over `tasks` at once."""
+    found = BoardTests(pairs, draws, seed, min_samples)
+    for items in tasks:
+        found.add(items)
+    return found.finish()

@@ -58,22 +58,64 @@ def generator(seed: int, *labels: int | str) -> np.random.Generator:
 
 def draw_chunks(size: int, draws: int, rng: np.random.Generator) -> list[np.ndarray]:
     """The `(draws, size)` count matrix of resampling `size` items with replacement, as row
-    chunks: row `r` counts how often each item is drawn in replicate `r` (each row sums to
-    `size`). Item `j` of a row's `i`-th draw is `floor(u * size)` for the stream's next `u`."""
+    chunks of float32 counts (exact: a count is at most `size`): row `r` counts how often each
+    item is drawn in replicate `r` (each row sums to `size`). Item `j` of a row's `i`-th draw
+    is `floor(u * size)` for the stream's next `u`."""
     rows = max(1, CHUNK_VALUES // max(size, 1))
-    out = []
+    return [_counts(min(rows, draws - start), size, rng).astype(np.float32) for start in range(0, draws, rows)]
+
+
+def draw_matrix(size: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """`draw_chunks`'s matrix whole, in float64, with one more row of ones (its products give
+    the observed sums beside the replicates')."""
+    out = np.empty((draws + 1, size))
+    rows = max(1, CHUNK_VALUES // max(size, 1))
     for start in range(0, draws, rows):
         r = min(rows, draws - start)
-        picks = np.minimum((rng.random((r, size)) * size).astype(np.int64), size - 1)
-        picks += (np.arange(r, dtype=np.int64) * size)[:, None]
-        out.append(np.bincount(picks.ravel(), minlength=r * size).reshape(r, size).astype(np.float64))
+        out[start:start + r] = _counts(r, size, rng)
+    out[draws] = 1.0
     return out
+
+
+def _counts(r: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """`(r, size)` int64 counts of the stream's next `r * size` draws."""
+    picks = (rng.random((r, size)) * size).astype(np.int64)
+    np.minimum(picks, size - 1, out=picks)
+    picks += (np.arange(r, dtype=np.int64) * size)[:, None]
+    counts: np.ndarray = np.bincount(picks.ravel(), minlength=r * size).reshape(r, size)
+    return counts
 
 
 def replicate_sums(features: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
     """`(draws, K)`: each replicate's weighted sums of the `(size, K)` item features."""
+    return weighted_sums(draw_chunks(features.shape[0], draws, rng), features)
+
+
+#: float32 adds integers exactly below 2**24.
+EXACT32 = float(2**24)
+
+
+def weighted_sums(chunks: list[np.ndarray], features: np.ndarray) -> np.ndarray:
+    """`(draws, K)` sums `w @ features` over the chunks of a draw matrix. Columns of whole
+    numbers whose largest possible sum stays below 2**24 are multiplied in float32 (twice the
+    speed, and exact: every product and partial sum is a whole number float32 holds), the
+    others (guess sums, epoch means) in float64; either way the result does not depend on
+    the order in which BLAS adds."""
     size = features.shape[0]
-    return np.concatenate([w @ features for w in draw_chunks(size, draws, rng)], axis=0)
+    whole = np.all(features == np.round(features), axis=0) & (np.abs(features).max(axis=0, initial=0.0) * size < EXACT32)
+    out = np.empty((sum(len(w) for w in chunks), features.shape[1]))
+    exact, rest = np.flatnonzero(whole), np.flatnonzero(~whole)
+    f32 = np.ascontiguousarray(features[:, exact], dtype=np.float32)
+    f64 = np.ascontiguousarray(features[:, rest])
+    start = 0
+    for w in chunks:
+        stop = start + len(w)
+        if len(exact):
+            out[start:stop, exact] = w @ f32
+        if len(rest):
+            out[start:stop, rest] = w.astype(np.float64) @ f64
+        start = stop
+    return out
 
 
 def features(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray, guess: np.ndarray,

@@ -9,6 +9,7 @@ every value is a bound parameter, so no data is ever formatted into SQL.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import tempfile
 from dataclasses import dataclass
@@ -22,10 +23,21 @@ import numpy as np
 from ..vocabulary import MODES
 
 SQL_DIR = Path(__file__).parent / "sql"
-#: DuckDB's buffer pool for a PointsDB. Its default, 80 % of the machine's memory, let one
-#: 2,500-evaluation build with trials grow to 15 GB grouping the trials by sample; bounded,
-#: DuckDB spills such groupings to disk.
-MEMORY_LIMIT = "1GB"
+#: The share of the machine's memory DuckDB's buffer pool may take for a PointsDB, and its
+#: bounds. DuckDB's default, 80 %, let one 2,500-evaluation build with trials (36 million)
+#: reach 18.7 GB grouping the trials by sample; bounded, DuckDB spills such groupings to
+#: disk. A bound of 1 GB made the same build's quantiles (per-sample analyses), which do not
+#: spill, run out of memory.
+MEMORY_SHARE, MEMORY_FLOOR, MEMORY_CAP = 0.4, 2 << 30, 8 << 30
+
+
+def memory_limit() -> str:
+    """DuckDB's `memory_limit` for a PointsDB: `MEMORY_SHARE` of the machine, within bounds."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 0
+    return f"{min(max(int(total * MEMORY_SHARE), MEMORY_FLOOR), MEMORY_CAP) >> 20}MB"
 IDENTITY = ("model", "template", "sampler", "base_task", "params")
 EVALUATION = ("model", "template", "sampler")
 #: Columns `aggregate()` may group or filter by. `tier` and `group` unnest the lists;
@@ -148,7 +160,7 @@ class PointsDB:
         self._spill = None if path else tempfile.TemporaryDirectory(prefix="reasonboard-spill-")
         if self._spill is not None:
             self.con.execute("SET temp_directory = ?", [self._spill.name])
-        self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        self.con.execute(f"SET memory_limit = '{memory_limit()}'")
         if not read_only:
             self.con.execute(load_sql("schema.sql"))
         # Macros are temporary so that a read-only database still gets them.

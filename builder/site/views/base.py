@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence, TypeVar
 
 from ...stats.bands import Band
+from ...stats.verdicts import PairedResult
 from .. import format as fmt
 from ..charts import Chart
 
@@ -129,15 +130,63 @@ class Ref:
 
 @dataclass(frozen=True)
 class TieMark:
-    """How a row relates to the next row in rank order (STATISTICS.md §7)."""
+    """How a row relates to the next row in rank order: by the paired test on their shared
+    items when there is one (SAMPLES.md section 5: significant after Holm over the page's
+    adjacent pairs), else by whether their intervals overlap (STATISTICS.md §7)."""
 
     tied: bool | None  # None for the last row
+    paired: PairedResult | None = None
+    #: "points" for ReasonScore differences, "rate" for a task's C_P.
+    scale: str = "points"
+
+    @classmethod
+    def of(cls, tied: bool | None, paired: PairedResult | None, scale: str = "points") -> TieMark:
+        if tied is None or paired is None:
+            return cls(tied, None, scale)
+        return cls(not paired.significant, paired, scale)
+
+    @property
+    def rule(self) -> str:
+        return "paired" if self.paired is not None else "overlap"
 
     @property
     def text(self) -> str:
         if self.tied is None:
             return ""
-        return "statistically tied with the next row" if self.tied else "statistically distinct from the next row"
+        t = self.paired
+        if t is None:
+            return ("statistically tied with the next row (their intervals overlap)" if self.tied
+                    else "statistically distinct from the next row (their intervals do not overlap)")
+        verdict = "not distinguishable from the next row" if self.tied else "statistically distinct from the next row"
+        holm = "significant" if t.significant else "not significant"
+        return (f"{verdict}: paired test on {t.shared:,} shared items ({t.method}), difference "
+                f"{paired_number(t.effect, self.scale)} (95% {paired_number(t.low, self.scale)} to "
+                f"{paired_number(t.high, self.scale)}), p = {p_text(t.p)}, {holm} after Holm's correction over the "
+                "adjacent pairs tested")
+
+
+def adjacent_rule(tested: int, pairs: int, min_samples: int, where: str) -> str:
+    """The sentence a page prints about which rule marks its adjacent rows."""
+    overlap = "two rows are distinct when their 95% intervals do not overlap"
+    if not tested:
+        return f"Rank ranges and the tied/distinct mark both compare intervals: {overlap}."
+    scope = "on every task" if where == "on the board" else where
+    rest = (f" The other {pairs - tested} adjacent pair{'s' if pairs - tested != 1 else ''} share fewer items, so their "
+            f"mark compares intervals: {overlap}.") if tested < pairs else ""
+    return (f"Rank ranges compare intervals (they overlap or not). The tied/distinct mark of {tested} of the "
+            f"{pairs} adjacent pair{'s' if pairs != 1 else ''} comes from a paired test on the items both rows "
+            f"answered (at least {min_samples} shared {scope}): a difference is called distinct when it is "
+            f"significant after Holm's correction over those {tested} tests.{rest}")
+
+
+def paired_number(value: float, scale: str) -> str:
+    """A paired difference: ReasonScore points to one decimal, a C_P difference to three."""
+    return f"{value:+.1f}" if scale == "points" else f"{value:+.3f}"
+
+
+def p_text(p: float) -> str:
+    """A raw p as printed beside a verdict."""
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}".rstrip("0").rstrip(".") if p < 1 else "1"
 
 
 @dataclass(frozen=True)

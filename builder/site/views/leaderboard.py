@@ -13,7 +13,7 @@ from ...config import SiteConfig
 from ...stats.board import Leaderboard, RankedBoard
 from ..charts import Chart
 from ..urls import board_path, page_path
-from .base import Badge, BandView, NavLink, Page, Pager, Ref
+from .base import Badge, BandView, NavLink, Page, Pager, Ref, adjacent_rule
 from .facets import Facet, facets
 from .rows import Context, ModelRow, model_row
 
@@ -55,6 +55,9 @@ class LeaderboardPage(Page):
     #: A badge every row of the board carries, said once above the table instead.
     common_badges: tuple[Badge, ...] = ()
     facets: tuple[Facet, ...] = ()
+    #: Which rule marks each adjacent pair (`base.adjacent_rule`).
+    adjacent_rule: str = ""
+    paired_any: bool = False
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -66,14 +69,16 @@ class LeaderboardPage(Page):
 
 
 def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> list[LeaderboardPage]:
-    """The front page's board (the first), over `ctx.models`' rows."""
+    """The front page's board (the first), over `ctx.models`' rows; its adjacent pairs are the
+    ones the paired comparisons test."""
     board = ctx.results.boards[0] if ctx.results.boards else None
     return _pages(ctx, config, tasks, [ctx.rows[m.id] for m in ctx.models], board,
-                  [page_path("index", "", k + 1) for k in range(_chunk_count(ctx, config))], ctx.results.leaderboard)
+                  [page_path("index", "", k + 1) for k in range(_chunk_count(ctx, config))], ctx.results.leaderboard,
+                  len(ctx.results.comparisons.board_next))
 
 
 def other_board_pages(ctx: Context, config: SiteConfig) -> list[LeaderboardPage]:
-    """The page(s) of each board after the first."""
+    """The page(s) of each board after the first (their adjacent pairs: the overlap rule)."""
     pages = []
     for k, board in enumerate(ctx.results.boards[1:], 1):
         rows = [model_row(ctx, m) for m in board.leaderboard.models]
@@ -89,11 +94,13 @@ def _chunk_count(ctx: Context, config: SiteConfig) -> int:
 
 
 def _pages(ctx: Context, config: SiteConfig, tasks: list[str], rows: list[ModelRow], board: RankedBoard | None,
-           paths: list[str], leaderboard: Leaderboard) -> list[LeaderboardPage]:
+           paths: list[str], leaderboard: Leaderboard, paired: int = 0) -> list[LeaderboardPage]:
+    """The pages of one board; `paired` of its adjacent pairs have a paired test."""
     size = max(1, int(config.page_size))
     chunks = [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
     ranked_ids = [r.id for r in rows if r.rank is not None]
     total_ranked = len(ranked_ids)
+    rule = adjacent_rule(paired, max(total_ranked - 1, 0), ctx.results.comparisons.min_samples, "on the board")
     band_views = tuple(BandView.of_band("reasonscore", b) for b in ctx.bands.all()["reasonscore"])
     task_refs = tuple(Ref(t, ctx.task_paths[t]) for t in tasks)
     # A tie group is listed once, on the page of its first member in rank order. Listing it
@@ -132,7 +139,7 @@ def _pages(ctx: Context, config: SiteConfig, tasks: list[str], rows: list[ModelR
             board=name if len(ctx.results.boards) > 1 else "",
             board_description=board.description if board is not None else "",
             boards=ctx.board_refs() if len(ctx.results.boards) > 1 else (),
-            common_badges=common, facets=row_facets,
+            common_badges=common, facets=row_facets, adjacent_rule=rule, paired_any=bool(paired),
         ))
     return pages
 

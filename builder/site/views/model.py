@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from ...sampleoutputs import samples_path
 from ...stats.board import EvaluationRow, ModeEstimate
 from ...stats.cost import evaluation_cost
+from ...stats.verdicts import PairedResult
 from ...vocabulary import MODES
 from .. import format as fmt
 from ..charts import Chart
 from ..urls import page_path
 from . import premises
 from .analyses import ModelAnalyses, model_analyses
-from .base import BandView, Interval, Page, Ref
+from .base import BandView, Interval, Page, Ref, p_text, paired_number
 from .cards import ReportedResults
 from .cost import CostView, cost_view
 from .history import HistoryView, history_view
@@ -76,6 +77,25 @@ class Neighbour:
     win_rate: float | None   # P(this model beats the neighbour)
     loss_rate: float | None  # P(the neighbour beats this model)
     tasks_shared: int
+    #: The paired test of the ReasonScore difference on shared items, when there is one.
+    paired: PairedResult | None = None
+
+    @property
+    def paired_text(self) -> str:
+        t = self.paired
+        if t is None:
+            return "—"
+        return f"{paired_number(t.effect, 'points')} ({paired_number(t.low, 'points')} to {paired_number(t.high, 'points')})"
+
+    @property
+    def p_text(self) -> str:
+        return "—" if self.paired is None else p_text(self.paired.p)
+
+    @property
+    def verdict(self) -> str:
+        if self.paired is None:
+            return "—"
+        return "distinct" if self.paired.significant else "not distinguishable"
 
     @property
     def win_text(self) -> str:
@@ -125,6 +145,8 @@ class ModelPage(Page):
     reported: ReportedResults
     #: The model's page when it has several evaluations (this page is one of them), else None.
     parent: Ref | None = None
+    #: The fewest shared items a paired comparison needs (config `min_samples`).
+    min_samples: int = 0
     #: The leaderboard page holding this model's row (anchor `row.anchor`), among the
     #: models it may be tied with.
     board: str = "index.html"
@@ -252,6 +274,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         chance=premises.chance_note((task, t) for task, t in m.tasks.items() if t.has_interval),
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
+        min_samples=ctx.results.comparisons.min_samples,
         board=ctx.board_page(m.id), boards=board_standings(ctx, m.id),
         board_tasks_present=len(ctx.results.leaderboard.settings.tasks) - len(m.missing_tasks),
         credit_notes=tuple(n for n in notes if n),
@@ -301,6 +324,7 @@ def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
     ids = pw.models
     if model_id not in ids or not pw.win_rate:
         return _near_neighbours(ctx, model_id)
+    paired = _paired(ctx, model_id)
     k = ids.index(model_id)
     win = pw.win_rate
     shared = pw.tasks_shared
@@ -309,7 +333,7 @@ def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
         if j == k or ids[j] not in ctx.paths:
             continue
         out.append(Neighbour(Ref(ctx.labels[ids[j]], ctx.paths[ids[j]]), ctx.by_id[ids[j]].rank,
-                             win[k][j], win[j][k], int(shared[k][j]) if shared else 0))
+                             win[k][j], win[j][k], int(shared[k][j]) if shared else 0, paired.get(ids[j])))
     return tuple(out)
 
 
@@ -317,6 +341,7 @@ def _near_neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
     """A ranked model outside the top `pairwise_top`: its win rates against the models on
     either side, which statistics computes for every ranked model (`neighbours`)."""
     near = ctx.results.pairwise.neighbours
+    paired = _paired(ctx, model_id)
     out = []
     for entry in near.get(model_id, ()):
         other = entry.id
@@ -324,5 +349,10 @@ def _near_neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
             continue
         back = next((e.win_rate for e in near.get(other, ()) if e.id == model_id), None)
         out.append(Neighbour(Ref(ctx.labels[other], ctx.paths[other]), ctx.by_id[other].rank,
-                             entry.win_rate, back, entry.tasks_shared))
+                             entry.win_rate, back, entry.tasks_shared, paired.get(other)))
     return tuple(out)
+
+
+def _paired(ctx: Context, model_id: str) -> dict[str, PairedResult]:
+    """The model's paired tests against its neighbours, by the neighbour's id."""
+    return {r.other: r for r in ctx.results.comparisons.neighbours.get(model_id, ())}

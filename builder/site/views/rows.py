@@ -6,11 +6,13 @@ and the task page."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ...results import BuildResults
 from ...stats.bands import Bands
 from ...stats.board import EvaluationRow, Score, TaskResult
+from ...stats.verdicts import PairedResult
 from ..urls import board_path, page_path
 from . import premises
 from .base import Badge, BandView, Interval, Ref, TieMark
@@ -186,7 +188,9 @@ class Context:
         return ref
 
 
-def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
+def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult] | None = None) -> ModelRow:
+    """A board's row of `m`; its tie mark follows the paired test against the next row where
+    `paired` (that board's adjacent tests) has one, else interval overlap."""
     e = m.evaluation
     tokens_note = premises.tokens_note(e, m)
     spt_note = premises.score_per_token_note(e, m.avg_tokens)
@@ -207,7 +211,8 @@ def model_row(ctx: Context, m: EvaluationRow) -> ModelRow:
         score=score,
         avg_tokens=None if tokens_note else m.avg_tokens, score_per_token=spt, score_per_token_band=spt_band,
         truncation_rate=m.truncation_rate,
-        tie_next=TieMark(None if m.distinct_from_next is None else not m.distinct_from_next),
+        tie_next=TieMark.of(None if m.distinct_from_next is None else not m.distinct_from_next,
+                            (paired or {}).get(e.id)),
         tied_count=m.tied_count,
         badges=ctx.cards.model_badges(e.id),
         simulated=ctx.simulated[e.id],

@@ -13,7 +13,7 @@ from .. import format as fmt
 from ..charts import Chart
 from . import premises
 from .analyses import TaskHazards, task_hazards
-from .base import Interval, Page, Ref, TieMark, spread
+from .base import Interval, Page, Ref, TieMark, adjacent_rule, spread
 from .cards import BenchmarkSummary
 from .rows import Context, task_interval
 
@@ -81,6 +81,9 @@ class TaskPage(Page):
     missing: tuple[Ref, ...]
     #: This task's Evaluation Card summary, when its benchmark has a card.
     benchmark: BenchmarkSummary | None
+    #: Which rule marks each adjacent pair (`base.adjacent_rule`).
+    adjacent_rule: str = ""
+    paired_any: bool = False
     #: The listed models' token hazards together (per-sample trials with output tokens).
     hazards: TaskHazards | None = None
     #: Rows with fewer than `min_samples` samples, listed apart (SAMPLES.md section 4).
@@ -100,6 +103,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
     Intervals are made only for the rows the page shows."""
     task = ranking.task
     listed = ranking.listed(page_size)
+    paired_next = ctx.results.comparisons.task_next.get(task, {})
     rows = []
     for n, m in enumerate(listed):
         t = m.tasks[task]
@@ -109,7 +113,8 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
         rows.append(TaskModelRow(
             model=ctx.ref(m.id), position=n + 1,
             rank_range=(ranking.rank_best[n], ranking.rank_worst[n]), interval=interval, total=total,
-            truncation_rate=t.truncated / total if total else None, tie_next=TieMark(ranking.tied_next[n]),
+            truncation_rate=t.truncated / total if total else None,
+            tie_next=TieMark.of(ranking.tied_next[n], paired_next.get(m.id), "rate"),
             leaderboard_rank=m.rank, truncation_note=premises.truncation_note(m.evaluation, [t]),
             trials_text=fmt.trials(total, t.samples),
             preliminary=(f"preliminary: {fmt.count(t.samples)} sample{'' if t.samples == 1 else 's'}, "
@@ -134,6 +139,9 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
         items_note=_items_note(ranking, listed, task), min_samples=ctx.min_samples,
         missing=tuple(ctx.ref(m.id) for m in ranking.missing[:page_size]),
         benchmark=ctx.cards.summary_for_task(task),
+        adjacent_rule=adjacent_rule(len(paired_next), max(len(ranked) - 1, 0), ctx.results.comparisons.min_samples,
+                                    "on this task"),
+        paired_any=bool(paired_next),
         hazards=task_hazards(task, [(m.id, ctx.ref(m.id)) for m in listed], ctx.results.analyses.evaluations,
                              CURVE_SERIES),
     )

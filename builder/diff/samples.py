@@ -1,0 +1,100 @@
+"""Base and head results of the same evaluation, paired on their shared items (SAMPLES.md
+section 5): the score-change report's test where both builds publish per-sample outcomes.
+
+A build publishes each evaluation's outcomes under `data/samples/` (one Parquet file per
+evaluation, named by its page's slug, SAMPLES.md section 1's columns without the
+evaluation's names: `sampleoutputs.samples_files`). For a model present in both builds, both
+files are summed per item and the ReasonScore difference (head minus base) is bootstrapped on the items both
+answered, exactly as two models are compared on a board (`stats.pairing`): a regrade of the
+same items is tested as one. Where either file is missing the overlap rule speaks, and the
+report says so (`compare.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..config import SiteConfig
+from ..confined import checked_name
+from ..errors import InputError
+from ..sampleoutputs import SAMPLES_FOLDER, samples_path
+from ..stats.paired import PairedTest
+from ..stats.pairing import BoardTests
+from ..store.items import task_items
+
+#: What the builds' own leaderboard.json does not say falls back to the config's defaults.
+DEFAULTS = SiteConfig()
+
+#: Every file's trials as one table, each evaluation named by its index (the store's
+#: `trials` table's columns that `store.items.task_items` reads).
+_TRIALS = """
+CREATE TEMP TABLE trials AS
+SELECT f.model, '' AS template, '' AS sampler, t.base_task, t.params, t.sample_id, t.correct, t.truncated, t.options
+FROM read_parquet(?, filename = true, union_by_name = true) t JOIN files f USING (filename)
+"""
+
+
+def samples_file(data_dir: Path, model: Mapping[str, Any]) -> Path | None:
+    """The published per-sample outcomes of a leaderboard row (`sampleoutputs.samples_path` of its
+    slug, beside the leaderboard file's folder), when the build has them; a name that leads
+    outside the samples folder is refused (confined.py)."""
+    slug = model.get("slug")
+    if not isinstance(slug, str) or not slug:
+        return None
+    site = data_dir.parent
+    path = site / samples_path(slug)
+    if not path.is_file():
+        return None
+    return Path(checked_name(path, site / SAMPLES_FOLDER))
+
+
+def paired_changes(base_data: Path | None, head_data: Path | None, base: Mapping[str, Any], head: Mapping[str, Any],
+                   draws: int = DEFAULTS.paired_draws) -> dict[str, PairedTest | None]:
+    """For each model in both builds whose outcomes both publish: its paired test (head minus
+    base) over the head's tasks, None when they share too few items. Models without the
+    files on both sides are left out (the overlap rule speaks for them).
+
+    All models at once, as a build compares its pairs (`stats.pairing`): head `k` is
+    evaluation `2k`, its base `2k + 1`, one pass per task, one draw matrix per shared item
+    set whatever the number of models using it."""
+    if base_data is None or head_data is None:
+        return {}
+    old = {m["id"]: m for m in base.get("models", [])}
+    config = head.get("config") or {}
+    seed = int(config.get("seed", DEFAULTS.seed))
+    min_samples = int(config.get("min_samples", DEFAULTS.min_samples))
+    found: list[tuple[str, Path, Path]] = []
+    for model in head.get("models", []):
+        before = old.get(model["id"])
+        new_file = samples_file(head_data, model)
+        old_file = samples_file(base_data, before) if before is not None else None
+        if new_file is not None and old_file is not None:
+            found.append((model["id"], new_file, old_file))
+    if not found:
+        return {}
+    files = [str(f) for _, new, old_file in found for f in (new, old_file)]
+    con = duckdb.connect()
+    try:
+        con.execute("SET enable_progress_bar = false")
+        con.execute("CREATE TEMP TABLE files AS SELECT unnest(?::VARCHAR[]) AS filename, "
+                    "unnest(?::VARCHAR[]) AS model", [files, [str(k) for k in range(len(files))]])
+        con.execute(_TRIALS, [list(dict.fromkeys(files))])  # a file on both sides is read once
+        tasks = list(config.get("tasks") or []) or [
+            row[0] for row in con.execute("SELECT DISTINCT base_task FROM trials ORDER BY 1").fetchall()]
+        keys = [(str(k), "", "") for k in range(len(files))]
+        tests = BoardTests(np.arange(len(files)).reshape(-1, 2), draws, seed, min_samples)
+        with threadpool_limits(limits=1, user_api="blas"):
+            for task in tasks:
+                tests.add(task_items(con, task, keys))
+    except duckdb.Error as exc:
+        raise InputError(head_data, f"per-sample outcomes unreadable: {str(exc).splitlines()[0]}; "
+                                    "rebuild both sites") from None
+    finally:
+        con.close()
+    return {model_id: test for (model_id, _, _), test in zip(found, tests.finish())}

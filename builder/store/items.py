@@ -1,0 +1,122 @@
+"""Per-item counters of the trials table, for paired comparisons (SAMPLES.md sections 3 and 5).
+
+One task at a time, every trial of the wanted evaluations is summed per item: trials
+(epochs), correct and truncated trials, and the guess sum (1/options over the completed
+trials, as a point's `guess`). DuckDB turns the names into integers; the sums are counted in
+numpy. Items are numbered within their `params` stratum in sample-id order and rows come
+sorted by evaluation, so the statistics take them as dense integer arrays without touching a
+string per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import lcm
+
+import duckdb
+import numpy as np
+
+from .pointsdb import PointsDB
+
+
+@dataclass(frozen=True)
+class TaskItems:
+    """One task's per-item counters of every evaluation: one row per (evaluation, item), items
+    numbered within their stratum (`params`), whose ids `sample_ids` lists in sorted order."""
+
+    task: str
+    params: tuple[str, ...]
+    sample_ids: tuple[tuple[str, ...], ...]
+    evaluation: np.ndarray  # row -> evaluation index, ascending (rows sorted by evaluation)
+    stratum: np.ndarray
+    item: np.ndarray
+    trials: np.ndarray
+    correct: np.ndarray
+    truncated: np.ndarray
+    guess: np.ndarray
+    #: A common multiple of the task's option counts: guess sums times it are whole numbers.
+    guess_unit: int = 27720
+
+
+#: (evaluation, item) cells counted in a dense array below this many (8 bytes each).
+DENSE_CELLS = 1 << 24
+
+_WANTED = """
+CREATE OR REPLACE TEMP TABLE wanted AS
+SELECT unnest(?::VARCHAR[]) AS model, unnest(?::VARCHAR[]) AS template, unnest(?::VARCHAR[]) AS sampler,
+       unnest(?::INTEGER[]) AS evaluation
+"""
+
+#: The task's items in the store, numbered in (params, sample_id) order. An item no wanted
+#: evaluation answered is present for none of them and changes nothing (a test reads only
+#: the items both sides answered), and leaving the semi-join out halves the query.
+_KEYS = """
+CREATE OR REPLACE TEMP TABLE item_keys AS
+SELECT params, sample_id, (row_number() OVER (ORDER BY params, sample_id) - 1)::INTEGER AS code
+FROM (SELECT DISTINCT params, sample_id FROM trials WHERE base_task = ?)
+"""
+
+#: One row per trial, as integers: which evaluation, which item, its outcome and options.
+_TRIALS = """
+SELECT w.evaluation, k.code, t.correct, t.truncated, coalesce(t.options, 0)::INTEGER AS options
+FROM trials t JOIN wanted w USING (model, template, sampler) JOIN item_keys k USING (params, sample_id)
+WHERE t.base_task = ?
+"""
+
+def has_trials(db: PointsDB) -> bool:
+    """Whether the store holds any trial (a store made before trials were kept has no table)."""
+    found = db.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'trials'").fetchone()
+    if not found or not found[0]:
+        return False
+    row = db.con.execute("SELECT EXISTS (SELECT 1 FROM trials)").fetchone()
+    return bool(row and row[0])
+
+
+def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[tuple[str, str, str]]) -> TaskItems:
+    """The per-item counters of `evaluations` (model, template, sampler) on `task`, each
+    evaluation named by its position in `evaluations`, from the `trials` table (or view) of
+    `con` (the PointsDB's, or published per-sample outcomes: diff/samples.py); the items are the task's in the store
+    (SAMPLES.md section 3), each stratum's listed in `sample_ids`.
+
+    DuckDB joins the names to integers and hands over one row per trial; the sums per
+    (evaluation, item) are counted in numpy (grouping millions of rows by strings in SQL
+    cost several times more). A guess sum adds `1/k` per completed trial with `k` options,
+    counted per `k` and added in ascending `k`: the same sum whatever order the rows come in."""
+    names = [list(col) for col in zip(*evaluations)] if evaluations else [[], [], []]
+    con.execute(_WANTED, [*names, list(range(len(evaluations)))])
+    con.execute(_KEYS, [task])
+    keys = con.execute("SELECT params, sample_id FROM item_keys ORDER BY code").fetchall()
+    cols = con.execute(_TRIALS, [task]).fetchnumpy()
+    con.execute("DROP TABLE item_keys")
+    con.execute("DROP TABLE wanted")
+    params = sorted({p for p, _ in keys})
+    sample_ids = tuple(tuple(sid for p, sid in keys if p == q) for q in params)
+    sizes = np.array([len(ids) for ids in sample_ids], dtype=np.int64)
+    n = len(keys)
+    cell = np.asarray(cols["evaluation"], dtype=np.int64) * n + np.asarray(cols["code"], dtype=np.int64)
+    if len(evaluations) * n <= DENSE_CELLS:  # counting beats sorting
+        seen = np.bincount(cell, minlength=len(evaluations) * n)
+        cells = np.flatnonzero(seen)
+        lookup = np.zeros(len(seen), dtype=np.int64)
+        lookup[cells] = np.arange(len(cells))
+        at = lookup[cell]
+    else:
+        cells, at = np.unique(cell, return_inverse=True)
+        at = at.ravel()
+    correct = np.asarray(cols["correct"], dtype=bool)
+    truncated = np.asarray(cols["truncated"], dtype=bool)
+    options = np.asarray(cols["options"], dtype=np.int64)
+    completed = ~truncated & (options > 0)
+    kinds = np.unique(options[completed]).tolist()
+    guess = np.zeros(len(cells))
+    for k in kinds:
+        guess += np.bincount(at, weights=completed & (options == k), minlength=len(cells)) / k
+    code = cells % n if n else cells
+    stratum = np.searchsorted(np.cumsum(sizes), code, side="right")
+    return TaskItems(
+        task=task, params=tuple(params), sample_ids=sample_ids, evaluation=cells // n if n else cells,
+        stratum=stratum, item=code - (np.cumsum(sizes) - sizes)[stratum],
+        trials=np.bincount(at, minlength=len(cells)), correct=np.bincount(at, weights=correct, minlength=len(cells)),
+        truncated=np.bincount(at, weights=truncated, minlength=len(cells)), guess=guess,
+        guess_unit=lcm(1, *kinds))
