@@ -20,6 +20,7 @@ import numpy as np
 
 from ..stats.board import Score
 from ..stats.paired import PairedTest, holm
+from ..stats.verdicts import PairedVerdict
 from .cards import compare_signals
 from .report import (
     NOT_COMPARABLE,
@@ -35,7 +36,6 @@ from .report import (
     ModelChange,
     ModelEntry,
     ModelRef,
-    PairedChange,
     ScoreChangeReport,
     TaskMove,
     TieChanges,
@@ -147,8 +147,7 @@ def _model_change(old: Mapping[str, Any], new: Mapping[str, Any], test: PairedTe
     verdict = significance(old_score, new_score)
     record = None
     if test is not None and verdict not in (SCORE_UNCHANGED, NOT_COMPARABLE):
-        record = PairedChange(test.shared, round(test.effect, SCORE_DECIMALS), round(test.low, SCORE_DECIMALS),
-                              round(test.high, SCORE_DECIMALS), round(test.p, 6), test.method, significant)
+        record = PairedVerdict.of(test, SCORE_DECIMALS, significant)
         verdict = (SIGNIFICANT_GAIN if test.effect > 0 else SIGNIFICANT_DROP) if significant else NOT_SIGNIFICANT
     change = ModelChange(
         model=_ref(new),

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..stats.board import Score
+from ..stats.verdicts import PairedVerdict
 
 SCHEMA = "reasonboard.diff/1"
 
@@ -32,20 +33,6 @@ NOT_SIGNIFICANT = "not_significant"
 #: per-sample outcomes) or interval overlap.
 PAIRED = "paired"
 OVERLAP = "overlap"
-
-
-@dataclass(frozen=True)
-class PairedChange:
-    """The paired test of a model's ReasonScore change (head minus base) on the items both
-    builds' outcomes share; `significant` after Holm over the report's paired tests."""
-
-    shared: int
-    effect: float
-    low: float
-    high: float
-    p: float
-    method: str
-    significant: bool
 
 
 @dataclass(frozen=True)
@@ -88,7 +75,7 @@ class ModelChange:
     task_moves: tuple[TaskMove, ...]
     #: `PAIRED` or `OVERLAP`: which rule gave `significance`, and the paired test when paired.
     rule: str = OVERLAP
-    test: PairedChange | None = None
+    test: PairedVerdict | None = None
     #: Why the overlap rule speaks for this line (no per-sample data, too few shared items).
     rule_note: str = ""
 

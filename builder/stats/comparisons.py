@@ -29,14 +29,12 @@ from ..store.pointsdb import PointsDB
 from .leaderboard import LeaderboardResult
 from .paired import PairedTest, holm
 from .pairing import BoardTests, task_sides, tests_of
-from .verdicts import Comparisons, PairedResult
+from .verdicts import Comparisons, PairedResult, PairedVerdict
 
 #: Published precision: `C_P` differences like task estimates, ReasonScore differences like
-#: ReasonScores, p to six decimals as every data file's fractions (a smaller p is 0.0; the
-#: verdict is Holm's on the unrounded p).
+#: ReasonScores (p: `verdicts.P_DECIMALS`).
 TASK_DECIMALS = 6
 BOARD_DECIMALS = 3
-P_DECIMALS = 6
 
 
 def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> LeaderboardResult:
@@ -95,8 +93,7 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
         out = {}
         for ((a, b), t), significant in zip(shown, verdicts):
             forward = (a, b) in tests
-            r = PairedResult(b if forward else a, t.shared, round(t.effect, decimals), round(t.low, decimals),
-                             round(t.high, decimals), round(t.p, P_DECIMALS), t.method, significant)
+            r = PairedResult.against(b if forward else a, PairedVerdict.of(t, decimals, significant))
             out[(a, b)] = r if forward else r.reversed(b)
         return out
 

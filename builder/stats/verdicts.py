@@ -6,21 +6,37 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from .paired import PairedTest
 
-@dataclass(frozen=True, slots=True)
-class PairedResult:
+#: Published precision of a paired p: six decimals, as every fraction of the data files (a
+#: smaller p reads 0.0; the verdict is decided on the unrounded p).
+P_DECIMALS = 6
+
+
+@dataclass(frozen=True)
+class PairedVerdict(PairedTest):
+    """A paired test as published: rounded, and `significant` after Holm over the tests shown
+    (or reported) with it."""
+
+    significant: bool
+
+    @classmethod
+    def of(cls, t: PairedTest, decimals: int, significant: bool) -> PairedVerdict:
+        """`t` rounded to `decimals` (its effect and interval) and `P_DECIMALS` (its p)."""
+        return cls(t.shared, round(t.effect, decimals), round(t.low, decimals), round(t.high, decimals),
+                   round(t.p, P_DECIMALS), t.method, significant)
+
+
+@dataclass(frozen=True)
+class PairedResult(PairedVerdict):
     """This evaluation against `other` on their shared items: the difference (this minus
-    other) with its 95 % interval, raw two-sided `p`, the method, and whether it is
-    significant after Holm over the tests shown with it."""
+    other) with its 95 % interval, raw two-sided `p`, the method and Holm's verdict."""
 
     other: str
-    shared: int
-    effect: float
-    low: float
-    high: float
-    p: float
-    method: str
-    significant: bool
+
+    @classmethod
+    def against(cls, other: str, v: PairedVerdict) -> PairedResult:
+        return cls(v.shared, v.effect, v.low, v.high, v.p, v.method, v.significant, other)
 
     def reversed(self, other: str) -> PairedResult:
         return replace(self, other=other, effect=-self.effect, low=-self.high, high=-self.low)
