@@ -25,6 +25,7 @@ from .results import BuildResults
 from .sampleoutputs import samples_files
 from .signals import Signals, compute_signals, own_results
 from .site import publish
+from .site.reuse import PageReuse
 from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
@@ -77,6 +78,9 @@ class BuildSummary:
     warnings: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     changed: int = 0
+    #: pages rendered, and pages kept as the previous build left them (site/reuse.py)
+    rendered: int = 0
+    kept: int = 0
     fresh: bool = True  # False when the output was already up to date
 
     FIGURES = ("models", "ranked", "tasks", "benchmarks", "results", "pages", "files")
@@ -102,7 +106,8 @@ class BuildSummary:
                 *self._input_notes()])
         lines = [
             f"Built {self.out_dir}: {self.pages} pages, {self.files} files in {self.seconds:.2f} s "
-            f"({self.changed} written, {self.files - self.changed} unchanged)",
+            f"({self.changed} written, {self.files - self.changed} unchanged; "
+            f"{self.rendered} pages rendered, {self.kept} kept)",
             f"  models {self.models} ({self.ranked} ranked), tasks {self.tasks}, "
             f"benchmarks {self.benchmarks}, reported results {self.results}",
             "  phases: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()),
@@ -163,6 +168,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     # The state is cleared first, so an interrupted write can never leave a state that
     # vouches for a half-replaced site.
     clear_state(cache_dir, out_dir)
+    reuse = PageReuse(out_dir, previous.pages() if previous is not None else {})
 
     def data() -> Iterator[tuple[str, bytes]]:
         """The data files, sorted, then each evaluation's per-sample outcomes, one at a time."""
@@ -173,7 +179,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples)
 
     with frozen_heap():
-        written = publish(results, project, cache_dir=cache_dir, data=data)
+        written = publish(results, project, cache_dir=cache_dir, data=data, reuse=reuse)
     phase("render and write")
 
     models = board.leaderboard.models
@@ -187,9 +193,9 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
         timings=timings, warnings=[*store.warnings, *board.advice, *project.cache_warnings()],
         skipped=[tuple(p) for p in store.reported.get("problems", [])],
-        changed=written.files - written.unchanged,
+        changed=written.files - written.unchanged, rendered=reuse.rendered, kept=reuse.kept,
     )
-    save_state(cache_dir, out_dir, key, written.paths, summary.recorded())
+    save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.keys)
     return summary
 
 

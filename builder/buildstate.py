@@ -5,11 +5,14 @@ After coverage.py's HTML status file and Lektor's build database: a build record
 order (project and package), the project's static files, the code) and a
 manifest of the files it wrote with their size and modification time. The next build
 with the same key finds the output exactly as it left it and has nothing to do; a build
-with another key recomputes and renders everything, and the writer replaces only the files
-whose bytes changed, so the rest keep their modification times.
+with another key recomputes everything and renders every page whose key (site/reuse.py: a
+digest of everything its template receives) differs from the one recorded for its file, or
+whose file was touched since; the writer replaces only the files whose bytes changed, so the
+rest keep their modification times.
 
-The file is JSON, `build-<hash of the output path>.json` in the cache directory:
-`{"key": ..., "files": {path: [size, mtime_ns]}, "summary": {...}}`.
+The file is JSON, `build-<salted hash of the output path>.json` in the cache directory:
+`{"key": ..., "files": {path: [size, mtime_ns] or, for a page, [size, mtime_ns, page key]},
+"summary": {...}}`. A missing, damaged or foreign file is no state: everything renders.
 
 The state lives in the cache directory, never in the published output.
 """
@@ -21,15 +24,15 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .atomic import write_atomically
 from .cachekey import salted
 from .resources import code_digest
 
 #: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
-#: 6: no page digests or keys
-STATE_VERSION = 6
+#: 6: no page digests or keys; 7: each page's key from its complete inputs record
+STATE_VERSION = 7
 
 
 def _hash_files(h: hashlib._Hash, paths: Iterable[Path], root: Path) -> None:
@@ -77,7 +80,7 @@ def build_key(settings: str, *, sources: str, db_path: Path | None) -> str:
 @dataclass(frozen=True)
 class BuildState:
     key: str
-    #: output path -> [size, mtime_ns] as the build left it
+    #: output path -> [size, mtime_ns] as the build left it, and a page's key after them
     files: dict[str, list[Any]]
     #: the build's summary figures, warnings and skipped files, repeated when a later build finds nothing to do
     summary: dict[str, Any]
@@ -95,6 +98,16 @@ class BuildState:
             if stat is None or stat.st_size != size or stat.st_mtime_ns != mtime:
                 return False
         return True
+
+    def pages(self) -> dict[str, tuple[str, int, int]]:
+        """Each page's key, size and modification time as the build left it (for
+        site/reuse.py); entries of any other shape are left out, so they render."""
+        found = {}
+        for path, entry in self.files.items():
+            if (len(entry) == 3 and isinstance(entry[2], str) and len(entry[2]) == 64
+                    and all(type(v) is int for v in entry[:2])):
+                found[path] = (entry[2], entry[0], entry[1])
+        return found
 
 
 def _files_under(folder: str, prefix: str) -> dict[str, os.stat_result]:
@@ -124,12 +137,15 @@ def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
         return None
 
 
-def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict[str, Any]) -> None:
-    """Record the key and the size and mtime of every file just written (atomically)."""
+def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict[str, Any],
+               page_keys: Mapping[str, str] | None = None) -> None:
+    """Record the key, the size and mtime of every file just written and each page's key
+    (atomically)."""
+    page_keys = page_keys or {}
     files: dict[str, list[Any]] = {}
     for path in sorted(written):
         stat = (out_dir / path).stat()
-        files[path] = [stat.st_size, stat.st_mtime_ns]
+        files[path] = [stat.st_size, stat.st_mtime_ns, *([page_keys[path]] if path in page_keys else [])]
     target = state_path(cache_dir, out_dir)
     write_atomically(target, json.dumps({"key": key, "files": files, "summary": summary},
                                         sort_keys=True).encode("utf-8"))

@@ -18,17 +18,11 @@ from reasonboard.build import BuildOptions, run_build
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def age_files(site: Path) -> None:
-    """Every file's modification time set an hour back (instead of sleeping until the
-    clock moves), so a file rewritten later shows a new one."""
-    for p in site.rglob("*"):
-        if p.is_file():
-            st = p.stat()
-            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - 3_600_000_000_000))
-
-
-def snapshot(site: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.relative_to(site).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+def snapshot(site: Path) -> dict[str, tuple[bytes, tuple[int, int]]]:
+    """Each file's bytes and identity: its modification time and inode. A file the writer
+    rewrites is a new file (staged, then moved into place) whatever the clock's resolution;
+    a file it keeps is the previous build's, linked."""
+    return {p.relative_to(site).as_posix(): (p.read_bytes(), (p.stat().st_mtime_ns, p.stat().st_ino))
             for p in sorted(site.rglob("*")) if p.is_file()}
 
 
@@ -99,6 +93,7 @@ def test_a_touched_output_file_is_rebuilt(demo, tmp_path):
     (out / "index.html").write_text("vandalised", encoding="utf-8")
     again = build(demo, out, cache)
     assert again.fresh and (out / "index.html").read_bytes() == original
+    assert (again.rendered, again.kept) == (1, again.pages - 1)  # the other pages' files are as they were
 
 
 def test_changing_one_model_rewrites_only_what_changed(demo, tmp_path):
@@ -106,7 +101,6 @@ def test_changing_one_model_rewrites_only_what_changed(demo, tmp_path):
     shutil.copytree(demo, data)
     out, cache = tmp_path / "site", tmp_path / "cache"
     build(data, out, cache)
-    age_files(out)  # a rewrite now shows in the modification time
     before = snapshot(out)
 
     target = sorted((data / "points").glob("*.csv"))[0]
@@ -118,13 +112,40 @@ def test_changing_one_model_rewrites_only_what_changed(demo, tmp_path):
 
     changed = {p for p in after if p not in before or after[p][0] != before[p][0]}
     rewritten = {p for p in after if p not in before or after[p][1] != before[p][1]}
-    assert rewritten == changed, "a file was rewritten with identical bytes, or changed without a new mtime"
+    assert rewritten == changed, "a file was rewritten with identical bytes, or changed in place"
     assert "data/leaderboard.json" in changed
     assert 0 < len(changed) < len(after), "one model's change should leave some pages untouched"
     assert result.changed == len(changed)
+    # Only the pages that show the model's values render again (site/reuse.py); the rest are
+    # kept, and equal a clean build's (above).
+    assert result.rendered + result.kept == result.pages
+    assert 0 < result.rendered < result.pages // 2, (result.rendered, result.pages)
     # The pages of the reported benchmarks do not depend on the demo points at all.
     untouched = [p for p in after if p.startswith("benchmarks/") and p not in changed]
     assert untouched or not any(p.startswith("benchmarks/") for p in after)
+
+
+@pytest.mark.parametrize("damage", ["not json", "foreign shapes"])
+def test_a_damaged_state_renders_every_page(demo, tmp_path, damage):
+    """A build state that cannot be read, or whose entries are not the shape it writes,
+    vouches for no page: every page renders, and the site equals a clean build."""
+    from reasonboard.buildstate import state_path
+
+    data = tmp_path / "data"
+    shutil.copytree(demo, data)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build(data, out, cache)
+    state = state_path(cache, out)
+    if damage == "not json":
+        state.write_bytes(b"\x80{not json")
+    else:
+        raw = json.loads(state.read_text(encoding="utf-8"))
+        raw["files"] = {path: [str(size), mtime, key, "extra"] for path, (size, mtime, *key) in raw["files"].items()}
+        state.write_text(json.dumps(raw), encoding="utf-8")
+    bump_one_model(sorted((data / "points").glob("*.csv"))[0])
+    result = build(data, out, cache)
+    assert (result.rendered, result.kept) == (result.pages, 0)
+    assert_equals_clean_build(data, out, tmp_path)
 
 
 def test_a_new_reported_record_equals_a_clean_build(demo, tmp_path):
@@ -236,10 +257,10 @@ def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, t
     if where == "page":
         real = render.render_page
 
-        def failing(env, site, page, assets):
-            if page.path == "pairwise.html" and os.getpid() != parent:  # only in a worker
+        def failing(env, inputs):
+            if inputs.page.path == "pairwise.html" and os.getpid() != parent:  # only in a worker
                 raise RuntimeError("template failed in a worker")
-            return real(env, site, page, assets)
+            return real(env, inputs)
 
         monkeypatch.setattr(render, "render_page", failing)
     else:
@@ -280,27 +301,28 @@ def test_rendering_a_page_leaves_no_reference_cycle(default_build):
     reference cycle holding its page, which only a cyclic collection frees, walking the
     build's large heap each time. Every page kind renders cycle-free."""
     import gc
+    from dataclasses import replace
 
     from reasonboard.site.model import build_page_model
-    from reasonboard.site.render import Assets, _SiteView, environment, load_content, render_page
+    from reasonboard.site.render import Assets, PageInputs, environment, load_content, render_page
 
     results = default_build.results
     model = build_page_model(results, load_content(default_build.content_dir))
     env = environment(ROOT / "templates")
-    site = _SiteView(model, has_signals=results.signals is not None)
+    site = replace(model, pages=())
     assets = Assets(css="a.css", js="a.js", charts="c.js", vega="v.js")
     first = {}
     for page in model.pages:
-        first.setdefault(page.template, page)
-    for page in first.values():
-        render_page(env, site, page, assets)  # templates compiled and imported modules cached
+        first.setdefault(page.template, PageInputs(page, site, assets, results.signals is not None, ""))
+    for inputs in first.values():
+        render_page(env, inputs)  # templates compiled and imported modules cached
     gc.collect()
     cyclic = {}
     was = gc.isenabled()
     gc.disable()
     try:
-        for template, page in sorted(first.items()):
-            render_page(env, site, page, assets)
+        for template, inputs in sorted(first.items()):
+            render_page(env, inputs)
             cyclic[template] = gc.collect()
     finally:
         if was:

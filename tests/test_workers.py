@@ -17,7 +17,7 @@ def _render(page: Page) -> bytes:
 
 
 def _records(job: PageJob, n: int) -> dict[str, bytes]:
-    return dict(job.run(n))  # type: ignore[arg-type]
+    return {record.path: record.out for record in job.run(n)}  # type: ignore[misc]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

@@ -10,11 +10,12 @@ from ..errors import InputError
 from ..project import Project
 from ..results import BuildResults
 from .render import iter_site
+from .reuse import PageReuse
 from .writer import DuplicatePath, Output, OutputPathError, WriteReport, staging
 
 
 def publish(results: BuildResults, project: Project, data: Callable[[], Iterable[tuple[str, bytes]]],
-            cache_dir: Path | None = None) -> WriteReport:
+            cache_dir: Path | None = None, reuse: PageReuse | None = None) -> WriteReport:
     """Write the site of `results` into `project.out_dir`: the pages and assets (templates
     and content along the project's lookup order), the data files `data()` yields (in a render
     worker, while the pages render, one at a time: the per-sample files can be many), and the
@@ -22,13 +23,14 @@ def publish(results: BuildResults, project: Project, data: Callable[[], Iterable
 
     The writer claims every output path once: a static file may add to the site but never
     replace a generated file, which is an error naming it. Files whose bytes are unchanged
-    keep their modification time."""
+    keep their modification time; given `reuse`, a page whose key and file are the previous
+    build's is kept without rendering it (reuse.py)."""
     static = project.static_files()
 
     with staging(project.out_dir, incremental=True) as stage:
         def outputs() -> Iterator[tuple[str, Output]]:
             yield from iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
-                                 stage=stage, alongside=data)
+                                 stage=stage, alongside=data, reuse=reuse)
             for site_path, source in static.items():
                 yield site_path, project.read_static(source)
 

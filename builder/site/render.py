@@ -7,6 +7,11 @@ the process that renders them, workers.py), renders each with its own `url()` he
 `SiteFiles`, which refuses a path claimed twice; `iter_site` gives the same files one at a
 time (the build streams them to the writer). It writes nothing: the writer does.
 
+A page is rendered from one frozen record, `PageInputs`, and nothing else the template can
+reach but the templates and the code: so the record's digest, salted with those, is the
+page's key, and a build keeps the previous build's file of a page whose key did not change
+(reuse.py).
+
 Templates and content pages are looked up along search paths, project first, then the
 package (project.py): a project file with a built-in name replaces it, others are added.
 
@@ -18,7 +23,8 @@ bytes (incremental deployments skip it).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
@@ -33,6 +39,7 @@ from .fragments import Fragments, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, plan_page_model
 from .releaserows import release_rows
+from .reuse import PageReuse, page_key, templates_salt
 from .search import search_script
 from .templating import sandboxed, template_error
 from .urls import Linker, check_output_path
@@ -124,8 +131,8 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
     """Render every page and asset; returns relative output path -> bytes.
 
     `content_dirs` and `templates_dirs` are one directory or a lookup order (project, then
-    package). `cache_dir` keeps Jinja's compiled templates between builds; `timings`, when
-    given, receives the seconds spent per phase.
+    package); `cache_dir` is not used; `timings`, when given, receives the seconds spent
+    per phase.
     """
     files = SiteFiles()
     for path, body in iter_site(results, content_dirs, templates_dirs, cache_dir, timings):
@@ -137,7 +144,7 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
 def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
               cache_dir: Path | None = None, timings: dict[str, float] | None = None,
               stage: Stage | None = None, alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
-              workers: int | None = None) -> Iterator[tuple[str, Output]]:
+              workers: int | None = None, reuse: PageReuse | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site.
 
@@ -145,8 +152,10 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     list, render, and (given the writer's `stage`) stage their pages themselves, so a page
     comes as a `Staged` record; the files written are the same whatever the number of
     workers. `alongside` makes more files (the build's data files) in a worker while the
-    pages render; with one worker they come first. `timings` count only the time spent in
-    here."""
+    pages render; with one worker they come first. Given `reuse` (and a `stage` to keep
+    files in), a page whose key and file are the previous build's is kept, not rendered,
+    and `reuse` records every page's key (reuse.py). `timings` count only the time spent
+    in here."""
     clock = _Clock(timings)
     workers = processes() if workers is None else workers
     templates_dir = search_path(templates_dirs)
@@ -165,21 +174,53 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     yield from clock.paused(asset_files)
 
     env = environment(templates_dir, cache_dir)
-    site = _SiteView(model, has_signals=results.signals is not None, footer_text=results.config.footer)
-    job = PageJob(model.pages, lambda page: render_page(env, site, page, assets), stage, alongside)
-    for path, out in job.run(workers):
+    # What every page's template receives besides its own view; the list of pages is not
+    # (no template needs it, and each page's key would have to hold every other page).
+    site, has_signals, footer = replace(model, pages=()), results.signals is not None, results.config.footer
+
+    def inputs(page: Page) -> PageInputs:
+        return PageInputs(page, site, assets, has_signals, footer)
+
+    key: Callable[[Page], str] | None = None
+    if reuse is not None and stage is not None:
+        salt = templates_salt(templates_dir)
+
+        def key(page: Page) -> str:
+            return page_key(salt, inputs(page))
+
+    job = PageJob(model.pages, lambda page: render_page(env, inputs(page)), stage, alongside,
+                  key=key, keep=reuse.keep if key is not None and reuse is not None else None)
+    for record in job.run(workers):
         clock.lap("templates")
-        yield path, out
+        if record.key and reuse is not None:
+            reuse.note(record.path, record.key, record.rendered)
+        yield record.path, record.out
         clock.skip()
     yield ".nojekyll", b""
 
 
-def render_page(env: jinja2.Environment, site: _SiteView, page: Page, assets: Assets) -> bytes:
-    url = _absolute_linker(site.model.base_url) if page.path == "404.html" and site.model.base_url else Linker(page.path)
+@dataclass(frozen=True)
+class PageInputs:
+    """Everything a page's template receives, as one frozen record: the page's key is its
+    digest (reuse.py), salted with the templates and the code, which make the rest of what
+    the template sees (its `url()`, section and footer come from these fields)."""
+
+    page: Page
+    #: The site's facts (title, navigation, content pages, branding), without its pages.
+    site: SiteModel
+    assets: Assets
+    has_signals: bool
+    #: site.toml's `footer` (Markdown).
+    footer: str
+
+
+def render_page(env: jinja2.Environment, inputs: PageInputs) -> bytes:
+    page, site = inputs.page, inputs.site
+    url = _absolute_linker(site.base_url) if page.path == "404.html" and site.base_url else Linker(page.path)
     try:
         template = env.get_template(page.template)
-        html = template.render(page=page, site=site.model, url=url, assets=assets, has_signals=site.has_signals,
-                               current_section=_section(page), footer=site.footer(page.path))
+        html = template.render(page=page, site=site, url=url, assets=inputs.assets, has_signals=inputs.has_signals,
+                               current_section=_section(page), footer=_footer(inputs.footer, page.path.count("/")))
     except jinja2.TemplateError as exc:
         raise template_error(exc, page.template) from None
     return html.encode("utf-8")
@@ -191,22 +232,12 @@ def _section(page: Page) -> str:
     return SECTIONS.get(page.template, "")
 
 
-@dataclass
-class _SiteView:
-    model: SiteModel
-    has_signals: bool
-    #: site.toml's `footer` (Markdown), rendered once per page depth.
-    footer_text: str = ""
-    _footers: dict[int, str] = field(default_factory=dict)
-
-    def footer(self, page_path: str) -> Markup:
-        """The footer's HTML for a page at this path (relative URLs climb to the root)."""
-        if not self.footer_text:
-            return Markup("")
-        depth = page_path.count("/")
-        if depth not in self._footers:
-            self._footers[depth] = render_markdown(self.footer_text, allow_relative=True, prefix="../" * depth)
-        return Markup(self._footers[depth])
+@lru_cache(maxsize=64)
+def _footer(text: str, depth: int) -> Markup:
+    """The footer's HTML for a page `depth` folders down (relative URLs climb to the root)."""
+    if not text:
+        return Markup("")
+    return Markup(render_markdown(text, allow_relative=True, prefix="../" * depth))
 
 
 def _absolute_linker(base_url: str) -> Callable[..., str]:

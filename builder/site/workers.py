@@ -28,11 +28,11 @@ import signal
 import sys
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, NamedTuple, Sequence
 
 from ..interrupt import ignore_in_child
 from .views.base import Deferred, Page, made
-from .writer import Output, Stage
+from .writer import Output, Stage, Staged
 
 #: Pages per job: small enough that the processes finish together.
 CHUNK = 16
@@ -41,8 +41,15 @@ CHUNK = 16
 #: copy-on-write memory; nothing is pickled on the way in, only records come back).
 _FORKED: tuple[PageJob, Any] | None = None
 
-#: One output: its path and what the writer gets.
-Record = tuple[str, Output]
+
+class Record(NamedTuple):
+    """One output: its path and what the writer gets; for a page, its key (reuse.py) and
+    whether it was rendered (or the previous build's file kept)."""
+
+    path: str
+    out: Output
+    key: str = ""
+    rendered: bool = False
 
 
 def processes() -> int:
@@ -68,7 +75,8 @@ def can_fork(workers: int) -> bool:
 @dataclass
 class PageJob:
     """Rendering the pages: which pages there are, how one is rendered, and the files made
-    `alongside` them (the build's data files)."""
+    `alongside` them (the build's data files). With `key` and `keep`, a page whose file the
+    previous build left as it is for this key (`keep` gives its record) is not rendered."""
 
     #: The pages in output order; a `Deferred` one is made by the process that renders it.
     pages: Sequence[Page | Deferred]
@@ -76,6 +84,9 @@ class PageJob:
     render: Callable[[Page], bytes]
     stage: Stage | None
     alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None
+    #: A page's key, and the previous build's file to keep for a path and key (or None).
+    key: Callable[[Page], str] | None = None
+    keep: Callable[[str, str], Staged | None] | None = None
     #: Whether this process takes jobs too (tests turn it off to have every job run in a
     #: worker, whichever process would have been first).
     parent_works: ClassVar[bool] = True
@@ -90,13 +101,18 @@ class PageJob:
     def job(self, number: int, forked: bool = False) -> list[Record]:
         if self.alongside is not None:
             if number == 0:
-                return [(path, self._out(path, data, forked)) for path, data in self.alongside()]
+                return [Record(path, self._out(path, data, forked)) for path, data in self.alongside()]
             number -= 1
         start = number * CHUNK
         records = []
         for entry in self.pages[start:start + CHUNK]:
             page = made(entry)
-            records.append((page.path, self._out(page.path, self.render(page), forked)))
+            key = self.key(page) if self.key is not None else ""
+            kept = self.keep(page.path, key) if key and self.keep is not None else None
+            if kept is not None:
+                records.append(Record(page.path, kept, key, rendered=False))
+            else:
+                records.append(Record(page.path, self._out(page.path, self.render(page), forked), key, rendered=True))
         return records
 
     def run(self, workers: int) -> Iterator[Record]:
