@@ -16,8 +16,6 @@ and the fewest samples any (evaluation, task) has.
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import shutil
 import subprocess
 import sys
@@ -32,18 +30,7 @@ def write_points(out: Path, models: int) -> None:
     """The demo's simulated counters as points files (one CSV per model) and its evals.json."""
     from reasonboard import demo
 
-    data = demo.simulate(models, 0)
-    (out / "points").mkdir(parents=True)
-    by_model: dict[str, list] = {}
-    for e in data.evaluations:
-        by_model.setdefault(e.evaluation.model, []).append(e)
-    for model, evaluations in by_model.items():
-        with (out / "points" / f"{demo.model_slug(model)}.csv").open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(demo.COLUMNS)
-            for e in evaluations:
-                writer.writerows(demo.point_rows(e))
-    (out / "evals.json").write_text(json.dumps(data.evals, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    demo.write_points_files(out, demo.simulate(models, 0))
 
 
 def timed_build(data: Path, site: Path, cache: Path) -> float:

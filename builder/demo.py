@@ -31,6 +31,7 @@ change how it draws normals (NEP 19), and the committed data must regenerate byt
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import re
@@ -249,6 +250,24 @@ def point_rows(points: SimulatedPoints) -> Iterator[tuple[Any, ...]]:
 def simulate(models: int = DEFAULT_MODELS, seed: int = DEFAULT_SEED) -> DemoData:
     """Simulate `models` fictional models (seeded, deterministic, no I/O)."""
     return DemoData(models, seed, tuple(simulate_evaluation(r, seed) for r in build_roster(models, seed)))
+
+
+def write_points_files(out_dir: Path, data: DemoData) -> None:
+    """`data`'s simulated counters as points files (one CSV per model: what the demo wrote
+    before it wrote trials files) and its `evals.json`, for the tests and benchmarks of the
+    points path."""
+    (out_dir / "points").mkdir(parents=True, exist_ok=True)
+    by_model: dict[str, list[SimulatedPoints]] = {}
+    for evaluation in data.evaluations:
+        by_model.setdefault(evaluation.evaluation.model, []).append(evaluation)
+    for model, evaluations in by_model.items():
+        with (out_dir / "points" / f"{model_slug(model)}.csv").open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(COLUMNS)
+            for evaluation in evaluations:
+                writer.writerows(point_rows(evaluation))
+    (out_dir / "evals.json").write_text(json.dumps(data.evals, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+                                        encoding="utf-8")
 
 
 @dataclass(frozen=True)

@@ -201,19 +201,7 @@ def write_demo_points(out_dir: Path, models: int, seed: int) -> None:
     path, which edit points files by hand."""
     from reasonboard import demo
 
-    data = demo.simulate(models, seed)
-    (out_dir / "points").mkdir(parents=True, exist_ok=True)
-    by_model: dict[str, list[Any]] = {}
-    for evaluation in data.evaluations:
-        by_model.setdefault(evaluation.evaluation.model, []).append(evaluation)
-    for model, evaluations in by_model.items():
-        with (out_dir / "points" / f"{demo.model_slug(model)}.csv").open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(demo.COLUMNS)
-            for evaluation in evaluations:
-                writer.writerows(demo.point_rows(evaluation))
-    (out_dir / "evals.json").write_text(json.dumps(data.evals, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
-                                        encoding="utf-8")
+    demo.write_points_files(out_dir, demo.simulate(models, seed))
 
 
 def trial_counters(data_dir: Path) -> dict[tuple[str, str, str, str], list[float]]:
