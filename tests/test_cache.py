@@ -423,3 +423,27 @@ def test_reported_files_read_beside_the_points_store_what_one_after_the_other_st
     with pytest.raises(InputError) as caught:
         open_store(data, tmp_path / "cache2", None, SiteConfig(), strict=True)
     assert "a.csv" in str(caught.value)
+
+
+def test_a_killed_builds_half_written_pointsdb_is_removed(tmp_path):
+    """What a killed build leaves (its PointsDB being written, DuckDB's WAL and spill folder)
+    is removed by the next build once its process is gone; a live process's files stay."""
+    import os
+    import subprocess
+    import sys
+
+    from reasonboard.store.leftovers import remove_abandoned
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    dead = tmp_path / f"pointsdb-abc.duckdb.tmp-{gone}"
+    dead.write_bytes(b"half")
+    (tmp_path / f"{dead.name}.wal").write_bytes(b"wal")
+    (tmp_path / f"{dead.name}.tmp").mkdir()
+    (tmp_path / f"{dead.name}.tmp" / "spill").write_bytes(b"x")
+    live = tmp_path / f"pointsdb-abc.duckdb.tmp-{os.getpid()}"
+    live.write_bytes(b"writing")
+    other = tmp_path / "statistics-x.npz"
+    other.write_bytes(b"kept")
+    remove_abandoned(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name])

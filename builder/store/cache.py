@@ -40,6 +40,7 @@ from .consistency import Mismatch, check_evals
 from .evaluations import ingest_evals
 from .ingest import ingest_points
 from .keys import PointAliases
+from .leftovers import remove_abandoned, remove_tmp
 from .pointsdb import PointsDB
 from .reported import ReportedRead, read_reported, store_reported
 from .trialfiles import discover_trial_files
@@ -261,6 +262,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     if all(summary is not None for summary in summaries.values()):
         return PointsDB(target, read_only=True), _report(_known(summaries), ingested=())
 
+    remove_abandoned(cache_dir)
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
     stale = tuple(part for part, summary in summaries.items() if summary is None)
@@ -295,7 +297,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     except BaseException:
         if db is not None:
             db.close()
-        tmp.unlink(missing_ok=True)
+        remove_tmp(tmp)
         raise
     return PointsDB(target, read_only=True), _report(_known(summaries), ingested=stale)
 
