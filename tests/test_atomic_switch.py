@@ -39,8 +39,8 @@ def version(project: Path, which: str) -> None:
 
 @pytest.fixture(scope="module")
 def two_sites(tmp_path_factory):
-    """A project and the exact bytes of its site for both versions of its data; the time a
-    rebuild takes here."""
+    """A project and the exact bytes of its site for both versions of its data; the time the
+    quicker of two rebuilds takes here."""
     root = tmp_path_factory.mktemp("switch")
     project, cache = make_lab(root / "lab"), root / "cache"
     sites = {}
@@ -53,7 +53,8 @@ def two_sites(tmp_path_factory):
         took.append(time.perf_counter() - began)
         sites[which] = snapshot(project / "site")
     assert sites["a"] != sites["b"]
-    return project, cache, sites, max(took[1:])
+    # The quicker rebuild: random kills scaled to it land while most rebuilds run.
+    return project, cache, sites, min(took[1:])
 
 
 def leftovers(project: Path) -> list[str]:
@@ -61,15 +62,19 @@ def leftovers(project: Path) -> list[str]:
 
 
 def test_fifty_random_kill_9_during_rebuilds(two_sites):
+    """Rebuilds are killed at random moments until fifty kills have landed while a build ran
+    (a build that finished first is checked too); the machine's speed decides how many tries
+    that takes, never whether the test holds."""
     project, cache, sites, took = two_sites
     rng = random.Random(23)
     current = "a"
-    kills = 0
-    for _ in range(50):
+    kills = tries = 0
+    while kills < 50 and tries < 150:
+        tries += 1
         target = "b" if current == "a" else "a"
         version(project, target)
         child = start(project, cache)
-        time.sleep(rng.uniform(0.05, 1.2) * took)
+        time.sleep(rng.uniform(0.05, 1.0) * took)
         if child.poll() is None:
             os.kill(child.pid, signal.SIGKILL)
             kills += 1
@@ -77,7 +82,7 @@ def test_fifty_random_kill_9_during_rebuilds(two_sites):
         now = snapshot(project / "site")
         assert now in (sites[current], sites[target]), "a mix of two builds"
         current = "a" if now == sites["a"] else "b"
-    assert kills >= 35  # most landed while the build ran
+    assert kills == 50, f"{kills} kills in {tries} tries"
     version(project, "a")
     assert start(project, cache).wait() == 0
     assert snapshot(project / "site") == sites["a"]
