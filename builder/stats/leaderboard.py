@@ -188,7 +188,8 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
     effective = rounded(col["n"], 3)
     partial = [[None if x != x else int(x) for x in row] for row in col["partial"].tolist()]
     # SAMPLES.md section 4: a task result with fewer than `min_samples` samples is preliminary.
-    short = _short(present, col, config).tolist()
+    short_grid = _short(present, col, config)
+    short = short_grid.tolist()
     present_l: list[list[bool]] = present.tolist()
     est, low, high = r[f"{mode}_est"], r[f"{mode}_low"], r[f"{mode}_high"]
     mode_cols = [(r[f"{md}_est"], r[f"{md}_low"], r[f"{md}_high"]) for md in MODES]
@@ -217,7 +218,8 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
     first_order: np.ndarray | None = None
     for spec in inputs.boards:
         columns = [tasks.index(t) for t in spec.tasks]
-        leaderboard, order = _rank_on(inputs, columns, config, bands, memo, task_results, tier_rows)
+        leaderboard, order = _rank_on(inputs, columns, short_grid[:, columns], config, bands, memo, task_results,
+                                      tier_rows)
         boards.append(RankedBoard(spec.name, spec.description, leaderboard))
         if first_order is None:
             first_order = order
@@ -231,13 +233,15 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
     return LeaderboardResult(leaderboard, pw, {}, rankings, {e.id: e for e in evaluations}, tuple(boards))
 
 
-def _rank_on(inputs: BoardInputs, columns: list[int], config: SiteConfig, bands: Bands, memo: RankMemo | None,
+def _rank_on(inputs: BoardInputs, columns: list[int], short: np.ndarray, config: SiteConfig, bands: Bands,
+             memo: RankMemo | None,
              task_results: list[dict[str, TaskResult]],
              tier_rows: list[tuple[dict[str, TierResult], float | None]]) -> tuple[Leaderboard, np.ndarray]:
     """One board's leaderboard over the task `columns` of the grid, and the rank order (row
     indices of the ranked evaluations). An evaluation is ranked when it has every task of the
     board; the others get no rank and no band (STATISTICS.md §4), and are listed after the
-    ranked ones by name, never by their score: a score over other tasks is not comparable."""
+    ranked ones by name, never by their score: a score over other tasks is not comparable.
+    `short`: per evaluation and board task, a result with too few samples (`_short`)."""
     tasks = [inputs.tasks[j] for j in columns]
     evaluations = inputs.evaluations
     present = inputs.grid.present[:, columns]
@@ -260,7 +264,6 @@ def _rank_on(inputs: BoardInputs, columns: list[int], config: SiteConfig, bands:
 
     # SAMPLES.md section 4: an evaluation with a preliminary task result on the board is
     # preliminary: shown, never ranked.
-    short = _short(present, col, config)
     preliminary = complete & short.any(axis=1)
     # Ranks, rank ranges and ties among complete models only (§4: incomplete get no rank).
     ranked = np.flatnonzero(complete & ~preliminary)
