@@ -24,8 +24,8 @@ from ..config import SiteConfig
 from ..confined import checked_name
 from ..errors import InputError
 from ..sampleoutputs import SAMPLES_FOLDER, samples_path
+from ..stats.boardtests import BoardTests
 from ..stats.paired import PairedTest
-from ..stats.pairing import BoardTests
 from ..store.items import task_items
 
 #: What the builds' own leaderboard.json does not say falls back to the config's defaults.
