@@ -19,7 +19,7 @@ from helpers_site import Node, parse, row_cells
 from reasonboard.build import BuildOptions
 from reasonboard.release import make_release
 from test_paired import plain_task
-from test_releases import _ranks_among, _score_text
+from test_releases import _ranks_among, _score_text, assert_release_pages_never_change
 from test_site_paired import plain_holm
 
 TASK = "t1"
@@ -70,7 +70,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         make_release(BuildOptions(project=root), name, DATES[name])
         kept["boards"][name] = json.loads((root / "site" / "data" / "leaderboard.json").read_text(encoding="utf-8"))
         kept["pages"][name] = {p.relative_to(root / "site").as_posix(): p.read_bytes()
-                               for p in (root / "site").rglob("*.html")}
+                               for p in (root / "site").rglob("*") if p.is_file()}
     return kept
 
 
@@ -199,11 +199,7 @@ def test_model_page_history_marks_the_paired_move(project):
 
 
 def test_release_pages_never_change(project):
-    pages = project["pages"]
-    for name in ("r1", "r2"):
-        for kind in ("", "-changes"):
-            rel = f"releases/{name}{kind}.html"
-            assert all(pages[later][rel] == pages[name][rel] for later in pages if later >= name), rel
+    assert_release_pages_never_change(project)
 
 
 def test_diff_of_two_releases_is_paired(project):
