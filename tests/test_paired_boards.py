@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from conftest import ROOT
+from conftest import ROOT, build_real
 from helpers_site import page, row_cells
 from reasonboard.build import BuildOptions, run_build
 from test_paired import plain_task
@@ -124,3 +124,20 @@ def test_second_board_page_names_the_paired_rule_and_marks_by_it(built):
     marks = [c for c in doc.find_all("span", cls="tie") if "paired" in c.text]
     assert len(marks) == len(entries)
     assert sum("distinct" in c.text for c in marks) == sum(e["significant"] for e in entries)
+
+
+def test_a_second_board_of_the_real_logs_is_paired_as_the_first(real_data, tmp_path):
+    """The real `popularity` logs on two boards of the same task: the second board's pairs are
+    the first's, resampled once and added to both, so its entries equal the first board's
+    adjacent entries (which `test_paired_real` checks against a plain reading of the logs),
+    and its page marks and names them alike."""
+    built = build_real(real_data, tmp_path, '[[boards]]\nname = "popularity"\ntasks = ["popularity"]\n'
+                                            '[[boards]]\nname = "Popularity again"\ntasks = ["popularity"]\n')
+    paired = json.loads((built.out / "data" / "pairwise.json").read_text(encoding="utf-8"))["paired"]
+    entries = paired["boards"]["Popularity again"]
+    assert entries and entries == paired["adjacent"]
+    assert [e["significant"] for e in entries] == plain_holm([e["p"] for e in entries])
+    front, second = page(built.out, "index.html"), page(built.out, "boards/popularity-again.html")
+    assert second.find(cls="adjacent-rule").text == front.find(cls="adjacent-rule").text
+    assert f"{len(entries)} of the {len(entries)} adjacent pair" in second.find(cls="adjacent-rule").text
+    assert [c.text for c in second.find_all("span", cls="tie")] == [c.text for c in front.find_all("span", cls="tie")]
