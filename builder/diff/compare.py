@@ -74,7 +74,8 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
     unchanged = 0
     for model_id in both:
         test = paired.get(model_id)
-        note = ("" if test is not None else "fewer shared items than a paired test needs" if model_id in paired
+        same = _score(old_models[model_id]) == _score(new_models[model_id])
+        note = ("" if test is not None or same else "fewer shared items than a paired test needs" if model_id in paired
                 else "no per-sample outcomes in both builds")
         change = _model_change(old_models[model_id], new_models[model_id], test, verdicts.get(model_id, False), note)
         if change is None:

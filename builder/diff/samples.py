@@ -60,8 +60,8 @@ def site_samples(data_dir: Path) -> Path:
 
 def paired_changes(base_samples: Path | None, head_samples: Path | None, base: Mapping[str, Any],
                    head: Mapping[str, Any], draws: int = DEFAULTS.paired_draws) -> dict[str, PairedTest | None]:
-    """For each model in both builds whose outcomes both sample folders hold (`samples_file`):
-    its paired test (head minus base) over the head's tasks, None when they share too few
+    """For each model in both builds whose score changed and whose outcomes both sample folders
+    hold (`samples_file`): its paired test (head minus base) over the head's tasks, None when they share too few
     items. Models without the files on both sides are left out (the overlap rule speaks for
     them).
 
@@ -77,6 +77,8 @@ def paired_changes(base_samples: Path | None, head_samples: Path | None, base: M
     found: list[tuple[str, Path, Path]] = []
     for model in head.get("models", []):
         before = old.get(model["id"])
+        if before is not None and before.get("reasonscore") == model.get("reasonscore"):
+            continue  # the same score: nothing to test (`compare` tests changed scores only)
         new_file = samples_file(head_samples, model)
         old_file = samples_file(base_samples, before) if before is not None else None
         if new_file is not None and old_file is not None:
