@@ -1,7 +1,7 @@
 """CPU seconds of each build phase: a base revision's code against the working tree's, on
 one data folder, clean builds (and optionally a one-model rebuild) alternating.
 
-    python benchmarks/phase_cpu.py --data DIR [--base REV] [--rounds 2] [--rebuild]
+    python benchmarks/phase_cpu.py --data DIR [--base REV] [--rounds 2] [--rebuild] [--only new]
 
 On a machine shared with other work, wall time measures the neighbours; the CPU time a
 build process and its render workers spend does not (much). Each build runs in a fresh
@@ -73,6 +73,7 @@ def main() -> None:
     parser.add_argument("--base", default=None, help="default: the merge-base with main")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--only", choices=("base", "new"), help="build one side only")
     args = parser.parse_args()
     base = args.base or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], check=True,
                                        capture_output=True, text=True).stdout.strip()
@@ -80,6 +81,7 @@ def main() -> None:
     try:
         sides = {"base": compare_builds.layout(compare_builds.unpack(base, tmp), tmp / "base-pkg"),
                  "new": compare_builds.layout(ROOT, tmp / "new-pkg")}
+        sides = {side: pkg for side, pkg in sides.items() if args.only in (None, side)}
         runs: dict[str, list[dict[str, float]]] = {f"{side} {kind}": [] for side in sides
                                                     for kind in ("clean", "rebuild")}
         for _ in range(args.rounds):
