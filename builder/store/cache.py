@@ -32,6 +32,7 @@ import duckdb
 
 from ..cachekey import salted
 from ..config import SiteConfig
+from ..confined import open_confined
 from ..errors import InputError
 from ..resources import code_digest
 from ..sources.evals import read_evals
@@ -177,7 +178,9 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
         h = code.copy()
         h.update(part.encode())
         for rel, entry in source_entries(data_dir, part):
-            with Path(entry).open("rb") as handle:
+            # Through the confined opener, like every other read of the project: a points file
+            # linked to a file outside the data folder is refused here, not hashed and loaded.
+            with open_confined(Path(entry), data_dir) as handle:
                 content = hashlib.file_digest(handle, "sha256").digest()
             h.update(rel.encode())
             h.update(content)
