@@ -42,7 +42,7 @@ from .evaluations import ingest_evals
 from .ingest import ingest_points
 from .keys import PointAliases
 from .leftovers import remove_abandoned, remove_tmp
-from .pointsdb import PointsDB
+from .pointsdb import PointsDB, sql_string
 from .reported import ReportedRead, read_reported, store_reported
 from .trialfiles import discover_trial_files
 
@@ -346,7 +346,7 @@ def _from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: boo
         raise InputError(db_path, "database file not found")
     db = PointsDB()
     try:
-        db.con.execute("ATTACH ? AS src (READ_ONLY)", [str(db_path)])
+        db.con.execute(f"ATTACH {sql_string(db_path)} AS src (READ_ONLY)")
         tables = {r[0] for r in db.con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = 'src'").fetchall()}
         if "points" not in tables:
