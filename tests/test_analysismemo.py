@@ -11,6 +11,7 @@ import duckdb
 from reasonboard import demo
 from reasonboard.build import BuildOptions, run_build
 from reasonboard.stats import analyses
+from reasonboard.store.pointsdb import sql_string
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,11 +29,11 @@ def flip_some(path: Path) -> tuple[str, str, str]:
     con = duckdb.connect()
     key = con.execute("SELECT model, template, sampler FROM read_parquet(?) LIMIT 1", [str(path)]).fetchone()
     flipped = path.with_name(path.name + ".tmp")
-    con.execute("""COPY (SELECT * EXCLUDE (flip) REPLACE (CASE WHEN flip THEN 1.0 - credit ELSE credit END AS credit,
+    con.execute(f"""COPY (SELECT * EXCLUDE (flip) REPLACE (CASE WHEN flip THEN 1.0 - credit ELSE credit END AS credit,
                                            CASE WHEN flip THEN NOT correct ELSE correct END AS correct)
                          FROM (SELECT *, NOT truncated AND credit IN (0, 1) AND hash(sample_id, epoch) % 3 = 0 AS flip
                                FROM read_parquet(?)))
-                   TO ? (FORMAT parquet)""", [str(path), str(flipped)])
+                   TO {sql_string(flipped)} (FORMAT parquet)""", [str(path)])
     con.close()
     flipped.replace(path)
     assert key is not None
