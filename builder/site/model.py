@@ -28,6 +28,7 @@ from .urls import evaluation_page_path, page_path
 from .views import evalcards
 from .views.analyses import budget_page
 from .views.base import Deferred, NavLink, Page, Ref, made
+from .views.compare import compare_page
 from .views.content import ContentView, NotFoundPage, band_table
 from .views.cost import PATH as COST_PATH
 from .views.cost import cost_page
@@ -119,6 +120,7 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]
     pages.append(pairwise_page(ctx, config.pairwise_top))
+    pages.append(compare_page(config, results.leaderboard.settings.mode, any(ctx.simulated.values())))
     budget = budget_page([(m.id, ctx.ref(m.id), m.rank) for m in models if m.rank is not None],
                          results.analyses.ranks, config.page_size, any(ctx.simulated.values()))
     if budget is not None:
