@@ -96,7 +96,8 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
         cards=evalcards.Cards.build(results, paths, task_paths, labels, simulated),
     )
     for m in models:
-        ctx.rows[m.id] = model_row(ctx, m, results.comparisons.board_next)  # the first board's
+        ctx.rows[m.id] = model_row(ctx, m, results.comparisons.board_next,  # the first board's
+                                   results.leaderboard.settings.tasks)
     ctx.board_slugs = unique_slugs([b.name for b in results.boards])
     # With no board ranking two evaluations, nothing can be ordered: the front page is the
     # matrix, which orders nothing (PRODUCT.md "Boards").
