@@ -14,7 +14,9 @@ picks, in the browser, from small per-evaluation files:
   board, each task's estimate and interval) and, when per-sample outcomes are published
   (`publish_samples`), its per-item outcomes: one character per item of the task's layout
   (`.` not answered, `(n)` for n of them in a row, `~` truncated, else correct or not with
-  the item's option count), with the counters of items that have several trials (or anything else) listed apart.
+  the item's option count, `#` listed apart: an item with several trials, or anything else,
+  as `[trials, correct, truncated, options]`, or `[trials, correct, truncated, guess, 1]`
+  when no option count gives its guess sum exactly).
 
 No item text and no sample id is written: an item is a position in the task's sorted list of
 ids. `publish_samples = false` writes no outcomes, and the page then compares by intervals.
@@ -48,8 +50,8 @@ ABSENT, TRUNCATED, LISTED = ".", "~", "#"
 @dataclass(frozen=True)
 class TaskOutcomes:
     """One task's items (`(params, size)` per stratum, in `(params, sample_id)` order) and,
-    per evaluation id, its outcome string and the `[trials, correct, truncated, guess]` of
-    its listed (`#`) items in item order."""
+    per evaluation id, its outcome string and the counters of its listed (`#`) items in item
+    order (`_listed`)."""
 
     strata: tuple[tuple[str, int], ...]
     codes: Mapping[str, tuple[str, tuple[tuple[float, ...], ...]]]
@@ -78,8 +80,8 @@ def item_outcomes(db: PointsDB, evaluations: Iterable[Evaluation]) -> dict[str, 
             buf = np.full(int(sum(sizes)), ord(ABSENT), dtype=np.uint8)
             buf[position[rows]] = chars[rows]
             mine = np.flatnonzero(listed[rows]) + rows.start
-            extra = tuple((int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]),
-                           float(items.guess[i])) for i in mine.tolist())
+            extra = tuple(_listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]),
+                                  float(items.guess[i])) for i in mine.tolist())
             codes[e.id] = (_runs(buf.tobytes().decode("ascii")), extra)
         out[task] = TaskOutcomes(tuple(zip(items.params, sizes)), codes)
     return out
@@ -100,6 +102,21 @@ def _characters(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray,
     chars[plain] = letters[np.minimum(2 * k[plain] + correct[plain].astype(np.int64), len(ALPHABET) - 1)]
     chars[cut] = ord(TRUNCATED)
     return chars, ~(plain | cut)
+
+
+def _listed(trials: int, correct: float, truncated: float, guess: float) -> tuple[float, ...]:
+    """A listed item's counters, small: `[trials, correct, truncated, k]` when its guess sum is
+    `(trials - truncated) / k` to the last bit (k answer options on every completed trial; 0:
+    no guess), else `[trials, correct, truncated, guess, 1]`. Counts are whole numbers."""
+    whole = [int(v) if float(v).is_integer() else v for v in (trials, correct, truncated)]
+    completed = trials - truncated
+    if guess == 0:
+        return (*whole, 0)
+    if completed > 0:
+        k = round(completed / guess)
+        if k > 0 and completed / k == guess:
+            return (*whole, k)
+    return (*whole, guess, 1)
 
 
 _ABSENT_RUN = re.compile(r"\.{4,}")

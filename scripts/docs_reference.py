@@ -343,7 +343,9 @@ def outputs_page() -> str:
                "`publish_samples` is on, `outcomes` by task: `o`, one character per item of the task's layout "
                "(`.` not answered, `(n)` n unanswered in a row, `~` truncated, else `ALPHABET[2 k + correct]` with "
                "`k` answer options, 0 for none, from "
-               "`0-9A-Za-z_-`; `#` an item listed in `x` as `[trials, correct, truncated, guess]`). No item id "
+               "`0-9A-Za-z_-`; `#` an item listed in `x`, as `[trials, correct, truncated, k]` when its guess sum "
+               "is `(trials - truncated) / k` (k answer options, 0 for no guess), else "
+               "`[trials, correct, truncated, guess, 1]`). No item id "
                "and no text.\n")
     return "".join(out)
 

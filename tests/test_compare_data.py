@@ -118,3 +118,19 @@ def test_the_compare_page_exists_and_names_its_rules(default_build, page):
     assert "data/compare/index.js" in html
     assert "exact McNemar" in html and "Holm" in html
     assert "at least 20 of the same items" in html
+
+
+def test_without_published_samples_no_outcome_is_written(real_data, tmp_path_factory):
+    """`publish_samples = false`: the compare data keep each evaluation's published results
+    (the interval rule still speaks) and no per-item outcome at all."""
+    from conftest import build_real
+
+    built = build_real(real_data, tmp_path_factory.mktemp("private-samples"), "publish_samples = false\n")
+    _, index = read_script(built.out / "data" / "compare" / "index.js")
+    assert index["published"] is False and index["layouts"] == {}
+    files = sorted((built.out / "data" / "compare" / "e").rglob("*.js"))
+    assert len(files) == len(index["evaluations"]) > 40
+    for path in files:
+        _, doc = read_script(path)
+        assert "outcomes" not in doc
+    assert not (built.out / "data" / "samples").exists()

@@ -56,8 +56,11 @@
       }
       if (ch === "~") { m[pos] = 1; t[pos] = 1; }
       else if (ch === "#") {
+        // [trials, correct, truncated, k options] (guess sum (trials - truncated) / k, 0 for k = 0),
+        // or [trials, correct, truncated, guess, 1].
         var x = entry.x[listed++];
-        m[pos] = x[0]; e[pos] = x[1]; t[pos] = x[2]; g[pos] = x[3];
+        m[pos] = x[0]; e[pos] = x[1]; t[pos] = x[2];
+        g[pos] = x.length > 4 ? x[3] : (x[3] > 0 ? (x[0] - x[2]) / x[3] : 0);
       } else if (ch !== ".") {
         var code = ALPHABET.indexOf(ch), k = code >> 1;
         m[pos] = 1; e[pos] = code & 1; g[pos] = k > 0 ? 1 / k : 0;
