@@ -92,8 +92,8 @@ def test_listed_items_carry_their_counters(crafted):
 
 def test_the_page_pairs_them_by_the_bootstrap(crafted):
     pytest.importorskip("playwright.sync_api")
-    from test_browser import CHROMIUM, Session
     from playwright.sync_api import sync_playwright
+    from test_browser import CHROMIUM, Session
 
     if not CHROMIUM.exists():
         pytest.skip("no Chromium")
