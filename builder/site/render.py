@@ -65,10 +65,10 @@ class Assets:
     js: str
     charts: str
     vega: str
+    #: The compare page's script (it computes the paired tests in the browser).
+    compare: str
     #: The leaderboard's search index (search.py); empty when the leaderboard is one page.
     search: str = ""
-    #: The compare page's script (it computes the paired tests in the browser).
-    compare: str = ""
 
 
 SearchPath = Path | Sequence[Path] | None

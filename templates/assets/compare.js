@@ -364,7 +364,7 @@
     wrap.setAttribute("role", "region");
     wrap.setAttribute("aria-labelledby", "compare-caption");
     wrap.tabIndex = 0;
-    var table = el("table", "", "compare-table");
+    var table = el("table", "", "compare-table stack");
     table.id = "compare-table";
     var caption = el("caption", "Task by task: each evaluation's " + index.mode +
       " estimate with its 95% interval, then how the two compare.");
@@ -381,8 +381,11 @@
       var row = el("tr");
       row.setAttribute("data-task", r.task);
       var th = el("th", r.task); th.scope = "row"; row.appendChild(th);
-      row.appendChild(el("td", r.a ? tripleText(r.a.est) : "no result", "num"));
-      row.appendChild(el("td", r.b ? tripleText(r.b.est) : "no result", "num"));
+      [[r.a, labelA], [r.b, labelB]].forEach(function (x) {
+        var cell = el("td", x[0] ? tripleText(x[0].est) : "no result", "num");
+        cell.setAttribute("data-label", x[1]);
+        row.appendChild(cell);
+      });
       var text;
       if (!r.a || !r.b) { text = "only " + (r.a ? labelA : labelB) + " has this task"; }
       else if (r.test) {
@@ -400,6 +403,7 @@
         });
       }
       var td = el("td", text);
+      td.setAttribute("data-label", "Comparison");
       td.setAttribute("data-rule", r.test ? "paired" : (r.a && r.b ? "overlap" : "none"));
       row.appendChild(td);
       body.appendChild(row);
