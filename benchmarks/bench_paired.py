@@ -1,13 +1,16 @@
 """What paired comparisons cost a build (SAMPLES.md section 5).
 
-    python benchmarks/bench_paired.py [--models 2000] [--data DIR] [--keep DIR]
+    python benchmarks/bench_paired.py [--models 2000] [--boards 3] [--data DIR] [--keep DIR]
 
 Builds the demo's data with per-sample trials (`reasonboard demo --models N`: about 2,500
 evaluations at N = 2000), once, in a fresh process, and reads the build's own phase timings:
-the "paired comparisons" phase (every ranked model's neighbours, the board's adjacent pairs,
-the top `pairwise_top` matrix, each task page's adjacent rows) against everything else the
-build does. Prints the pairs tested and the share of the build without pairing that the
-pairing costs (the target: at most 25 %).
+the "paired comparisons" phase (every ranked model's neighbours, every board's adjacent
+pairs, the top `pairwise_top` matrix, each task page's adjacent rows) against everything else
+the build does. With `--boards K` (K >= 2) the site has K boards: every task, then the tasks
+split into K - 1 parts, so each task is on two boards (their shared pairs are resampled once).
+Prints the pairs tested and the share of the build without pairing that the pairing costs
+(the target: at most 25 %), in wall seconds of the phases and in CPU seconds (the pairing's
+process time; the build's own and its worker processes').
 """
 
 from __future__ import annotations
@@ -21,10 +24,47 @@ import tempfile
 import time
 from pathlib import Path
 
+#: The build in a child process, its pairing's CPU time measured around `with_comparisons`
+#: (threads included) and the whole build's from the process and its waited-for children.
+BUILD = """
+import resource, sys, time
+import reasonboard.build as build
+from reasonboard.cli import main
+cpu = [0.0]
+inner = build.with_comparisons
+def timed(*args, **kwargs):
+    start = time.process_time()
+    try:
+        return inner(*args, **kwargs)
+    finally:
+        cpu[0] += time.process_time() - start
+build.with_comparisons = timed
+try:
+    main(sys.argv[1:], standalone_mode=False)
+finally:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    print(f"cpu seconds: build {total:.1f}, paired {cpu[0]:.1f}")
+"""
+
+
+def boards_toml(data: Path, boards: int) -> str:
+    """Every task, then the tasks split into `boards - 1` parts, as `[[boards]]`."""
+    import duckdb
+
+    tasks = [r[0] for r in duckdb.sql(f"SELECT DISTINCT base_task FROM read_parquet('{data / 'trials'}/*.parquet') "
+                                      "ORDER BY 1").fetchall()]
+    parts = [tasks[k::boards - 1] for k in range(boards - 1)]
+    lines = ['[[boards]]', 'name = "All tasks"', f"tasks = {json.dumps(tasks)}"]
+    for k, part in enumerate(parts, 1):
+        lines += ["[[boards]]", f'name = "Part {k}"', f"tasks = {json.dumps(sorted(part))}"]
+    return "\n".join(lines) + "\n"
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=int, default=2000)
+    parser.add_argument("--boards", type=int, default=1, help="boards of the site (1: every task, no [[boards]])")
     parser.add_argument("--data", type=Path, help="an existing demo data directory (skips `reasonboard demo`)")
     parser.add_argument("--keep", type=Path, help="build here and keep the site")
     args = parser.parse_args()
@@ -33,20 +73,29 @@ def main() -> None:
     cli = [sys.executable, "-c", "from reasonboard.cli import main; main()"]
     if args.data is None:
         subprocess.run([*cli, "demo", "--models", str(args.models), "--out", str(data), "--force"], check=True)
+    config = []
+    if args.boards > 1:
+        (work / "site.toml").write_text(boards_toml(data, args.boards), encoding="utf-8")
+        config = ["--config", str(work / "site.toml")]
     start = time.perf_counter()
-    done = subprocess.run([*cli, "build", "--data", str(data), "--out", str(work / "site"), "--cache", str(work / "cache")],
-                          check=True, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", BUILD, "build", "--data", str(data), "--out", str(work / "site"),
+                           "--cache", str(work / "cache"), *config], check=True, capture_output=True, text=True)
     wall = time.perf_counter() - start
     phases = {name: float(sec) for name, sec in re.findall(r"([a-z][a-z ]+) ([0-9.]+)s", done.stdout.split("phases:")[1])}
     paired = phases.get("paired comparisons", 0.0)
     total = sum(phases.values())
     doc = json.loads((work / "site" / "data" / "pairwise.json").read_text(encoding="utf-8")).get("paired", {})
-    tested = {k: len(v) for k, v in doc.items() if isinstance(v, (list, dict))}
+    tested = {k: len(v) for k, v in doc.items() if isinstance(v, (list, dict)) and k != "boards"}
+    tested.update({f"board {name}": len(v) for name, v in doc.get("boards", {}).items()})
     print(done.stdout.strip())
     print(f"wall {wall:.1f} s; phases {total:.1f} s; paired comparisons {paired:.1f} s; "
           f"the build without them {total - paired:.1f} s; pairing costs {100 * paired / max(total - paired, 1e-9):.0f} % "
           f"of it (target <= 25 %)")
     print(f"paired entries: {tested}")
+    build_cpu, paired_cpu = map(float, re.findall(r"cpu seconds: build ([0-9.]+), paired ([0-9.]+)", done.stdout)[0])
+    print(f"CPU: build {build_cpu:.1f} s; paired comparisons {paired_cpu:.1f} s; the build without them "
+          f"{build_cpu - paired_cpu:.1f} s; pairing costs {100 * paired_cpu / max(build_cpu - paired_cpu, 1e-9):.0f} % "
+          "of it (target <= 25 %)")
 
 
 if __name__ == "__main__":

@@ -147,8 +147,8 @@ def paired_document(c: Comparisons) -> dict[str, Any]:
     """The paired entries (SAMPLES.md section 5): each with the shared items, the effect (first
     minus second: ReasonScore points on the board, `C_P` on a task) and its interval, the raw
     p, the method, and `significant` after Holm over the entries of its list (one list per
-    page that shows them together: the board's adjacent pairs, a model's neighbours, the
-    matrix, a task's adjacent rows)."""
+    page that shows them together: the first board's adjacent pairs, a model's neighbours, the
+    matrix, a task's adjacent rows, and by name each other board's adjacent pairs)."""
     def entry(a: str, r: PairedResult) -> dict[str, Any]:
         return {"a": a, "b": r.other, "shared": r.shared, "effect": r.effect, "low": r.low, "high": r.high,
                 "p": r.p, "method": r.method, "significant": r.significant}
@@ -159,6 +159,7 @@ def paired_document(c: Comparisons) -> dict[str, Any]:
         "neighbours": {a: [entry(a, r) for r in near] for a, near in c.neighbours.items()},
         "matrix": [entry(a, r) for a, r in c.matrix],
         "tasks": {task: [entry(a, r) for a, r in found.items()] for task, found in c.task_next.items()},
+        "boards": {name: [entry(a, r) for a, r in found.items()] for name, found in c.boards.items()},
     }
 
 

@@ -25,7 +25,9 @@ from typing import Any, Callable
 
 from . import __version__
 from .build import BuildOptions, BuildSummary, run_build
+from .config import load_config
 from .diff.releasenotes import release_changes
+from .diff.samples import DEFAULTS, paired_changes
 from .errors import InputError
 from .outputs import dump_json
 from .sources.evals import read_evals
@@ -48,6 +50,7 @@ from .sources.releases import (
     read_data,
     read_releases,
 )
+from .stats.paired import PairedTest
 
 
 @dataclass(frozen=True)
@@ -97,25 +100,31 @@ def make_release(options: BuildOptions, name: str, date: str | None = None,
     documents = {n: parse_json(data / n, read_bytes(data / n, MAX_DATA))
                  for n in DATA_FILES if (data / n).is_file() or n == "leaderboard.json"}
     files = snapshot_files(name, when, documents, latest, project.root, _simulated(project.data_dir),
-                           _samples(data / SAMPLES))
+                           _samples(data / SAMPLES), data / SAMPLES, load_config(project.config_path).paired_draws)
     write_new(folder, files)
     return Released(name=name, date=when, folder=folder, previous=latest.name if latest else None, files=len(files),
                     bytes=sum(len(b) for b in files.values()), build=run_build(options, progress))
 
 
 def snapshot_files(name: str, date: str, documents: dict[str, Any], latest: ReleaseSnapshot | None, root: Path,
-                   simulated: bool, samples: dict[str, bytes]) -> dict[str, bytes]:
+                   simulated: bool, samples: dict[str, bytes], samples_dir: Path | None = None,
+                   draws: int = DEFAULTS.paired_draws) -> dict[str, bytes]:
     """Every file of release `name`'s snapshot from the build's data `documents` (file name
-    -> parsed JSON), compared with the `latest` release of the project at `root`."""
+    -> parsed JSON), compared with the `latest` release of the project at `root`: paired on
+    shared items for the models whose per-sample outcomes both the latest release and the
+    build (`samples_dir`, its `data/samples/`) hold."""
     stamp = {"name": name, "date": date}
     files: dict[str, bytes] = {f"{n}.gz": compress(dump_json({**doc, "release": stamp}))
                                for n, doc in documents.items()}
     files.update(samples)
     base: tuple[Any, Any] = (None, None)
+    paired: dict[str, PairedTest | None] = {}
     if latest is not None:
-        base = read_data(root / FOLDER / latest.name)
+        folder = root / FOLDER / latest.name
+        base = read_data(folder)
+        paired = paired_changes(folder / SAMPLES, samples_dir, base[0], documents["leaderboard.json"], draws)
     changes = release_changes(base[0], documents["leaderboard.json"], base[1], documents.get("signals.json"),
-                              latest.name if latest else None, latest.date if latest else None)
+                              latest.name if latest else None, latest.date if latest else None, paired)
     files[BOARD] = compress(dump_json(board_document(documents["leaderboard.json"])))
     files[CHANGES] = dump_json(changes)
     manifest = {"schema": SCHEMA, "name": name, "date": date, "previous": latest.name if latest else None,

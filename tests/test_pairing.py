@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from reasonboard.stats import paired, pairing
+from reasonboard.stats import boardtests, paired, pairing
 from reasonboard.stats.paired import Side, Stratum
 from reasonboard.store.items import TaskItems
 
@@ -68,7 +68,7 @@ def test_engine_equals_one_pair_at_a_time(epochs, unit, monkeypatch):
             assert test.shared == want.shared
             assert (test.effect, test.low, test.high, test.p) == pytest.approx((want.effect, want.low, want.high, want.p),
                                                                                  abs=1e-12)
-    board = pairing.board_tests(tasks, pairs, draws, seed, min_samples=5)
+    board = boardtests.board_tests(tasks, pairs, draws, seed, min_samples=5)
     for (a, b), test in zip(pairs.tolist(), board):
         want = paired.paired_board([(t.task, strata_of(t, a, b)) for t in tasks], draws, seed)
         assert test is not None
@@ -84,4 +84,4 @@ def test_too_few_shared_items_leave_the_overlap_rule():
     shared = [t.shared for t in pairing.task_tests(items, pairs, 50, 1, min_samples=1)]
     got = pairing.task_tests(items, pairs, 50, 1, min_samples=min(shared) + 1)
     assert [t is None for t in got] == [s < min(shared) + 1 for s in shared]
-    assert pairing.board_tests([items], pairs, 50, 1, min_samples=10**6) == [None, None]
+    assert boardtests.board_tests([items], pairs, 50, 1, min_samples=10**6) == [None, None]

@@ -24,11 +24,11 @@ import click
 
 from ..errors import InputError
 from ..sources.limits import load_json
-from ..sources.releases import FOLDER, read_data, read_releases, release_dirs
+from ..sources.releases import FOLDER, SAMPLES, read_data, read_releases, release_dirs
 from ..sources.text import read_text
 from .compare import compare
 from .markdown import render_markdown
-from .samples import paired_changes
+from .samples import paired_changes, site_samples
 
 LEADERBOARD_SCHEMA = "reasonboard.leaderboard/"
 SCORE_KEYS = ("center", "margin", "ci_low", "ci_high")
@@ -44,8 +44,9 @@ class LoadedBuild:
     signals: dict[str, Any] | None
     #: "release NAME" when the side is a release, else None (the report names the path)
     name: str | None = None
-    #: The folder holding the leaderboard file (and `samples/`, when the build publishes them).
-    data_dir: Path | None = None
+    #: The folder of its per-sample outcomes (a site's `data/samples/`, a release's
+    #: `samples/`), when it has one.
+    samples: Path | None = None
 
 
 def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
@@ -58,7 +59,7 @@ def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
         if signals is not None:
             _check_signals(signals, release / "signals.json.gz")
         return LoadedBuild(dict(leaderboard), dict(signals) if signals is not None else None,
-                           f"release {release.name}")
+                           f"release {release.name}", release / SAMPLES)
     leaderboard_path, signals_path = _locate(path)
     leaderboard = _read_json(leaderboard_path)
     _check_leaderboard(leaderboard, leaderboard_path)
@@ -66,7 +67,7 @@ def load_build(path: Path, project: Path | None = None) -> LoadedBuild:
     if signals_path.is_file():
         signals = _read_json(signals_path)
         _check_signals(signals, signals_path)
-    return LoadedBuild(leaderboard, signals, data_dir=leaderboard_path.parent)
+    return LoadedBuild(leaderboard, signals, samples=site_samples(leaderboard_path.parent))
 
 
 def _release(path: Path, project: Path) -> Path | None:
@@ -173,7 +174,7 @@ def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_o
     """
     try:
         old, new = load_build(base, project_dir), load_build(head, project_dir)
-        paired = paired_changes(old.data_dir, new.data_dir, old.leaderboard, new.leaderboard)
+        paired = paired_changes(old.samples, new.samples, old.leaderboard, new.leaderboard)
     except InputError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(2)

@@ -8,8 +8,12 @@ between it and the evaluations in both releases changed), or because other evalu
 scores moved (`others_moved`). A ReasonScore depends on the evaluation's own results only
 (STATISTICS.md section 4), so its rank, rank range and ties are what others can move.
 
-Significance is the report's overlap rule (old and new 95 % intervals do not overlap); the
-document says so in `rule`, so that the page says which rule speaks.
+Significance is the report's: where both releases hold the model's per-sample outcomes, the
+paired test of its ReasonScore change on the items both share (`samples.paired_changes`),
+significant after Holm over the paired tests of the page; elsewhere the overlap rule (old
+and new 95 % intervals do not overlap). Each move names its `rule` and carries its `test`,
+and the document's `rule` is `paired` when any move is, so that the page says which rule
+speaks for each line.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ import json
 from typing import Any, Mapping
 
 from ..sources.releasechanges import CHANGES_SCHEMA
+from ..stats.paired import PairedTest
+from ..stats.verdicts import PairedVerdict
 from .compare import compare
-from .report import SCORE_UNCHANGED, CardChanges, FlagChange, ModelChange, ModelEntry
+from .report import OVERLAP, PAIRED, SCORE_UNCHANGED, CardChanges, FlagChange, ModelChange, ModelEntry
 
 #: At most this many flags raised (and cleared) are listed; the counts are always whole.
 MAX_FLAGS = 200
@@ -28,20 +34,24 @@ Doc = Mapping[str, Any]
 
 
 def release_changes(base: Doc | None, head: Doc, base_signals: Doc | None, head_signals: Doc | None,
-                    previous: str | None, previous_date: str | None) -> dict[str, Any]:
+                    previous: str | None, previous_date: str | None,
+                    paired: Mapping[str, PairedTest | None] | None = None) -> dict[str, Any]:
     """The `changes.json` document of a release whose data files are `head`, compared
-    with the previous release's `base` (None for the first release: nothing changed)."""
+    with the previous release's `base` (None for the first release: nothing changed);
+    `paired`: the paired tests of the models whose outcomes both hold (`compare`)."""
     if base is None:
         return {"schema": CHANGES_SCHEMA, "previous": None, "previous_date": None, "rule": "overlap",
                 "config_changes": [], "tasks_added": [], "tasks_removed": [], "models": [], "unchanged": 0,
                 "signals": _signals(CardChanges(compared=False, note="the first release: nothing to compare with"))}
-    report = compare(base, head, base_signals, head_signals, base_name=previous or "base", head_name="release")
+    report = compare(base, head, base_signals, head_signals, base_name=previous or "base", head_name="release",
+                     paired=paired)
     slugs = {m["id"]: m.get("slug") or "" for m in [*base.get("models", ()), *head.get("models", ())]}
     moves = [_entry(e, "joined", slugs) for e in report.added] + [_entry(e, "left", slugs) for e in report.removed]
     explain = _Attribution(base, head)
     moves += [_move(c, explain.kind(c), explain, slugs) for c in report.changed]
     return {
-        "schema": CHANGES_SCHEMA, "previous": previous, "previous_date": previous_date, "rule": "overlap",
+        "schema": CHANGES_SCHEMA, "previous": previous, "previous_date": previous_date,
+        "rule": PAIRED if any(c.rule == PAIRED for c in report.changed) else OVERLAP,
         "config_changes": [{"key": c.key, "old": _text(c.old), "new": _text(c.new)} for c in report.config_changes],
         "tasks_added": list(report.tasks_added), "tasks_removed": list(report.tasks_removed),
         "models": moves, "unchanged": report.unchanged, "signals": _signals(report.cards),
@@ -65,7 +75,8 @@ def _entry(e: ModelEntry, kind: str, slugs: Mapping[str, str]) -> dict[str, Any]
     return {"id": e.model.id, "label": e.model.label, "slug": slugs.get(e.model.id, ""), "kind": kind,
             "old": old["score"], "new": new["score"], "old_rank": old["rank"], "new_rank": new["rank"],
             "old_rank_range": old["range"], "new_rank_range": new["range"], "old_band": old["band"],
-            "new_band": new["band"], "joined_above": 0, "left_above": 0, "tasks": []}
+            "new_band": new["band"], "joined_above": 0, "left_above": 0, "tasks": [], "rule": OVERLAP,
+            "rule_note": "", "test": None}
 
 
 def _move(c: ModelChange, kind: str, explain: _Attribution, slugs: Mapping[str, str]) -> dict[str, Any]:
@@ -76,7 +87,17 @@ def _move(c: ModelChange, kind: str, explain: _Attribution, slugs: Mapping[str, 
             "new_rank_range": list(c.new_rank_range) if c.new_rank_range else None,
             "old_band": c.old_band, "new_band": c.new_band, "joined_above": joined_above, "left_above": left_above,
             "tasks": [{"task": t.task, "old": t.old_estimate, "new": t.new_estimate, "direction": t.direction}
-                      for t in c.task_moves]}
+                      for t in c.task_moves],
+            "rule": c.rule, "rule_note": c.rule_note, "test": _test(c.test)}
+
+
+def _test(t: PairedVerdict | None) -> dict[str, Any] | None:
+    """A move's paired test as published: shared items, the ReasonScore difference (new minus
+    old) with its interval, the raw p, the method and Holm's verdict over the page's tests."""
+    if t is None:
+        return None
+    return {"shared": t.shared, "effect": t.effect, "low": t.low, "high": t.high, "p": t.p, "method": t.method,
+            "significant": t.significant}
 
 
 class _Attribution:

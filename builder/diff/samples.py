@@ -23,9 +23,9 @@ from threadpoolctl import threadpool_limits
 from ..config import SiteConfig
 from ..confined import checked_name
 from ..errors import InputError
-from ..sampleoutputs import SAMPLES_FOLDER, samples_path
+from ..sampleoutputs import SAMPLES_FOLDER
+from ..stats.boardtests import BoardTests
 from ..stats.paired import PairedTest
-from ..stats.pairing import BoardTests
 from ..store.items import task_items
 
 #: What the builds' own leaderboard.json does not say falls back to the config's defaults.
@@ -40,30 +40,35 @@ FROM read_parquet(?, filename = true, union_by_name = true) t JOIN files f USING
 """
 
 
-def samples_file(data_dir: Path, model: Mapping[str, Any]) -> Path | None:
-    """The published per-sample outcomes of a leaderboard row (`sampleoutputs.samples_path` of its
-    slug, beside the leaderboard file's folder), when the build has them; a name that leads
-    outside the samples folder is refused (confined.py)."""
+def samples_file(folder: Path, model: Mapping[str, Any]) -> Path | None:
+    """The per-sample outcomes of a leaderboard row in `folder` (a site's `data/samples/`,
+    or a release snapshot's `samples/`: `<slug>.parquet`), when there are; a name that
+    leads outside the folder is refused (confined.py)."""
     slug = model.get("slug")
     if not isinstance(slug, str) or not slug:
         return None
-    site = data_dir.parent
-    path = site / samples_path(slug)
+    path = folder / f"{slug}.parquet"
     if not path.is_file():
         return None
-    return Path(checked_name(path, site / SAMPLES_FOLDER))
+    return Path(checked_name(path, folder))
 
 
-def paired_changes(base_data: Path | None, head_data: Path | None, base: Mapping[str, Any], head: Mapping[str, Any],
-                   draws: int = DEFAULTS.paired_draws) -> dict[str, PairedTest | None]:
-    """For each model in both builds whose outcomes both publish: its paired test (head minus
-    base) over the head's tasks, None when they share too few items. Models without the
-    files on both sides are left out (the overlap rule speaks for them).
+def site_samples(data_dir: Path) -> Path:
+    """A built site's per-sample outcomes folder, beside its leaderboard file's folder."""
+    return data_dir.parent / SAMPLES_FOLDER
+
+
+def paired_changes(base_samples: Path | None, head_samples: Path | None, base: Mapping[str, Any],
+                   head: Mapping[str, Any], draws: int = DEFAULTS.paired_draws) -> dict[str, PairedTest | None]:
+    """For each model in both builds whose outcomes both sample folders hold (`samples_file`):
+    its paired test (head minus base) over the head's tasks, None when they share too few
+    items. Models without the files on both sides are left out (the overlap rule speaks for
+    them).
 
     All models at once, as a build compares its pairs (`stats.pairing`): head `k` is
     evaluation `2k`, its base `2k + 1`, one pass per task, one draw matrix per shared item
     set whatever the number of models using it."""
-    if base_data is None or head_data is None:
+    if base_samples is None or head_samples is None or not base_samples.is_dir() or not head_samples.is_dir():
         return {}
     old = {m["id"]: m for m in base.get("models", [])}
     config = head.get("config") or {}
@@ -72,8 +77,8 @@ def paired_changes(base_data: Path | None, head_data: Path | None, base: Mapping
     found: list[tuple[str, Path, Path]] = []
     for model in head.get("models", []):
         before = old.get(model["id"])
-        new_file = samples_file(head_data, model)
-        old_file = samples_file(base_data, before) if before is not None else None
+        new_file = samples_file(head_samples, model)
+        old_file = samples_file(base_samples, before) if before is not None else None
         if new_file is not None and old_file is not None:
             found.append((model["id"], new_file, old_file))
     if not found:
@@ -93,7 +98,7 @@ def paired_changes(base_data: Path | None, head_data: Path | None, base: Mapping
             for task in tasks:
                 tests.add(task_items(con, task, keys))
     except duckdb.Error as exc:
-        raise InputError(head_data, f"per-sample outcomes unreadable: {str(exc).splitlines()[0]}; "
+        raise InputError(head_samples, f"per-sample outcomes unreadable: {str(exc).splitlines()[0]}; "
                                     "rebuild both sites") from None
     finally:
         con.close()

@@ -5,9 +5,12 @@ read back here, every field checked: a snapshot is untrusted input like any proj
 Each model that moved is one `ModelMove` of one `kind`:
 
 * `joined`, `left`: the evaluation is on one side only;
-* `significant_gain`, `significant_drop`, `within_intervals`, `not_comparable`: its own
-  score changed, and `rule` says how significance was decided (`overlap`: the old and new
-  95 % intervals do not overlap, STATISTICS.md section 7 across releases);
+* `significant_gain`, `significant_drop`, `within_intervals`, `not_significant`,
+  `not_comparable`: its own score changed, and its `rule` says how significance was decided
+  (`paired`: the paired test on the items both releases' per-sample outcomes share, after
+  Holm over the page's paired tests, its figures in `test`; `overlap`: the old and new 95 %
+  intervals do not overlap, STATISTICS.md section 7 across releases; `within_intervals` is
+  the overlap rule's "not significant", `not_significant` the paired test's);
 * `others_joined`: its score did not change, and its rank, rank range or ties moved only
   because evaluations joined or left the ranking (`joined_above`, `left_above` count those
   ranked above it);
@@ -24,9 +27,11 @@ from typing import Any, Callable
 
 from ..errors import InputError
 
-CHANGES_SCHEMA = "reasonboard.release-changes/1"
-KINDS = ("joined", "left", "significant_gain", "significant_drop", "within_intervals", "not_comparable",
-         "own_status", "others_joined", "others_moved")
+CHANGES_SCHEMA = "reasonboard.release-changes/2"
+#: Schema 1 (before moves named their rule) is read as every move by the overlap rule.
+READABLE = (CHANGES_SCHEMA, "reasonboard.release-changes/1")
+KINDS = ("joined", "left", "significant_gain", "significant_drop", "within_intervals", "not_significant",
+         "not_comparable", "own_status", "others_joined", "others_moved")
 RULES = ("overlap", "paired")
 
 #: center, margin, ci_low, ci_high of a ReasonScore
@@ -41,6 +46,20 @@ class TaskShift:
     old: float
     new: float
     direction: str  # "up" or "down"
+
+
+@dataclass(frozen=True)
+class MoveTest:
+    """The paired test of a move: shared items, the ReasonScore difference (new minus old)
+    with its 95 % interval, the raw p, the method, and Holm's verdict over the page's tests."""
+
+    shared: int
+    effect: float
+    low: float
+    high: float
+    p: float
+    method: str
+    significant: bool
 
 
 @dataclass(frozen=True)
@@ -60,6 +79,10 @@ class ModelMove:
     joined_above: int = 0
     left_above: int = 0
     tasks: tuple[TaskShift, ...] = ()
+    #: Which rule decided `kind` for a change of its own score; the paired test when paired.
+    rule: str = "overlap"
+    rule_note: str = ""
+    test: MoveTest | None = None
 
     @property
     def delta(self) -> float | None:
@@ -175,7 +198,7 @@ def _range(v: Any) -> bool:
 def read_changes(path: Path, doc: Any) -> ReleaseChanges:
     """`changes.json`, every field checked (one `InputError` naming the file and entry)."""
     r = _Reader(path)
-    if not isinstance(doc, dict) or doc.get("schema") != CHANGES_SCHEMA:
+    if not isinstance(doc, dict) or doc.get("schema") not in READABLE:
         raise InputError(path, f"not a release changes file (schema must be '{CHANGES_SCHEMA}')")
     top = "changes"
     moves = []
@@ -201,7 +224,11 @@ def read_changes(path: Path, doc: Any) -> ReleaseChanges:
             old_band=r.get(m, "old_band", _opt(_str), "null or a string", where),
             new_band=r.get(m, "new_band", _opt(_str), "null or a string", where),
             joined_above=r.get(m, "joined_above", _int, "a count", where),
-            left_above=r.get(m, "left_above", _int, "a count", where), tasks=tasks))
+            left_above=r.get(m, "left_above", _int, "a count", where), tasks=tasks,
+            rule=r.get(m, "rule", lambda v: v in RULES, f"one of {', '.join(RULES)}", where) if "rule" in m
+            else "overlap",
+            rule_note=r.get(m, "rule_note", _str, "a string", where) if "rule_note" in m else "",
+            test=_test(r, m.get("test"), where)))
     config = tuple((r.get(c, "key", _str, "a string", "config_changes"), r.get(c, "old", _str, "a string",
                                                                               "config_changes"),
                     r.get(c, "new", _str, "a string", "config_changes")) for c in r.items(doc, "config_changes", top))
@@ -214,6 +241,18 @@ def read_changes(path: Path, doc: Any) -> ReleaseChanges:
         tasks_removed=tuple(r.get(doc, "tasks_removed", _strs, "a list of strings", top)),
         moves=tuple(moves), unchanged=r.get(doc, "unchanged", _int, "a count", top),
         signals=_signals(r, r.get(doc, "signals", lambda v: isinstance(v, dict), "an object", top)))
+
+
+def _test(r: _Reader, doc: Any, where: str) -> MoveTest | None:
+    if doc is None:
+        return None
+    where = f"{where} test"
+    return MoveTest(shared=r.get(doc, "shared", _int, "a count", where),
+                    effect=r.get(doc, "effect", _num, "a number", where), low=r.get(doc, "low", _num, "a number", where),
+                    high=r.get(doc, "high", _num, "a number", where),
+                    p=r.get(doc, "p", lambda v: _num(v) and 0 <= v <= 1, "a number from 0 to 1", where),
+                    method=r.get(doc, "method", lambda v: v in ("mcnemar", "bootstrap"), "mcnemar or bootstrap", where),
+                    significant=r.get(doc, "significant", lambda v: isinstance(v, bool), "true or false", where))
 
 
 def _signals(r: _Reader, doc: dict[str, Any]) -> SignalChanges:

@@ -1,22 +1,24 @@
 """Which pairs the site compares on their shared items, and the verdicts it prints
 (SAMPLES.md section 5).
 
-The pairs a reader sees side by side: adjacent rows of the board ("distinct from next"), a
-model page's neighbours, the pairwise matrix's top models (all three on the ReasonScore,
-board level), and adjacent rows of each task page (on the task's `C_P`). Each pair is tested
-once, in the orientation of the board's order, and read backwards where a page needs it (the
-difference changes sign, the draws are the same). Significance is Holm's over the tests a
-page shows together: the board's adjacent pairs, one model page's neighbours, the matrix,
-one task page's adjacent pairs; the raw `p` is kept beside it.
+The pairs a reader sees side by side: adjacent rows of every board ("distinct from next"), a
+model page's neighbours and the pairwise matrix's top models (both on the first board, the
+front page: the board `pairwise.json` describes), all on the ReasonScore (board level), and
+adjacent rows of each task page (on the task's `C_P`). Each pair is tested once per board,
+in the orientation of that board's order, and read backwards where a page needs it (the
+difference changes sign, the draws are the same). A task's sides of a pair are computed
+once for every board holding the task (`_shared_pairs`). Significance is Holm's over the
+tests a page shows together: one board's adjacent pairs, one model page's neighbours, the
+matrix, one task page's adjacent pairs; the raw `p` is kept beside it.
 
 Evaluations without trials, and pairs sharing fewer than `min_samples` items (on every task,
-for the board), get no paired test: there the interval-overlap rule speaks, as before.
+for a board), get no paired test: there the interval-overlap rule speaks, as before.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -26,9 +28,11 @@ from threadpoolctl import threadpool_limits
 from ..config import SiteConfig
 from ..store.items import has_trials, task_items
 from ..store.pointsdb import PointsDB
+from .board import RankedBoard
+from .boardtests import BoardTests, floored_logs
 from .leaderboard import LeaderboardResult
 from .paired import PairedTest, holm
-from .pairing import BoardTests, task_sides, tests_of
+from .pairing import task_sides, tests_of
 from .verdicts import Comparisons, PairedResult, PairedVerdict
 
 #: Published precision: `C_P` differences like task estimates, ReasonScore differences like
@@ -50,63 +54,92 @@ def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig
 
 
 def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> Comparisons:
-    ranked = [m.evaluation.id for m in result.leaderboard.models if m.rank is not None]
-    position = {i: k for k, i in enumerate(ranked)}
-    adjacent = list(itertools.pairwise(ranked))
+    boards = result.boards or (RankedBoard("", "", result.leaderboard),)
+    ranked = [[m.evaluation.id for m in b.leaderboard.models if m.rank is not None] for b in boards]
+    position = {i: k for k, i in enumerate(ranked[0])}
+    adjacent = [list(itertools.pairwise(ids)) for ids in ranked]
     neighbour_pairs = [(a, n.id) for a, near in result.pairwise.neighbours.items() for n in near]
     top = list(result.pairwise.models)
     matrix_pairs = [(top[i], top[j]) for i in range(len(top)) for j in range(i + 1, len(top))]
-    board_pairs = sorted({_oriented(a, b, position) for a, b in (*adjacent, *neighbour_pairs, *matrix_pairs)},
-                         key=lambda p: (position[p[0]], position[p[1]]))
-    tasks = list(result.leaderboard.settings.tasks)
-    # A task page's ranked rows (the preliminary ones are listed apart, with no mark).
+    # Each board's pairs in its own order: the first board's also its neighbours and matrix.
+    board_pairs = [sorted({_oriented(a, b, position) for a, b in (*adjacent[0], *neighbour_pairs, *matrix_pairs)},
+                          key=lambda p: (position[p[0]], position[p[1]])), *adjacent[1:]]
+    # Every task page's ranked rows (the preliminary ones are listed apart, with no mark).
+    tasks = list(result.task_rankings)
     listed = {task: [m.evaluation.id for n, m in enumerate(result.task_rankings[task].listed(config.page_size))
                      if not result.task_rankings[task].is_preliminary(n)] for task in tasks}
     task_pairs = {task: list(itertools.pairwise(ids)) for task, ids in listed.items()}
 
-    involved = sorted({i for p in board_pairs for i in p} | {i for ps in task_pairs.values() for p in ps for i in p})
+    involved = sorted({i for ps in (*board_pairs, *task_pairs.values()) for p in ps for i in p})
     index = {i: k for k, i in enumerate(involved)}
     keys = [result.evaluations[i].key for i in involved]
-    board = BoardTests(_indices(board_pairs, index), config.paired_draws, config.seed, config.min_samples)
-    by_task: dict[str, dict[tuple[str, str], PairedTest | None]] = {}
+    tests = [BoardTests(_indices(ps, index), config.paired_draws, config.seed, config.min_samples) for ps in board_pairs]
+    holding = {task: [k for k, b in enumerate(boards) if task in b.leaderboard.settings.tasks] for task in tasks}
+    needed = [t for t in tasks if task_pairs[t] or any(len(tests[k].pairs) for k in holding[t])]
+    by_task: dict[str, dict[tuple[str, str], PairedTest | None]] = {t: {} for t in tasks}
     # The next task's items are read (DuckDB, off the GIL) while this one's are resampled.
     with ThreadPoolExecutor(max_workers=1) as reader:
-        pending = reader.submit(task_items, db.con, tasks[0], keys) if tasks else None
-        for k, task in enumerate(tasks):
+        pending = reader.submit(task_items, db.con, needed[0], keys) if needed else None
+        for k, task in enumerate(needed):
             assert pending is not None
             items = pending.result()
-            pending = reader.submit(task_items, db.con, tasks[k + 1], keys) if k + 1 < len(tasks) else None
-            # One pass per task for both: the board's pairs, then the task page's adjacent rows.
+            pending = reader.submit(task_items, db.con, needed[k + 1], keys) if k + 1 < len(needed) else None
+            # One pass per task for every board holding it and the task page's adjacent rows.
+            unique, places = _shared_pairs([tests[b].pairs for b in holding[task]])
             pairs = task_pairs[task]
-            found = task_sides(items, np.concatenate([board.pairs, _indices(pairs, index)]), config.paired_draws,
-                               config.seed, with_x=range(len(board.pairs), len(board.pairs) + len(pairs)))
-            board.add_sides(found.take(slice(0, len(board.pairs))))
-            by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(board.pairs), None)), config.min_samples)))
-    tested = dict(zip(board_pairs, board.finish()))
+            found = task_sides(items, np.concatenate([unique, _indices(pairs, index)]), config.paired_draws,
+                               config.seed, with_x=range(len(unique), len(unique) + len(pairs)))
+            front = found.take(slice(0, len(unique)))
+            logs = floored_logs(front)
+            for b, (rows, swapped) in zip(holding[task], places):
+                tests[b].add_logs(logs, front.shared, rows, swapped)
+            by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(unique), None)), config.min_samples)))
+    tested = [dict(zip(ps, t.finish())) for ps, t in zip(board_pairs, tests)]
 
-    def family(pairs: Iterable[tuple[str, str]], tests: Mapping[tuple[str, str], PairedTest | None],
-               decimals: int) -> dict[tuple[str, str], PairedResult]:
-        """The tested pairs among `pairs`, with Holm's verdict over them."""
-        found = [(pair, tests[_oriented(*pair, position) if pair not in tests else pair]) for pair in pairs]
-        shown = [(pair, t) for pair, t in found if t is not None]
-        verdicts = holm([t.p for _, t in shown])
-        out = {}
-        for ((a, b), t), significant in zip(shown, verdicts):
-            forward = (a, b) in tests
-            r = PairedResult.against(b if forward else a, PairedVerdict.of(t, decimals, significant))
-            out[(a, b)] = r if forward else r.reversed(b)
-        return out
+    def verdicts(pairs: Iterable[tuple[str, str]], tests: Mapping[tuple[str, str], PairedTest | None],
+                 decimals: int) -> dict[tuple[str, str], PairedResult]:
+        return family(pairs, tests, decimals, lambda a, b: _oriented(a, b, position))
 
-    board_next = {a: r for (a, _), r in family(adjacent, tested, BOARD_DECIMALS).items()}
+    board_next = {a: r for (a, _), r in verdicts(adjacent[0], tested[0], BOARD_DECIMALS).items()}
     neighbours = {}
     for a, near in result.pairwise.neighbours.items():
-        near_tests = family([(a, n.id) for n in near], tested, BOARD_DECIMALS)
+        near_tests = verdicts([(a, n.id) for n in near], tested[0], BOARD_DECIMALS)
         if near_tests:
             neighbours[a] = tuple(near_tests.values())
-    matrix = tuple((a, r) for (a, _), r in family(matrix_pairs, tested, BOARD_DECIMALS).items())
-    task_next = {task: {a: r for (a, _), r in family(task_pairs[task], by_task[task], TASK_DECIMALS).items()}
+    matrix = tuple((a, r) for (a, _), r in verdicts(matrix_pairs, tested[0], BOARD_DECIMALS).items())
+    task_next = {task: {a: r for (a, _), r in verdicts(task_pairs[task], by_task[task], TASK_DECIMALS).items()}
                  for task in tasks}
-    return Comparisons(config.min_samples, config.paired_draws, board_next, neighbours, matrix, task_next)
+    others = {b.name: {a: r for (a, _), r in verdicts(adjacent[k], tested[k], BOARD_DECIMALS).items()}
+              for k, b in enumerate(boards) if k}
+    return Comparisons(config.min_samples, config.paired_draws, board_next, neighbours, matrix, task_next, others)
+
+
+def family(pairs: Iterable[tuple[str, str]], tests: Mapping[tuple[str, str], PairedTest | None], decimals: int,
+           oriented: Callable[[str, str], tuple[str, str]]) -> dict[tuple[str, str], PairedResult]:
+    """The tested pairs among `pairs` (each tested as `oriented` gives it), with Holm's
+    verdict over them."""
+    found = [(pair, tests[pair if pair in tests else oriented(*pair)]) for pair in pairs]
+    shown = [(pair, t) for pair, t in found if t is not None]
+    out = {}
+    for ((a, b), t), significant in zip(shown, holm([t.p for _, t in shown])):
+        forward = (a, b) in tests
+        r = PairedResult.against(b if forward else a, PairedVerdict.of(t, decimals, significant))
+        out[(a, b)] = r if forward else r.reversed(b)
+    return out
+
+
+def _shared_pairs(boards: Sequence[np.ndarray]) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """The pairs of several boards (evaluation indices, each in its board's order) as one
+    list without repeats, smaller index first (a pair's sides are the same either way round:
+    the draws depend on the shared items only), and for each board the row of each of its
+    pairs and whether its sides are the other way round."""
+    if not boards:
+        return np.zeros((0, 2), dtype=np.int64), []
+    every = np.concatenate(boards)
+    unique, rows = np.unique(np.sort(every, axis=1), axis=0, return_inverse=True)
+    rows = rows.ravel()
+    cuts = np.cumsum([len(p) for p in boards])[:-1]
+    return unique, [(r, p[:, 0] > p[:, 1]) for r, p in zip(np.split(rows, cuts), boards)]
 
 
 def _oriented(a: str, b: str, position: Mapping[str, int]) -> tuple[str, str]:

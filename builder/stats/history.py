@@ -1,19 +1,32 @@
 """Each evaluation's ReasonScore across releases (PRODUCT.md "Releases and history"): one
 point per release it was on, oldest first, then the current build, each move from the
-point before marked significant when the two 95 % intervals do not overlap (STATISTICS.md
-section 7 across releases, the rule of the score-change report).
+point before marked significant or not by one of two rules, which the point names:
+
+* `paired`: the release's changes (`changes.json`, written when the release was made) hold
+  the paired test of this evaluation's change on the items both releases' per-sample
+  outcomes share, and the point before is the previous release. Its raw p joins Holm's
+  step-down over the paired moves of this one evaluation (the tests its page shows together,
+  SAMPLES.md section 5), and a significant one is a gain or a drop by the sign of its effect.
+* `overlap`: otherwise (no per-sample outcomes on both sides, too few shared items, a gap of
+  releases between the points, or the current build): significant when the two 95 %
+  intervals do not overlap (STATISTICS.md section 7 across releases, the rule of the
+  score-change report).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
+from ..sources.releasechanges import MoveTest
 from ..sources.releases import ReleaseSnapshot
 from .board import EvaluationRow
+from .paired import holm
 
 GAIN = "significant_gain"
 DROP = "significant_drop"
+PAIRED = "paired"
+OVERLAP = "overlap"
 
 
 @dataclass(frozen=True)
@@ -26,8 +39,13 @@ class HistoryPoint:
     ci_low: float
     ci_high: float
     rank: int | None
-    #: GAIN or DROP against the point before (None: within the intervals, or the first point)
+    #: GAIN or DROP against the point before (None: not significant, or the first point)
     move: str | None = None
+    #: PAIRED or OVERLAP: the rule that judged the move from the point before (None: the
+    #: first point, or the same score as the point before)
+    rule: str | None = None
+    #: The paired test of that move, when `rule` is PAIRED
+    test: MoveTest | None = None
 
 
 def move(old: HistoryPoint, new: HistoryPoint) -> str | None:
@@ -51,14 +69,18 @@ def score_history(releases: Sequence[ReleaseSnapshot], models: Iterable[Evaluati
     points: dict[str, list[HistoryPoint]] = {}
     for r in releases:
         b = r.board
+        tests = {m.id: m.test for m in r.changes.moves if m.rule == PAIRED and m.test is not None}
         for i, model_id in enumerate(b.ids):
             if model_id not in current:
                 continue
             center, margin, low, high = b.center[i], b.margin[i], b.ci_low[i], b.ci_high[i]
             if center is None or margin is None or low is None or high is None:
                 continue
+            before = points.get(model_id)
+            test = tests.get(model_id) if before and before[-1].release == r.changes.previous else None
             points.setdefault(model_id, []).append(
-                HistoryPoint(r.name, r.date, float(center), float(margin), float(low), float(high), b.rank[i]))
+                HistoryPoint(r.name, r.date, float(center), float(margin), float(low), float(high), b.rank[i],
+                             test=test))
     history = {}
     for model_id, found in points.items():
         s = current[model_id].score
@@ -70,9 +92,23 @@ def score_history(releases: Sequence[ReleaseSnapshot], models: Iterable[Evaluati
                 (now.center, now.margin, now.ci_low, now.ci_high, now.rank)
             if not (same and last.release == releases[-1].name):
                 found.append(now)
-        marked = [found[0]]
-        for point in found[1:]:
-            marked.append(HistoryPoint(point.release, point.date, point.center, point.margin, point.ci_low,
-                                       point.ci_high, point.rank, move(marked[-1], point)))
-        history[model_id] = tuple(marked)
+        history[model_id] = _marked(found)
     return history
+
+
+def _marked(found: Sequence[HistoryPoint]) -> tuple[HistoryPoint, ...]:
+    """The points with each move from the point before judged by its rule (module docstring)."""
+    tests = {k: p.test for k, p in enumerate(found) if k and p.test is not None}
+    verdicts = dict(zip(tests, holm([t.p for t in tests.values()])))
+    marked = [found[0]]
+    for k, point in enumerate(found[1:], 1):
+        before = marked[-1]
+        same = (point.center, point.margin, point.ci_low, point.ci_high) == \
+            (before.center, before.margin, before.ci_low, before.ci_high)
+        rule: str | None = PAIRED
+        if point.test is not None:
+            verdict = (GAIN if point.test.effect > 0 else DROP) if verdicts[k] else None
+        else:
+            rule, verdict = (None, None) if same else (OVERLAP, move(before, point))
+        marked.append(replace(point, move=verdict, rule=rule))
+    return tuple(marked)

@@ -56,3 +56,10 @@ class Comparisons:
     matrix: tuple[tuple[str, PairedResult], ...] = ()
     #: Task -> evaluation -> its test against the next row of the task page.
     task_next: Mapping[str, Mapping[str, PairedResult]] = field(default_factory=dict)
+    #: Each board after the first, by name -> ranked evaluation -> its test against the next
+    #: ranked row of that board (Holm over the board's).
+    boards: Mapping[str, Mapping[str, PairedResult]] = field(default_factory=dict)
+
+    def board(self, name: str, first: bool) -> Mapping[str, PairedResult]:
+        """The adjacent tests of the board `name` (`first`: the front page's)."""
+        return self.board_next if first else self.boards.get(name, {})

@@ -1,17 +1,18 @@
 """A model page's score across releases (PRODUCT.md "Releases and history"): a chart of the
 ReasonScore with its interval at each release and in this build, significant moves marked,
-and its table twin. Significance is the overlap rule (`stats.history`), and the page says so.
+and its table twin. Each move names the rule that judged it (`stats.history`: the paired
+test on shared items, Holm over the page's, or interval overlap), and the page says so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...stats.history import DROP, GAIN, HistoryPoint
+from ...stats.history import DROP, GAIN, OVERLAP, PAIRED, HistoryPoint
 from .. import format as fmt
 from ..charts import Chart
 from .base import Interval
-from .releases import board_path
+from .releases import board_path, paired_move
 
 MOVES = {GAIN: "significantly up", DROP: "significantly down", None: ""}
 
@@ -27,6 +28,8 @@ class HistoryRow:
     rank: str
     #: "significantly up", "significantly down", or ""
     move: str
+    #: The rule that judged the move from the row before, with its figures ("" for none)
+    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,18 @@ class HistoryView:
     rows: tuple[HistoryRow, ...]
     chart: Chart
     significant: int
+    #: How many moves the paired test judged (Holm over these), and the overlap rule
+    paired: int = 0
+    overlap: int = 0
+
+
+def rule_text(p: HistoryPoint) -> str:
+    """The rule that judged the move to `p`, in words."""
+    if p.rule == PAIRED and p.test is not None:
+        return paired_move(p.test, p.move is not None)
+    if p.rule == OVERLAP:
+        return "overlap rule: intervals " + ("do not overlap" if p.move else "overlap")
+    return ""
 
 
 def _spans(points: tuple[HistoryPoint, ...]) -> list[list[HistoryPoint]]:
@@ -65,10 +80,13 @@ def history_view(points: tuple[HistoryPoint, ...], label: str) -> HistoryView | 
         rows.append(HistoryRow(
             label=name, date=date, path=board_path(first.release) if first.release is not None else "",
             interval=Interval(first.center, first.margin, first.ci_low, first.ci_high, "score"),
-            rank=str(first.rank) if first.rank is not None else "unranked", move=MOVES[first.move]))
+            rank=str(first.rank) if first.rank is not None else "unranked", move=MOVES[first.move],
+            rule=rule_text(first)))
     chart = Chart(kind="history", id="history-chart", twin="history-table",
                   label=f"ReasonScore of {label} with its 95% interval at each of {len(rows)} points in time",
                   rows=tuple({"label": r.label, "order": n, "low": r.interval.low, "high": r.interval.high,
                               "center": r.interval.center, "text": r.interval.text, "move": r.move or "no significant move"}
                              for n, r in enumerate(rows)))
-    return HistoryView(rows=tuple(rows), chart=chart, significant=sum(1 for r in rows if r.move))
+    return HistoryView(rows=tuple(rows), chart=chart, significant=sum(1 for r in rows if r.move),
+                       paired=sum(1 for p in points if p.rule == PAIRED),
+                       overlap=sum(1 for p in points if p.rule == OVERLAP))

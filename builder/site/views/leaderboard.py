@@ -78,14 +78,16 @@ def leaderboard_pages(ctx: Context, config: SiteConfig, tasks: list[str]) -> lis
 
 
 def other_board_pages(ctx: Context, config: SiteConfig) -> list[LeaderboardPage]:
-    """The page(s) of each board after the first (their adjacent pairs: the overlap rule)."""
+    """The page(s) of each board after the first, each row marked against the next by the
+    board's own paired tests where there are any, else by interval overlap."""
     pages = []
     for k, board in enumerate(ctx.results.boards[1:], 1):
-        rows = [model_row(ctx, m, board_tasks=board.tasks) for m in board.leaderboard.models]
+        paired = ctx.results.comparisons.board(board.name, first=False)
+        rows = [model_row(ctx, m, paired, board_tasks=board.tasks) for m in board.leaderboard.models]
         size = max(1, int(config.page_size))
         count = max(1, -(-len(rows) // size))
         paths = [board_path(ctx.board_slugs[k], n + 1) for n in range(count)]
-        pages += _pages(ctx, config, list(board.tasks), rows, board, paths, board.leaderboard)
+        pages += _pages(ctx, config, list(board.tasks), rows, board, paths, board.leaderboard, len(paired))
     return pages
 
 

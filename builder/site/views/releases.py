@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ...sources.releasechanges import FlagNote, ModelMove, ReleaseChanges, Scored
+from ...sources.releasechanges import FlagNote, ModelMove, MoveTest, ReleaseChanges, Scored
 from ...sources.releases import ReleaseBoard, ReleaseSnapshot
 from ...stats.bands import Bands
 from .. import format as fmt
 from ..urls import evaluation_page_path
-from .base import BandView, Interval, Page, Ref
+from .base import BandView, Interval, Page, Ref, p_text
 
 LIST_PATH = "releases.html"
 
@@ -78,6 +78,8 @@ class Move:
     joined_above: int
     left_above: int
     tasks: str
+    #: For a change of its own score: the rule that decided it, in words ("" otherwise).
+    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,11 @@ class Section:
     title: str
     text: str
     moves: tuple[Move, ...]
+
+    @property
+    def rules(self) -> bool:
+        """Whether its moves changed their own score, so each names the rule that judged it."""
+        return any(m.kind in OWN for m in self.moves)
 
 
 @dataclass(frozen=True)
@@ -136,9 +143,9 @@ class ReleasesPage(Page):
 SECTIONS = (
     (("significant_gain", "significant_drop"), "significant", "Significant moves",
      "Evaluations whose own score moved by more than its uncertainty: {rule}"),
-    (("within_intervals", "not_comparable"), "within", "Changes within the intervals",
-     "Evaluations whose own score changed, but not significantly: the old and new intervals overlap, so the data "
-     "do not show a real difference."),
+    (("within_intervals", "not_significant", "not_comparable"), "within", "Changes that are not significant",
+     "Evaluations whose own score changed, but not significantly by the rule each line names, so the data do not "
+     "show a real difference."),
     (("joined",), "joined", "Joined", "Evaluations in this release that were not in the previous one."),
     (("left",), "left", "Left", "Evaluations of the previous release that are not in this one."),
     (("others_joined",), "others-joined", "Moved only because others joined or left",
@@ -154,8 +161,39 @@ SECTIONS = (
 RULES = {
     "overlap": "the old and new 95% intervals do not overlap (the overlap rule; per-sample outcomes were "
                "not compared pairwise).",
-    "paired": "a paired test on the items both releases share is significant after Holm's correction.",
+    "paired": "a paired test on the items both releases share is significant after Holm's correction over the "
+              "{tests} paired test{s} on this page, where both releases hold the evaluation's per-sample outcomes; "
+              "otherwise the old and new 95% intervals do not overlap (the overlap rule). Each line names its rule.",
 }
+#: The kinds whose own score changed: their line names the rule that judged the change.
+OWN = ("significant_gain", "significant_drop", "within_intervals", "not_significant", "not_comparable")
+
+
+def rule_text(c: ReleaseChanges) -> str:
+    """What "significant" means on the changes page of `c`."""
+    tests = sum(1 for m in c.moves if m.test is not None)
+    return RULES[c.rule].format(tests=tests, s="s" if tests != 1 else "")
+
+
+def paired_move(t: MoveTest, significant: bool) -> str:
+    """A move judged by the paired test, with its figures and Holm's verdict."""
+    verdict = "significant after Holm" if significant else "not significant after Holm"
+    p = p_text(t.p)
+    return (f"paired test on {t.shared:,} shared items: {t.effect:+.1f} ({t.low:+.1f} to {t.high:+.1f}), "
+            f"p {p if p.startswith('<') else '= ' + p}, {verdict}")
+
+
+def move_rule(m: ModelMove) -> str:
+    """The rule that judged a change of the move's own score, with its figures."""
+    if m.kind not in OWN:
+        return ""
+    if m.rule == "paired" and m.test is not None:
+        return paired_move(m.test, m.test.significant)
+    if m.kind == "not_comparable":
+        return ""
+    why = f" ({m.rule_note})" if m.rule_note else ""
+    return "overlap rule: intervals " + ("do not overlap" if m.kind in ("significant_gain", "significant_drop")
+                                        else "overlap") + why
 
 
 def _interval(bands: Bands, by_key: dict[str, BandView], scored: Scored | None, band: str | None) -> Interval | None:
@@ -200,7 +238,7 @@ def _move(bands: Bands, by_key: dict[str, BandView], m: ModelMove) -> Move:
         old_band=m.old_band or fmt.MISSING, new_band=m.new_band or fmt.MISSING,
         joined_above=m.joined_above, left_above=m.left_above,
         tasks=", ".join(f"{t.task} {t.direction} ({fmt.probability(t.old)} → {fmt.probability(t.new)})"
-                        for t in m.tasks))
+                        for t in m.tasks), rule=move_rule(m))
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
@@ -215,7 +253,8 @@ def headline(c: ReleaseChanges) -> str:
     parts = [f"{_plural(len(c.of_kind('joined')), 'evaluation')} joined",
              f"{len(c.of_kind('left'))} left",
              f"{_plural(gains + drops, 'significant move')} ({gains} up, {drops} down)",
-             f"{_plural(len(c.of_kind('within_intervals', 'not_comparable')), 'change')} within the intervals",
+             f"{_plural(len(c.of_kind('within_intervals', 'not_significant', 'not_comparable')), 'change')} "
+             "not significant",
              f"{_plural(len(c.of_kind('others_joined')), 'evaluation')} moved only because others joined or left",
              f"{c.unchanged} unchanged"]
     return "Since " + c.previous + ": " + "; ".join(parts) + "."
@@ -228,7 +267,7 @@ def changes_page(r: ReleaseSnapshot, bands: Bands, known: Sequence[str]) -> Rele
     for kinds, anchor, title, text in SECTIONS:
         moves = tuple(_move(bands, by_key, m) for m in c.of_kind(*kinds))
         if moves:
-            sections.append(Section(anchor, title, text.format(rule=RULES[c.rule]), moves))
+            sections.append(Section(anchor, title, text.format(rule=rule_text(c)), moves))
     s = c.signals
     counts = (("reproducibility gaps opened", s.gaps_opened), ("reproducibility gaps closed", s.gaps_closed),
               ("reproducibility gaps that changed their missing fields", s.gaps_changed),
@@ -239,7 +278,7 @@ def changes_page(r: ReleaseSnapshot, bands: Bands, known: Sequence[str]) -> Rele
         simulated=r.simulated, description=f"What changed in release {r.name} ({r.date}) since "
                                          + (c.previous or "nothing: the first release"),
         name=r.name, date=r.date, previous_name=c.previous, previous=previous, previous_date=c.previous_date,
-        rule_text=RULES[c.rule],
+        rule_text=rule_text(c),
         headline=headline(c), sections=tuple(sections), config_changes=c.config_changes,
         tasks_added=c.tasks_added, tasks_removed=c.tasks_removed, unchanged=c.unchanged,
         signals_compared=s.compared, signals_note=s.note, signal_counts=counts,
