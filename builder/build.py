@@ -30,11 +30,12 @@ from .site.reuse import PageReuse
 from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
+from .stats.analysismemo import AnalysesMemo
 from .stats.bands import Bands, load_bands
 from .stats.comparisons import with_comparisons
 from .stats.history import score_history
 from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
-from .stats.memo import RankMemo
+from .stats.memo import RankMemo, code_salt
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 
 Progress = Callable[[str], None] | None
@@ -246,9 +247,14 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         salt = memo_salt(config, inputs.tasks)
         memo_path = project.cache_dir / f"statistics-{salted(salt)}.npz"
         memo = RankMemo.load(memo_path, salt)
-        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands, memo), config))
+        # A PointsDB given with --db has no digests this build made: its analyses are computed.
+        analyses_path = project.cache_dir / f"analyses-{salted(code_salt())}.json"
+        analyses_memo = AnalysesMemo.load(analyses_path, code_salt()) if options.db_path is None else None
+        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands, memo), config), analyses_memo)
         with suppress(OSError):  # a memo only saves time
             memo.fresh().save(memo_path)
+            if analyses_memo is not None:
+                analyses_memo.save(analyses_path)
         phase("statistics")
         # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
         # page, and its organisation names the board's own results; a lab's data never does.
