@@ -12,10 +12,11 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .cachekey import salted
+from .compareoutputs import TaskOutcomes, compare_files, item_outcomes
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .gcpause import frozen_heap
@@ -175,6 +176,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         """The data files, sorted, then each evaluation's per-sample outcomes, one at a time."""
         files = {**data_files(board.leaderboard, board.pairwise, signals, board.comparisons),
                  **analyses_files(board.analyses, board.evaluations)}
+        files.update(compare_files(board.leaderboard, board.evaluations, board.comparisons, gathered.outcomes, config))
         for path in sorted(files):
             yield path, files.pop(path)
         yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples)
@@ -212,6 +214,9 @@ class Gathered:
     board: LeaderboardResult
     signals: Signals | None
     store: StoreReport
+    #: Per task, the per-item outcomes the compare view reads (none without trials, or when
+    #: per-sample outcomes are not published).
+    outcomes: Mapping[str, TaskOutcomes] = field(default_factory=dict)
 
 
 def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
@@ -260,9 +265,12 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         phase("signals")
         board = with_comparisons(db, board, config)
         phase("paired comparisons")
+        outcomes = item_outcomes(db, board.evaluations.values()) if config.publish_samples else {}
+        phase("compare data")
     finally:
         db.close()
-    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store)
+    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store,
+                    outcomes)
 
 
 def cache_salt(config: SiteConfig) -> str:

@@ -145,6 +145,6 @@ def test_ingest_does_not_merge_into_an_evals_file_linked_out_of_the_data_folder(
     message = next(line for line in result.output.splitlines() if line.startswith("error: "))
     assert "evals.json: a symbolic link to ../outside.json, which is outside" in message, message
     assert "Nothing was written." in result.output
-    assert os.readlink(data / "evals.json") == "../outside.json"
+    assert (data / "evals.json").readlink() == Path("../outside.json")
     assert (tmp_path / "outside.json").read_text(encoding="utf-8") == '[{"model": "' + SECRET + '"}]\n'
     assert not (data / "trials").exists() or not any((data / "trials").iterdir())
