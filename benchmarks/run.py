@@ -416,6 +416,7 @@ def change_one_model(trials_dir: Path) -> Path:
     """Flip a quarter of the first point's trials of one evaluation (correct <-> not, where
     not truncated): always a real change of its points, written back as its trials file."""
     import duckdb
+    from reasonboard.store.pointsdb import sql_string
 
     files = sorted(trials_dir.glob("*.parquet"))
     target = files[len(files) // 2]
@@ -423,11 +424,11 @@ def change_one_model(trials_dir: Path) -> Path:
     con = duckdb.connect()
     first = con.execute("SELECT base_task, params FROM read_parquet(?) LIMIT 1", [str(target)]).fetchone()
     con.execute(
-        """COPY (SELECT * EXCLUDE (flip) REPLACE (CASE WHEN flip THEN 1.0 - credit ELSE credit END AS credit,
+        f"""COPY (SELECT * EXCLUDE (flip) REPLACE (CASE WHEN flip THEN 1.0 - credit ELSE credit END AS credit,
                                                   CASE WHEN flip THEN NOT correct ELSE correct END AS correct)
                  FROM (SELECT *, base_task = ? AND params = ? AND NOT truncated AND credit IN (0, 1)
                                  AND hash(sample_id, epoch) % 4 = 0 AS flip FROM read_parquet(?)))
-           TO ? (FORMAT parquet, COMPRESSION zstd)""", [first[0], first[1], str(target), str(temporary)])
+           TO {sql_string(temporary)} (FORMAT parquet, COMPRESSION zstd)""", [first[0], first[1], str(target)])
     con.close()
     temporary.replace(target)
     return target

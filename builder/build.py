@@ -12,10 +12,11 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .cachekey import salted
+from .compareoutputs import TaskOutcomes, compare_files, item_outcomes
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .gcpause import frozen_heap
@@ -29,11 +30,12 @@ from .site.reuse import PageReuse
 from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
+from .stats.analysismemo import AnalysesMemo
 from .stats.bands import Bands, load_bands
 from .stats.comparisons import with_comparisons
 from .stats.history import score_history
 from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
-from .stats.memo import RankMemo
+from .stats.memo import RankMemo, code_salt
 from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
 
 Progress = Callable[[str], None] | None
@@ -174,6 +176,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         """The data files, sorted, then each evaluation's per-sample outcomes, one at a time."""
         files = {**data_files(board.leaderboard, board.pairwise, signals, board.comparisons),
                  **analyses_files(board.analyses, board.evaluations)}
+        files.update(compare_files(board.leaderboard, board.evaluations, board.comparisons, gathered.outcomes, config))
         for path in sorted(files):
             yield path, files.pop(path)
         yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples)
@@ -211,6 +214,9 @@ class Gathered:
     board: LeaderboardResult
     signals: Signals | None
     store: StoreReport
+    #: Per task, the per-item outcomes the compare view reads (none without trials, or when
+    #: per-sample outcomes are not published).
+    outcomes: Mapping[str, TaskOutcomes] = field(default_factory=dict)
 
 
 def load_settings(options: BuildOptions) -> tuple[Project, SiteConfig, Bands]:
@@ -241,9 +247,14 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         salt = memo_salt(config, inputs.tasks)
         memo_path = project.cache_dir / f"statistics-{salted(salt)}.npz"
         memo = RankMemo.load(memo_path, salt)
-        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands, memo), config))
+        # A PointsDB given with --db has no digests this build made: its analyses are computed.
+        analyses_path = project.cache_dir / f"analyses-{salted(code_salt())}.json"
+        analyses_memo = AnalysesMemo.load(analyses_path, code_salt()) if options.db_path is None else None
+        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands, memo), config), analyses_memo)
         with suppress(OSError):  # a memo only saves time
             memo.fresh().save(memo_path)
+            if analyses_memo is not None:
+                analyses_memo.save(analyses_path)
         phase("statistics")
         # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
         # page, and its organisation names the board's own results; a lab's data never does.
@@ -254,9 +265,12 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         phase("signals")
         board = with_comparisons(db, board, config)
         phase("paired comparisons")
+        outcomes = item_outcomes(db, board.evaluations.values()) if config.publish_samples else {}
+        phase("compare data")
     finally:
         db.close()
-    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store)
+    return Gathered(site_config.with_tasks(board.leaderboard.settings.tasks), site_project, board, signals, store,
+                    outcomes)
 
 
 def cache_salt(config: SiteConfig) -> str:

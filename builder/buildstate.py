@@ -28,6 +28,7 @@ from typing import Any, Iterable, Mapping
 
 from .atomic import write_atomically
 from .cachekey import salted
+from .confined import open_confined, read_confined
 from .resources import code_digest
 
 #: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
@@ -39,7 +40,10 @@ def _hash_files(h: hashlib._Hash, paths: Iterable[Path], root: Path) -> None:
     for path in sorted(paths):
         h.update(path.relative_to(root).as_posix().encode())
         h.update(b"\0")
-        h.update(hashlib.sha256(path.read_bytes()).digest())
+        # Confined like every read of the project: the state's key never reads what a link
+        # out of the content, templates or static folder points at (the build refuses it).
+        with open_confined(path, root) as handle:
+            h.update(hashlib.file_digest(handle, "sha256").digest())
 
 
 def tree_files(root: Path) -> list[Path]:
@@ -55,7 +59,7 @@ def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], temp
     h = hashlib.sha256()
     h.update(f"reasonboard-build-state/{STATE_VERSION}\0strict={strict}\0allow_empty={allow_empty}\0".encode())
     if config_path is not None and config_path.is_file():
-        h.update(b"config\0" + config_path.read_bytes())
+        h.update(b"config\0" + read_confined(config_path))
     # Each search path in order, tagged by kind and position: moving a file from the project
     # to the package's place (or back) changes which one wins, so it changes the key.
     for kind, dirs in (("content", content_dirs), ("templates", templates_dirs),

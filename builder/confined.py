@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 import stat
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO
 
 from .errors import InputError
 
@@ -38,7 +38,7 @@ def is_inside(path: str | Path, root: str | Path) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def open_confined(path: str | Path, root: str | Path | None = None) -> BinaryIO:
+def open_confined(path: str | Path, root: str | Path | None = None) -> BufferedReader:
     """`path` opened for reading in binary, when it is a regular file inside `root` (default:
     the folder it sits in); otherwise an `InputError` naming the file, and for a link, its
     target."""
@@ -78,7 +78,7 @@ def read_confined(path: str | Path, root: str | Path | None = None, max_line: in
             raise InputError(path, f"cannot read the file ({exc.strerror or exc})") from None
 
 
-def _lines_within(handle: BinaryIO, path: Path, max_line: int) -> bytes:
+def _lines_within(handle: BufferedReader, path: Path, max_line: int) -> bytes:
     """The rest of `handle`, read by 1 MiB; each chunk's line lengths measured with numpy."""
     import numpy as np
 

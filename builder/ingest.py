@@ -34,7 +34,8 @@ from .ingestreport import (
     split_samplers,
 )
 from .sources.harness import Input, discover
-from .sources.limits import too_deep
+from .sources.limits import load_json, too_deep
+from .sources.text import read_text
 from .sources.trials import Evaluation, ReadOptions, UnreadableInput
 from .store import trialfiles
 from .store.keys import PointAliases
@@ -227,10 +228,10 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
     earlier ingest are kept); new entries are appended in sorted order.
     """
     document: Any = []
-    if path.is_file():
+    if path.exists() or path.is_symlink():
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            document = load_json(read_text(path, options.data_dir), path)
+        except json.JSONDecodeError as exc:
             raise InputError(path, f"cannot merge into it: {exc}") from None
     entries = document["evaluations"] if isinstance(document, dict) else document
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):

@@ -152,14 +152,28 @@ def split_samplers(evaluations: Iterable[EvaluationInfo]) -> list[str]:
     for (model, template), infos in sorted(samplers.items()):
         if len(infos) < 2:
             continue
-        unsampled = "; ".join(f"{i.sampler}: {', '.join(sorted(i.likelihood_tasks))}, scored by log-likelihood, "
-                              "sample nothing" for i in sorted(infos, key=lambda i: i.sampler)
-                              if i.likelihood_tasks and not i.sampled_tasks)
+        unsampled = "; ".join(_likelihood_part(i) for i in sorted(infos, key=lambda i: i.sampler)
+                              if i.likelihood_tasks - i.sampled_tasks)
         warnings.append(f"{model} (template {template}) became {len(infos)} evaluations, one per sampler "
                         f"({', '.join(sorted(i.sampler for i in infos))}), because its logs recorded different "
                         f"generation settings{f' ({unsampled})' if unsampled else ''}; "
                         "if they are one run, ingest its files again with --sampler NAME")
     return warnings
+
+
+def _likelihood_part(info: EvaluationInfo) -> str:
+    """What a sampler holding tasks scored by log-likelihood is: those tasks sample nothing,
+    so they record no settings and land in whichever sampler the settings-free name makes;
+    the generating tasks beside them (if any) are named with what they recorded."""
+    likelihood = sorted(info.likelihood_tasks - info.sampled_tasks)
+    verb = "samples" if len(likelihood) == 1 else "sample"
+    said = f"{info.sampler}: {', '.join(likelihood)}, scored by log-likelihood, {verb} nothing"
+    sampled = sorted(info.sampled_tasks - info.likelihood_tasks)
+    if not sampled:
+        return said
+    recorded = ("no generation settings recorded" if not info.generation_args
+                else "generation settings " + ", ".join(f"{k} {v}" for k, v in sorted(info.generation_args.items())))
+    return f"{said}, beside {', '.join(sampled)}, generated with {recorded}"
 
 
 def fixture_models(evaluations: Iterable[EvaluationInfo]) -> list[str]:

@@ -18,7 +18,7 @@ import duckdb
 
 from .confined import checked_name
 from .stats.evaluations import Evaluation
-from .store.trialfiles import NAMES, ORDER
+from .store.trialfiles import NAMES, ORDER, copy_to_parquet
 
 #: The published columns: a trials file's without the evaluation's names.
 SAMPLE_COLUMNS = tuple(name for name in NAMES if name not in ("model", "template", "sampler"))
@@ -44,11 +44,9 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
             for e in chosen:
                 # DuckDB opens them: each checked to be a file inside the project (confined.py).
                 files = [checked_name(data_dir / rel) for rel in e.trial_files]
-                con.execute(
-                    f"COPY (SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?) WHERE trim(model) = ? "
-                    f"AND trim(template) = ? AND trim(sampler) = ? ORDER BY {ORDER}) "
-                    "TO ? (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)",
-                    [files, *e.key, str(target)])
+                copy_to_parquet(con, f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?) WHERE trim(model) = ? "
+                                     f"AND trim(template) = ? AND trim(sampler) = ? ORDER BY {ORDER}",
+                                [files, *e.key], target)
                 yield samples_path(e.slug), target.read_bytes()
     finally:
         con.close()

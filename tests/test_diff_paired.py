@@ -12,6 +12,7 @@ import duckdb
 from click.testing import CliRunner
 from reasonboard.cli import main
 from reasonboard.sampleoutputs import samples_path
+from reasonboard.store.pointsdb import sql_string
 from test_diff import leaderboard, model
 
 TASK = "arithmetic"
@@ -27,8 +28,8 @@ def write_samples(site: Path, model_id: str, correct: list[bool]) -> None:
         "COPY (SELECT ? AS base_task, '{}' AS params, printf('s%02d', i) AS sample_id, 1 AS epoch, "
         "CASE WHEN c THEN 1.0 ELSE 0.0 END AS credit, c AS correct, false AS truncated, NULL::INTEGER AS options, "
         "NULL::BIGINT AS tokens, NULL::BIGINT AS input_tokens, NULL::BIGINT AS compressed "
-        "FROM (SELECT unnest(range(?)) AS i, unnest(?::BOOLEAN[]) AS c)) TO ? (FORMAT parquet)",
-        [TASK, len(correct), correct, str(target)])
+        f"FROM (SELECT unnest(range(?)) AS i, unnest(?::BOOLEAN[]) AS c)) TO {sql_string(target)} (FORMAT parquet)",
+        [TASK, len(correct), correct])
     con.close()
 
 

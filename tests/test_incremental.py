@@ -310,7 +310,7 @@ def test_rendering_a_page_leaves_no_reference_cycle(default_build):
     model = build_page_model(results, load_content(default_build.content_dir))
     env = environment(ROOT / "templates")
     site = replace(model, pages=())
-    assets = Assets(css="a.css", js="a.js", charts="c.js", vega="v.js")
+    assets = Assets(css="a.css", js="a.js", charts="c.js", vega="v.js", compare="p.js")
     first = {}
     for page in model.pages:
         first.setdefault(page.template, PageInputs(page, site, assets, results.signals is not None, ""))

@@ -20,7 +20,8 @@ from reasonboard.site.views.base import Ref
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = (ROOT / "templates",)
-ASSETS = Assets(css="assets/a.css", js="assets/a.js", charts="assets/c.js", vega="assets/v.js")
+ASSETS = Assets(css="assets/a.css", js="assets/a.js", charts="assets/c.js", vega="assets/v.js",
+                compare="assets/p.js")
 
 
 def keyed_pages(results: Any, content: Any) -> dict[str, tuple[str, PageInputs]]:

@@ -18,6 +18,7 @@ import pytest
 from helpers_site import Node, parse, row_cells
 from reasonboard.build import BuildOptions
 from reasonboard.release import make_release
+from reasonboard.store.pointsdb import sql_string
 from test_paired import plain_task
 from test_releases import _ranks_among, _score_text, assert_release_pages_never_change
 from test_site_paired import plain_holm
@@ -52,8 +53,8 @@ def _write(data: Path, models: dict[str, set[int]]) -> None:
             "printf('s%02d', i) AS sample_id, 1 AS epoch, CASE WHEN c THEN 1.0 ELSE 0.0 END AS credit, c AS correct, "
             "false AS truncated, NULL::INTEGER AS options, NULL::BIGINT AS tokens, NULL::BIGINT AS input_tokens, "
             "NULL::BIGINT AS compressed FROM (SELECT unnest(range(?)) AS i, unnest(?::BOOLEAN[]) AS c) "
-            "ORDER BY sample_id) TO ? (FORMAT parquet)",
-            [name, TASK, PARAMS, ITEMS, flags, str(trials / f"{name}.parquet")])
+            f"ORDER BY sample_id) TO {sql_string(trials / f'{name}.parquet')} (FORMAT parquet)",
+            [name, TASK, PARAMS, ITEMS, flags])
     con.close()
     evals = [{"model": m, "template": "tpl", "sampler": "smp", "label": m.upper()} for m in models]
     (data / "evals.json").write_text(json.dumps(evals), encoding="utf-8")

@@ -134,3 +134,34 @@ def test_a_sampler_of_log_likelihood_tasks_is_named_in_the_split_warning(tmp_pat
         "because its logs recorded different generation settings (default: negotiationtom_belief, "
         "negotiationtom_desire, scored by log-likelihood, sample nothing); "
         "if they are one run, ingest its files again with --sampler NAME")
+
+
+def test_a_sampler_mixing_log_likelihood_and_generated_tasks_is_described_as_it_is(tmp_path):
+    """The real negotiationtom run, ingested with a second copy of it whose generating task
+    recorded no settings: that copy's `negotiationtom_intention` lands in the settings-free
+    sampler beside the two multiple-choice subtasks, which sample nothing. The warning says
+    both, and that the generating task recorded no settings (the first copy's did)."""
+    import shutil
+
+    second = tmp_path / "second" / "Qwen__Qwen3-8B"
+    shutil.copytree(NEGOTIATION / "negotiationtom" / "Qwen__Qwen3-8B", second)
+    results = next(second.glob("results_*.json"))
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    del doc["configs"]["negotiationtom_intention"]["generation_kwargs"]
+    results.write_text(json.dumps(doc), encoding="utf-8")
+    samples = next(second.glob("samples_negotiationtom_intention_*.jsonl"))
+    rows = [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for row in rows:
+        for request in row["arguments"].values():
+            request["arg_1"] = {}
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    lines = _run("ingest", str(NEGOTIATION), str(tmp_path / "second"), "--data", str(tmp_path / "data"))
+    (warning,) = [line for line in lines if line.startswith("warning: Qwen/Qwen3-8B")]
+    assert warning == (
+        "warning: Qwen/Qwen3-8B (template 0shot-chat) became 2 evaluations, one per sampler (default, greedy-48), "
+        "because its logs recorded different generation settings (default: negotiationtom_belief, "
+        "negotiationtom_desire, scored by log-likelihood, sample nothing, beside negotiationtom_intention, "
+        "generated with no generation settings recorded); if they are one run, ingest its files again with "
+        "--sampler NAME")
+    evals = {e["sampler"]: e for e in json.loads((tmp_path / "data" / "evals.json").read_text(encoding="utf-8"))}
+    assert evals["default"]["likelihood_tasks"] == ["negotiationtom_belief", "negotiationtom_desire"]

@@ -106,8 +106,12 @@ def capped(f: Facts) -> bool:
                 if isinstance(f.generation_args.get(k), int)), None)
     tokens, trials = f.total("tokens"), f.total("total")
     # The average the site shows is task-balanced (STATISTICS.md section 6).
-    average = sum(t["tokens"] / t["total"] for t in f.tasks.values()) / len(f.tasks)
-    return (cap is not None and cap <= 16) or (tokens > 0 and trials > 0 and average <= 16)
+    per_task = [t["tokens"] / t["total"] for t in f.tasks.values()]
+    average = sum(per_task) / len(f.tasks)
+    # The figure divides by that average: one task of answers that short (or of no tokens
+    # recorded) makes it say nothing about efficiency, whatever the others show.
+    one_task = len(per_task) > 1 and any(v <= 16 for v in per_task)
+    return (cap is not None and cap <= 16) or (tokens > 0 and trials > 0 and (average <= 16 or one_task))
 
 
 def test_a_score_per_token_bands_only_where_tokens_measure_efficiency(corpus):
@@ -125,6 +129,14 @@ def test_a_score_per_token_bands_only_where_tokens_measure_efficiency(corpus):
             if f.total("tokens") > 0:
                 assert "Score/token withheld: answers " in text and "say nothing about efficiency" in text
     assert withheld >= 12  # the HELM multiple-choice runs (max_tokens 1) among them
+    # lm-eval's gpt2: one-token mmlu answers and narrativeqa, 21 tokens on average over the two.
+    gpt2 = evaluations["openai/gpt2|default|default"]
+    assert sum(t["tokens"] / t["total"] for t in gpt2.tasks.values()) / 2 > 16
+    short = gpt2.tasks["mmlu"]["tokens"] / gpt2.tasks["mmlu"]["total"]
+    assert short <= 16
+    assert (f"Score/token withheld: answers on mmlu average {short:.3g} token{'' if short == 1 else 's'} (a letter or "
+            "a few words), so tokens averaged over its 2 tasks say nothing about efficiency.") in said(
+                pages["openai/gpt2|default|default"])
     helm = pages["openai/gpt-4o-2024-05-13|multiple_choice_joint|greedy-1"]
     assert "Score/token withheld: answers were capped at 1 token, so tokens say nothing about efficiency." in said(helm)
     # On every index page the rows of those evaluations carry no score/token band either.

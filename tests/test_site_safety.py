@@ -79,12 +79,15 @@ def test_no_script_runs_and_nothing_loads(hostile_build):
     for rel in html_pages(site):
         doc = page(site, rel)
         for el in doc.iter():
-            assert el.tag not in ("img", "iframe", "object", "embed", "svg", "form") or (el.tag == "form" \
-                and "data-filter-for" in el.attrs), (rel, el.tag)
+            # Forms: the filters (never submitted) and the compare page's menus (GET to itself).
+            assert el.tag not in ("img", "iframe", "object", "embed", "svg", "form") or (el.tag == "form" and (
+                "data-filter-for" in el.attrs or el.attrs.get("action") == "compare.html")), (rel, el.tag)
             assert not [a for a in el.attrs if a.lower().startswith("on")], (rel, el.tag, el.attrs)
             if el.tag == "script":
+                # Our assets, JSON, or the compare page's data (checked below to be JSON only).
                 assert el.attrs.get("src", "").startswith(("assets/", "../assets/")) or \
-                    el.attrs.get("type") == "application/json", (rel, el.attrs)
+                    el.attrs.get("type") == "application/json" or \
+                    (rel == "compare.html" and el.attrs.get("src") == "data/compare/index.js"), (rel, el.attrs)
             for attr in ("href", "src", "action"):
                 value = el.attrs.get(attr, "").strip().lower()
                 assert not value.startswith(("javascript:", "data:text", "vbscript:")), (rel, el.attrs)
@@ -94,6 +97,27 @@ def test_no_script_runs_and_nothing_loads(hostile_build):
         for blob in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', raw, re.S):
             assert "<" not in blob and ">" not in blob
             json.loads(blob)
+
+
+def test_the_compare_data_scripts_are_json_literals(hostile_build):
+    """The compare page loads its data as scripts (a page opened from disk cannot fetch JSON):
+    each file is one JSON document assigned to a `window` property and nothing else, so a
+    hostile name in it is a string, never code."""
+    folder = hostile_build.out / "data" / "compare"
+    files = sorted(folder.rglob("*.js"))
+    assert len(files) >= 3
+    seen_script = False
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        keyed = re.fullmatch(r"window\.(RB_COMPARE_EVALS)=window\.\1\|\|\{\};window\.\1\[(\"(?:[^\"\\]|\\.)*\")\]=(.*);\n",
+                             text, re.S)
+        whole = re.fullmatch(r"window\.RB_COMPARE=(.*);\n", text, re.S)
+        assert keyed or whole, path
+        if keyed:
+            json.loads(keyed.group(2))
+        document = json.loads((keyed or whole).group(3 if keyed else 1))  # type: ignore[union-attr]
+        seen_script |= SCRIPT in json.dumps(document, ensure_ascii=False)
+    assert seen_script  # the hostile label is in there, as a JSON string
 
 
 def test_hostile_names_are_shown_as_text(hostile_build):

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers_lab import build, error_line, make_lab, snapshot
+from helpers_lab import build, cli, error_line, make_lab, snapshot
 from reasonboard.confined import NotConfined, open_confined, read_confined
 
 SECRET = "AUTHORIZATION: basic c2VjcmV0LXRva2Vu"
@@ -129,3 +129,22 @@ def test_an_output_folder_that_is_a_link_is_refused(tmp_path, built):
     message = error_line(result)
     assert "head-site is a symbolic link (to ../base-site)" in message
     assert snapshot(base_site) == before
+
+
+def test_ingest_does_not_merge_into_an_evals_file_linked_out_of_the_data_folder(tmp_path):
+    """`ingest` reads the `evals.json` it merges into: linked to a secret, it is refused like
+    any other project file, and neither the link nor the secret is touched."""
+    logs = Path(__file__).parent / "data" / "per-instance" / "inspect"
+    log = min(logs.rglob("*.eval"))
+    data = tmp_path / "data"
+    data.mkdir()
+    (tmp_path / "outside.json").write_text('[{"model": "' + SECRET + '"}]\n', encoding="utf-8")
+    os.symlink("../outside.json", data / "evals.json")
+    result = cli("ingest", str(log), "--data", str(data))
+    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
+    message = next(line for line in result.output.splitlines() if line.startswith("error: "))
+    assert "evals.json: a symbolic link to ../outside.json, which is outside" in message, message
+    assert "Nothing was written." in result.output
+    assert (data / "evals.json").readlink() == Path("../outside.json")
+    assert (tmp_path / "outside.json").read_text(encoding="utf-8") == '[{"model": "' + SECRET + '"}]\n'
+    assert not (data / "trials").exists() or not any((data / "trials").iterdir())

@@ -28,6 +28,7 @@ from .urls import evaluation_page_path, page_path
 from .views import evalcards
 from .views.analyses import budget_page
 from .views.base import Deferred, NavLink, Page, Ref, made
+from .views.compare import compare_page
 from .views.content import ContentView, NotFoundPage, band_table
 from .views.cost import PATH as COST_PATH
 from .views.cost import cost_page
@@ -95,7 +96,8 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
         cards=evalcards.Cards.build(results, paths, task_paths, labels, simulated),
     )
     for m in models:
-        ctx.rows[m.id] = model_row(ctx, m, results.comparisons.board_next)  # the first board's
+        ctx.rows[m.id] = model_row(ctx, m, results.comparisons.board_next,  # the first board's
+                                   results.leaderboard.settings.tasks)
     ctx.board_slugs = unique_slugs([b.name for b in results.boards])
     # With no board ranking two evaluations, nothing can be ordered: the front page is the
     # matrix, which orders nothing (PRODUCT.md "Boards").
@@ -119,6 +121,7 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]
     pages.append(pairwise_page(ctx, config.pairwise_top))
+    pages.append(compare_page(config, results.leaderboard.settings.mode, any(ctx.simulated.values())))
     budget = budget_page([(m.id, ctx.ref(m.id), m.rank) for m in models if m.rank is not None],
                          results.analyses.ranks, config.page_size, any(ctx.simulated.values()))
     if budget is not None:

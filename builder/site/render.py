@@ -51,7 +51,8 @@ from .writer import Output, SiteFiles, Stage
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
             "task.html": "index.html", "matrix.html": "matrix.html",
-            "pairwise.html": "pairwise.html", "signals.html": "signals.html", "benchmark.html": "signals.html",
+            "pairwise.html": "pairwise.html", "compare.html": "index.html", "signals.html": "signals.html",
+            "benchmark.html": "signals.html",
             "benchmark_rows.html": "signals.html", "releases.html": "releases.html", "release.html": "releases.html",
             "release_changes.html": "releases.html", "cost.html": "cost.html"}
 
@@ -64,6 +65,8 @@ class Assets:
     js: str
     charts: str
     vega: str
+    #: The compare page's script (it computes the paired tests in the browser).
+    compare: str
     #: The leaderboard's search index (search.py); empty when the leaderboard is one page.
     search: str = ""
 
@@ -264,11 +267,12 @@ def _assets(templates_dirs: tuple[Path, ...], needs_charts: bool) -> tuple[Asset
     files: list[tuple[str, bytes]] = []
     css = _hashed(files, "style", "css", _asset(templates_dirs, "style.css"))
     js = _hashed(files, "site", "js", _asset(templates_dirs, "site.js"))
+    compare = _hashed(files, "compare", "js", _asset(templates_dirs, "compare.js"))
     charts = vega = ""
     if needs_charts:
         charts = _hashed(files, "charts", "js", specs_script())
         vega = _hashed(files, "vega", "js", vega_bundle())
-    return Assets(css=css, js=js, charts=charts, vega=vega), files
+    return Assets(css=css, js=js, charts=charts, vega=vega, compare=compare), files
 
 
 def _hashed(files: list[tuple[str, bytes]], stem: str, ext: str, data: bytes) -> str:

@@ -1,6 +1,6 @@
 """The per-sample analyses of a board (SAMPLES.md section 6), gathered per evaluation.
 
-The PointsDB's trials (SAMPLES.md section 1) are read through two views: the trials
+The PointsDB's trials (SAMPLES.md section 1) are read through two relations: the trials
 themselves, and each (evaluation, task)'s token limit, the `max_tokens` of the
 evaluation's recorded generation arguments (the run's limit, as ingest records it; a limit
 of `ANSWER_CAP` tokens or fewer caps an answer letter, not a generation, and is no limit
@@ -11,13 +11,14 @@ hazard.py, budget.py); what could not be computed carries the reason the pages p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from ..sources.trials import ANSWER_CAP
 from ..store.pointsdb import PointsDB
-from .analysissql import EvalKey, query
+from .analysismemo import AnalysesMemo
+from .analysissql import EvalKey, Rows, run_statements
 from .board import Leaderboard, TaskResult
-from .budget import BudgetRank, Sweep, budget_ranks, budget_sweep
+from .budget import BudgetRank, Sweep, budget_ranks, budget_sweep, estimator
 from .compression import TaskCompression, compression
 from .grid import r6
 from .hazard import TaskHazard, hazard
@@ -58,33 +59,53 @@ class Analyses:
 NONE = Analyses({}, {})
 
 
-def trial_views(db: PointsDB) -> bool:
-    """Create the analyses' two views over the PointsDB's trials; False when it has none."""
+def has_trials(db: PointsDB) -> bool:
+    """Whether the PointsDB has a trials table (a store made before trials were kept has none)."""
     has = db.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'trials' "
                          "AND NOT temporary").fetchone()
-    if not has or not has[0]:
-        return False
-    db.con.execute("""
-        CREATE OR REPLACE TEMP VIEW analysis_trials AS
-        SELECT model, template, sampler, base_task, params, sample_id, epoch, correct, truncated, options,
-               tokens, compressed FROM trials""")
+    return bool(has and has[0])
+
+
+def trial_views(db: PointsDB, skip: Sequence[str] = ()) -> None:
+    """Create the analyses' two relations over the PointsDB's trials, without the trials
+    files `skip` names (then a table of the others' trials, which the statements read
+    several times). The limits are a table: every statement reads them, and they come from
+    a scan of every trial."""
+    columns = "model, template, sampler, base_task, params, sample_id, epoch, correct, truncated, options, tokens, compressed"
+    if skip:
+        db.con.execute(f"CREATE OR REPLACE TEMP TABLE analysis_trials AS SELECT {columns} FROM trials "
+                       "WHERE source NOT IN (SELECT unnest(?::VARCHAR[]))", [list(skip)])
+    else:
+        db.con.execute(f"CREATE OR REPLACE TEMP VIEW analysis_trials AS SELECT {columns} FROM trials")
     db.con.execute(f"""
-        CREATE OR REPLACE TEMP VIEW analysis_limits AS
+        CREATE OR REPLACE TEMP TABLE analysis_limits AS
         SELECT model, template, sampler, base_task, token_limit FROM (
             SELECT DISTINCT t.model, t.template, t.sampler, t.base_task,
                    TRY_CAST(json_extract_string(e.generation_args, '$.max_tokens') AS BIGINT) AS token_limit
-            FROM trials t JOIN evaluations e USING (model, template, sampler))
+            FROM analysis_trials t JOIN evaluations e USING (model, template, sampler))
         WHERE token_limit > {int(ANSWER_CAP)}""")
-    return True
 
 
-def compute_analyses(db: PointsDB, board: Leaderboard) -> Analyses:
-    """Every evaluation's analyses on the board's tasks, and the ranking at each budget."""
-    if not trial_views(db):
+def statement_rows(db: PointsDB, mode: str, memo: AnalysesMemo | None = None) -> dict[str, Rows]:
+    """The rows of the analyses' statements (analysissql.py) over the PointsDB's trials; with
+    a `memo`, the evaluations it holds are not computed again (analysismemo.py)."""
+    if memo is None:
+        trial_views(db)
+        return run_statements(db, estimator(mode))
+    found, skip = memo.split(db, mode)
+    trial_views(db, skip)
+    return memo.merge(run_statements(db, estimator(mode)), found)
+
+
+def compute_analyses(db: PointsDB, board: Leaderboard, memo: AnalysesMemo | None = None) -> Analyses:
+    """Every evaluation's analyses on the board's tasks, and the ranking at each budget
+    (with a `memo`, of the evaluations whose trials an earlier build analysed, from it)."""
+    if not has_trials(db):
         return NONE
     settings = board.settings
     tasks = list(settings.tasks)
-    names, rows = query(db, "recorded")
+    found = statement_rows(db, settings.mode, memo)
+    names, rows = found["recorded"]
     recorded: dict[EvalKey, dict[str, Recorded]] = {}
     for values in rows:
         r = dict(zip(names, values))
@@ -94,14 +115,14 @@ def compute_analyses(db: PointsDB, board: Leaderboard) -> Analyses:
                 None if r["token_limit"] is None else int(r["token_limit"]))
     on_board = {row.evaluation.key: tuple(row.tasks) for row in board.models}
     with_trials = {key: tasks_of for key, tasks_of in on_board.items() if key in recorded}
-    sweeps = budget_sweep(db, tasks, with_trials, settings.mode, settings.bootstrap, settings.seed)
+    sweeps = budget_sweep(db, tasks, with_trials, settings.mode, settings.bootstrap, settings.seed, found)
     # The last level re-counts the board's own trials: where it does not give the board's own
     # task results (points not derived from these trials), the sweep would contradict the page.
     by_key = {row.evaluation.key: row for row in board.models}
     unlike = {key for key, sweep in sweeps.items() if not _reproduces(sweep, by_key[key].tasks)}
     sweeps = {key: sweep for key, sweep in sweeps.items() if key not in unlike}
-    squeezed = compression(db)
-    hazards = hazard(db)
+    squeezed = compression(db, found)
+    hazards = hazard(db, found)
     out = {}
     for row in board.models:
         key = row.evaluation.key

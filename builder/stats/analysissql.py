@@ -16,6 +16,10 @@ from ..store.pointsdb import PointsDB, named_statements
 SQL_FILE = "analyses.sql"
 #: An evaluation: (model, template, sampler).
 EvalKey = tuple[str, str, str]
+#: A statement's column names and rows.
+Rows = tuple[list[str], list[tuple[Any, ...]]]
+#: The statements whose rows the analyses read, each grouped by evaluation first.
+STATEMENTS = ("recorded", "compression", "hazard", "budget")
 
 
 def install(db: PointsDB) -> None:
@@ -24,7 +28,7 @@ def install(db: PointsDB) -> None:
 
 
 def query(db: PointsDB, name: str, params: Sequence[Any] = (),
-          replace: tuple[str, str] | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+          replace: tuple[str, str] | None = None) -> Rows:
     """The column names and rows of the named statement. `replace` substitutes one
     placeholder word with a name the caller took from a whitelist (never a value)."""
     install(db)
@@ -33,3 +37,10 @@ def query(db: PointsDB, name: str, params: Sequence[Any] = (),
         sql = sql.replace(*replace)
     cur = db.con.execute(sql, list(params))
     return [d[0] for d in cur.description or ()], cur.fetchall()
+
+
+def run_statements(db: PointsDB, estimator: str) -> dict[str, Rows]:
+    """Every statement of `STATEMENTS`, the budget sweep's with the `estimator` macro (a name
+    the caller took from a whitelist)."""
+    return {name: query(db, name, replace=("ESTIMATOR", estimator) if name == "budget" else None)
+            for name in STATEMENTS}

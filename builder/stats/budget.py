@@ -22,7 +22,7 @@ import numpy as np
 
 from ..store.pointsdb import PointsDB
 from ..vocabulary import MODES
-from .analysissql import EvalKey, query
+from .analysissql import EvalKey, Rows, query
 from .reasonscore import reasonscore_v2
 from .significance import rank_order, rank_ranges
 
@@ -67,22 +67,24 @@ class Sweep:
 
 
 def budget_sweep(db: PointsDB, tasks: Sequence[str], board_tasks: Mapping[EvalKey, Collection[str]],
-                 mode: str = "C_P", draws: int = 5000, seed: int = 42) -> dict[EvalKey, Sweep]:
+                 mode: str = "C_P", draws: int = 5000, seed: int = 42,
+                 statements: Mapping[str, Rows] | None = None) -> dict[EvalKey, Sweep]:
     """The sweep of every evaluation of `board_tasks` (its tasks on the board, `tasks` in the
     board's column order) whose every one of those tasks has trials that all record their
-    output tokens and a recorded limit; the others have none."""
+    output tokens and a recorded limit; the others have none. `statements`: their
+    rows when the caller has them (with the estimator of `mode`)."""
     if mode not in MODES:
         raise ValueError(f"unknown estimator mode {mode!r}")
-    names, rows = query(db, "budget", replace=("ESTIMATOR", f"est_{mode.lower()}"))
+    names, rows = statements["budget"] if statements else query(db, "budget", replace=("ESTIMATOR", estimator(mode)))
     column = {t: j for j, t in enumerate(tasks)}
-    found: dict[EvalKey, dict[tuple[int, str], Estimate]] = {}
+    estimates: dict[EvalKey, dict[tuple[int, str], Estimate]] = {}
     for row in rows:
         r = dict(zip(names, row))
         if r["base_task"] in column:
-            found.setdefault((r["model"], r["template"], r["sampler"]), {})[(int(r["divisor"]), r["base_task"])] = \
+            estimates.setdefault((r["model"], r["template"], r["sampler"]), {})[(int(r["divisor"]), r["base_task"])] = \
                 (float(r["est"]), float(r["low"]), float(r["high"]))
-    swept = [key for key in sorted(found) if key in board_tasks and board_tasks[key]
-             and all((1, t) in found[key] for t in board_tasks[key])]
+    swept = [key for key in sorted(estimates) if key in board_tasks and board_tasks[key]
+             and all((1, t) in estimates[key] for t in board_tasks[key])]
     if not swept:
         return {}
     size = len(swept) * len(DIVISORS)
@@ -92,17 +94,17 @@ def budget_sweep(db: PointsDB, tasks: Sequence[str], board_tasks: Mapping[EvalKe
         for k, d in enumerate(DIVISORS):
             for task in board_tasks[key]:
                 at, j = i * len(DIVISORS) + k, column[task]
-                _, low[at, j], high[at, j] = found[key][(d, task)]
+                _, low[at, j], high[at, j] = estimates[key][(d, task)]
                 present[at, j] = True
     scores = reasonscore_v2(low, high, present, draws=draws, seed=seed)
-    limits = _limits(db)
+    limits = _limits(statements["recorded"] if statements else query(db, "recorded"))
     out = {}
     for i, key in enumerate(swept):
         levels = []
         for k, d in enumerate(DIVISORS):
             at = i * len(DIVISORS) + k
             levels.append(BudgetLevel(d, float(scores.ci_low[at]), float(scores.ci_high[at]),
-                                      {t: found[key][(d, t)] for t in tasks if t in board_tasks[key]}))
+                                      {t: estimates[key][(d, t)] for t in tasks if t in board_tasks[key]}))
         out[key] = Sweep({t: limits[(key, t)] for t in tasks if t in board_tasks[key]}, tuple(levels))
     return out
 
@@ -140,6 +142,17 @@ def budget_ranks(sweeps: Mapping[EvalKey, Sweep], models: Sequence[EvalKey]) -> 
             for i, m in enumerate(keys)}
 
 
-def _limits(db: PointsDB) -> dict[tuple[EvalKey, str], int]:
-    rows = db.con.execute("SELECT model, template, sampler, base_task, token_limit FROM analysis_limits").fetchall()
-    return {((m, t, s), task): int(limit) for m, t, s, task, limit in rows}
+def estimator(mode: str) -> str:
+    """The estimator macro of `mode` (one of `MODES`)."""
+    return f"est_{mode.lower()}"
+
+
+def _limits(recorded: Rows) -> dict[tuple[EvalKey, str], int]:
+    """Each (evaluation, task)'s recorded token limit, from the `recorded` statement's rows."""
+    names, rows = recorded
+    out = {}
+    for row in rows:
+        r = dict(zip(names, row))
+        if r["token_limit"] is not None:
+            out[((r["model"], r["template"], r["sampler"]), r["base_task"])] = int(r["token_limit"])
+    return out

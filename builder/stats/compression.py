@@ -13,10 +13,10 @@ the successes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from ..store.pointsdb import PointsDB
-from .analysissql import EvalKey, query
+from .analysissql import EvalKey, Rows, query
 
 #: The seed's three statuses, in the order pages list them.
 OUTCOMES = ("correct", "incorrect", "truncated")
@@ -63,9 +63,10 @@ class TaskCompression:
         return next((o for o in self.outcomes if o.outcome == name), None)
 
 
-def compression(db: PointsDB) -> dict[tuple[EvalKey, str], TaskCompression]:
-    """Per (evaluation, task) with at least one trial that records a compressed size."""
-    names, rows = query(db, "compression")
+def compression(db: PointsDB, statements: Mapping[str, Rows] | None = None) -> dict[tuple[EvalKey, str], TaskCompression]:
+    """Per (evaluation, task) with at least one trial that records a compressed size
+    (`statements`: the statements' rows when the caller has them)."""
+    names, rows = statements["compression"] if statements else query(db, "compression")
     found: dict[tuple[EvalKey, str], list[OutcomeCompression]] = {}
     for row in rows:
         r = dict(zip(names, row))

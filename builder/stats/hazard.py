@@ -12,9 +12,10 @@ Trials that end before 32 tokens are in no bin: a hazard over answer letters say
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 from ..store.pointsdb import PointsDB
-from .analysissql import EvalKey, query
+from .analysissql import EvalKey, Rows, query
 
 #: The first edge: 32 output tokens.
 FIRST_EDGE = 32
@@ -48,9 +49,10 @@ class TaskHazard:
     bins: tuple[HazardBin, ...]
 
 
-def hazard(db: PointsDB) -> dict[tuple[EvalKey, str], TaskHazard]:
-    """Per (evaluation, task) with at least one trial that records its output tokens."""
-    names, rows = query(db, "hazard")
+def hazard(db: PointsDB, statements: Mapping[str, Rows] | None = None) -> dict[tuple[EvalKey, str], TaskHazard]:
+    """Per (evaluation, task) with at least one trial that records its output tokens
+    (`statements`: the statements' rows when the caller has them)."""
+    names, rows = statements["hazard"] if statements else query(db, "hazard")
     bins: dict[tuple[EvalKey, str], list[HazardBin]] = {}
     for row in rows:
         r = dict(zip(names, row))
@@ -58,7 +60,7 @@ def hazard(db: PointsDB) -> dict[tuple[EvalKey, str], TaskHazard]:
             int(r["low_edge"]), int(r["high_edge"]), int(r["ending"]), int(r["events"]), int(r["at_risk"]),
             _float(r["hazard"]), _float(r["low"]), _float(r["high"])))
     # Every task with tokens, from `recorded`: one whose top edge leaves no bin has no rows above.
-    names, recorded = query(db, "recorded")
+    names, recorded = statements["recorded"] if statements else query(db, "recorded")
     out: dict[tuple[EvalKey, str], TaskHazard] = {}
     for row in recorded:
         r = dict(zip(names, row))

@@ -32,6 +32,7 @@ import duckdb
 
 from ..cachekey import salted
 from ..config import SiteConfig
+from ..confined import open_confined
 from ..errors import InputError
 from ..resources import code_digest
 from ..sources.evals import read_evals
@@ -41,7 +42,7 @@ from .evaluations import ingest_evals
 from .ingest import ingest_points
 from .keys import PointAliases
 from .leftovers import remove_abandoned, remove_tmp
-from .pointsdb import PointsDB
+from .pointsdb import PointsDB, sql_string
 from .reported import ReportedRead, read_reported, store_reported
 from .trialfiles import discover_trial_files
 
@@ -177,7 +178,9 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
         h = code.copy()
         h.update(part.encode())
         for rel, entry in source_entries(data_dir, part):
-            with Path(entry).open("rb") as handle:
+            # Through the confined opener, like every other read of the project: a points file
+            # linked to a file outside the data folder is refused here, not hashed and loaded.
+            with open_confined(Path(entry), data_dir) as handle:
                 content = hashlib.file_digest(handle, "sha256").digest()
             h.update(rel.encode())
             h.update(content)
@@ -343,7 +346,7 @@ def _from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: boo
         raise InputError(db_path, "database file not found")
     db = PointsDB()
     try:
-        db.con.execute("ATTACH ? AS src (READ_ONLY)", [str(db_path)])
+        db.con.execute(f"ATTACH {sql_string(db_path)} AS src (READ_ONLY)")
         tables = {r[0] for r in db.con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = 'src'").fetchall()}
         if "points" not in tables:

@@ -70,6 +70,12 @@ COUNTERS = ("n", "n_t", "n_e", "g", "tok", "points", "trials", "trials_truncated
 EXACT = "DECIMAL(38,12)"
 
 
+def sql_string(text: str | Path) -> str:
+    """`text` as a quoted SQL string literal. For a file name where DuckDB takes no
+    placeholder before 2.0 (`ATTACH ?`), or binds it out of order (`COPY ... TO ?`)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
 def load_sql(name: str) -> str:
     return (SQL_DIR / name).read_text(encoding="utf-8")
 

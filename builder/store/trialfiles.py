@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import duckdb
 
 from ..slugs import name_hash, slugify
+from .pointsdb import sql_string
 
 TRIALS_DIR = "trials"
 SUFFIX = ".parquet"
@@ -57,11 +58,16 @@ def write_trials(con: duckdb.DuckDBPyConnection, source: str, parameters: Sequen
     `parameters` for its placeholders) to `path` as a trials file. `ordered`: the source
     yields its rows in `ORDER` already (DuckDB keeps a scan's order), so they are not sorted
     again."""
-    con.execute(
-        f"COPY (SELECT {select_list(with_tiers)} FROM {source}{'' if ordered else ' ORDER BY ' + ORDER}) "
-        "TO ? (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)",
-        [*parameters, str(path)],
-    )
+    copy_to_parquet(con, f"SELECT {select_list(with_tiers)} FROM {source}{'' if ordered else ' ORDER BY ' + ORDER}",
+                    parameters, path)
+
+
+def copy_to_parquet(con: duckdb.DuckDBPyConnection, query: str, parameters: Sequence[Any], path: Path) -> None:
+    """`COPY (query) TO path` as a zstd Parquet file. The target is a quoted literal, not a
+    placeholder: DuckDB before 2.0 binds the `TO ?` placeholder first, ahead of the query's
+    own, so the same statement would write to a file named after the first parameter."""
+    con.execute(f"COPY ({query}) TO {sql_string(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)",
+                list(parameters))
 
 
 def discover_trial_files(data_dir: Path) -> list[Path]:

@@ -92,6 +92,8 @@ def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[s
         raise InputError(files[chosen[0]].parent, f"cannot read the trials files: {_first_line(exc)}") from None
     _canonicalise(con, files)
     _check(con, files)
+    _code(con)
+    _repeated(con, files)
     stage_points(con)
     con.execute("DROP TABLE trial_files")
 
@@ -185,11 +187,19 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
         if problem.endswith("is empty"):
             _check_readable(con, path)  # a column missing from this file is named as such
         raise InputError(path, problem, row=bad[0].source_row)
-    # A plain grouping (no DISTINCT aggregate), so DuckDB can spill it past its memory limit.
+
+
+def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
+    """A trial given twice in one file (same point, sample and epoch): an error naming the
+    first such trial by file and row. Grouped on the integer codes (`_code`)."""
+    at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
     repeated = fetch_as(con.execute(
-        f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch FROM {FRESH}
-            GROUP BY source, model, template, sampler, base_task, params, sample_id, epoch
-            HAVING count(*) > 1 ORDER BY source, min(source_row) LIMIT 1"""), Repeated)
+        f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch
+            FROM {FRESH} JOIN trial_points USING (source, model, template, sampler, base_task, params)
+                         JOIN trial_sample_ids USING (sample_id)
+                         SEMI JOIN (SELECT point, sample, epoch FROM trial_codes GROUP BY ALL HAVING count(*) > 1)
+                              USING (point, sample, epoch)
+            GROUP BY source, point, base_task, sample_id, epoch ORDER BY source, min(source_row) LIMIT 1"""), Repeated)
     if repeated:
         first = repeated[0]
         raise InputError(files[at[first.source]], f"trial ({first.base_task}, sample {first.sample_id}, "
@@ -197,22 +207,38 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
                                                   "each trial once", row=first.source_row)
 
 
-def _samples(con: duckdb.DuckDBPyConnection) -> None:
-    """The temp table `trial_samples`: per sample of a point, its trials `m` and the counts of
-    its correct and truncated trials (SAMPLES.md section 2's `m_i`, `y_i`)."""
+def _code(con: duckdb.DuckDBPyConnection) -> None:
+    """The fresh trials as integers, so that the groupings into millions of groups (trials
+    per sample, a trial given twice) compare two or three integers instead of seven texts:
+    `trial_points`, one row per point (file, evaluation, task, params) with its number and
+    the sums a point takes from its trials directly (a grouping into few groups), summed as
+    ingest sums them (Kahan, 9 decimals), so a point has the same bytes either way;
+    `trial_sample_ids`, each sample id's number; `trial_codes`, each trial as (point,
+    sample, epoch, correct, truncated)."""
     con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE trial_samples AS
-            SELECT source, model, template, sampler, base_task, params, sample_id, count(*) AS m,
-                   count(*) FILTER (WHERE correct) AS y_e, count(*) FILTER (WHERE truncated) AS y_t
-            FROM {FRESH} GROUP BY source, model, template, sampler, base_task, params, sample_id""")
+        f"""CREATE OR REPLACE TEMP TABLE trial_points AS
+            SELECT *, (row_number() OVER ())::INTEGER AS point FROM (
+                SELECT source, model, template, sampler, base_task, params,
+                       round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9)
+                           AS g,
+                       coalesce(sum(tokens), 0) AS tok, min(tiers) AS tiers,
+                       count(*) FILTER (WHERE credit > 0 AND credit < 1) AS partial
+                FROM {FRESH} GROUP BY source, model, template, sampler, base_task, params)""")
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE trial_sample_ids AS
+                    SELECT sample_id, (row_number() OVER ())::INTEGER AS sample
+                    FROM (SELECT DISTINCT sample_id FROM {FRESH})""")
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE trial_codes AS
+                    SELECT p.point, s.sample, t.epoch, t.correct, t.truncated
+                    FROM (SELECT * FROM {FRESH}) t JOIN trial_points p USING (source, model, template, sampler, base_task, params)
+                                   JOIN trial_sample_ids s USING (sample_id)""")
 
 
 def stage_points(con: duckdb.DuckDBPyConnection) -> None:
-    """The points of the fresh trials (INGEST.md section 2) as staged points rows (text
-    columns, as a points file is staged), one per (evaluation, task, params), with their
-    samples and design effect (`DESIGN_EFFECT`). Guesses are summed as ingest sums them
-    (Kahan, 9 decimals), so a point has the same bytes either way."""
-    _samples(con)
+    """The points of the fresh trials (INGEST.md section 2), after `_code`, as staged points
+    rows (text columns, as a points file is staged), one per (evaluation, task, params), with
+    their samples and design effect (`DESIGN_EFFECT`): per sample of a point its trials `m`
+    and its correct and truncated trials (SAMPLES.md section 2's `m_i`, `y_i`), summed per
+    point."""
     con.execute(
         f"""
         INSERT INTO staged
@@ -221,21 +247,19 @@ def stage_points(con: duckdb.DuckDBPyConnection) -> None:
                model, template, sampler, base_task, params, d.n::VARCHAR, d.n_e::VARCHAR, d.n_t::VARCHAR,
                g::VARCHAR, tok::VARCHAR, regexp_extract_all(coalesce(tiers, ''), '[^;\\s]([^;]*[^;\\s])?'),
                []::VARCHAR[], d.c::VARCHAR, ({DESIGN_EFFECT})::VARCHAR, partial::VARCHAR
-        FROM (SELECT source, model, template, sampler, base_task, params,
-                     round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9) AS g,
-                     coalesce(sum(tokens), 0) AS tok, min(tiers) AS tiers,
-                     count(*) FILTER (WHERE credit > 0 AND credit < 1) AS partial
-              FROM {FRESH} GROUP BY source, model, template, sampler, base_task, params) t
-        JOIN (SELECT source, model, template, sampler, base_task, params, count(*) AS c, sum(m) AS n,
-                     sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
+        FROM trial_points t
+        JOIN (SELECT point, count(*) AS c, sum(m) AS n, sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
                      sum(y_e * y_e)::DOUBLE AS ee, sum(y_e * m)::DOUBLE AS em,
                      sum(y_t * y_t)::DOUBLE AS tt, sum(y_t * m)::DOUBLE AS tm
-              FROM trial_samples GROUP BY source, model, template, sampler, base_task, params) d
-             USING (source, model, template, sampler, base_task, params)
+              FROM (SELECT point, count(*) AS m, count(*) FILTER (WHERE correct) AS y_e,
+                           count(*) FILTER (WHERE truncated) AS y_t
+                    FROM trial_codes GROUP BY point, sample)
+              GROUP BY point) d USING (point)
         JOIN trial_files f USING (source)
         """
     )
-    con.execute("DROP TABLE trial_samples")
+    for table in ("trial_codes", "trial_sample_ids", "trial_points"):
+        con.execute(f"DROP TABLE {table}")
 
 
 def _indicator(y: str, yy: str, ym: str) -> str:

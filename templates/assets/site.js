@@ -348,6 +348,68 @@
     });
   }
 
+  // "Compare" boxes on the rows of a leaderboard or the matrix: ticking two makes the link
+  // to the compare page (compare.html?a=ID&b=ID); a third tick replaces the oldest.
+  function setUpCompare(bar) {
+    var cells = document.querySelectorAll("[data-compare-id]");
+    if (!cells.length) { return; }
+    var chosen = [];
+    var intro = document.createElement("span");
+    intro.textContent = "Tick “Compare” on two rows to see them side by side, task by task. ";
+    var status = document.createElement("span");
+    status.setAttribute("aria-live", "polite");
+    var link = document.createElement("a");
+    link.className = "compare-link";
+    link.hidden = true;
+    bar.appendChild(intro);
+    bar.appendChild(status);
+    bar.appendChild(document.createTextNode(" "));
+    bar.appendChild(link);
+    var boxes = [];
+    function update() {
+      boxes.forEach(function (box) { box.checked = chosen.indexOf(box) !== -1; });
+      var names = chosen.map(function (box) { return box.getAttribute("data-label"); });
+      if (chosen.length === 2) {
+        link.href = bar.getAttribute("data-compare-href") + "?a=" + encodeURIComponent(chosen[0].value) +
+          "&b=" + encodeURIComponent(chosen[1].value);
+        link.textContent = "Compare " + names[0] + " with " + names[1];
+        link.hidden = false;
+        status.textContent = "";
+      } else {
+        link.removeAttribute("href");
+        link.hidden = true;
+        status.textContent = chosen.length ? "Chosen: " + names[0] + "; tick one more." : "";
+      }
+    }
+    Array.prototype.forEach.call(cells, function (cell) {
+      if (cell.getAttribute("data-sort") === null) { cell.setAttribute("data-sort", cell.textContent.trim()); }
+      var label = document.createElement("label");
+      label.className = "compare-tick";
+      var box = document.createElement("input");
+      box.type = "checkbox";
+      box.value = cell.getAttribute("data-compare-id");
+      box.setAttribute("data-label", cell.getAttribute("data-compare-label"));
+      var hidden = document.createElement("span");
+      hidden.className = "visually-hidden";
+      hidden.textContent = " " + cell.getAttribute("data-compare-label");
+      label.appendChild(box);
+      label.appendChild(document.createTextNode(" Compare"));
+      label.appendChild(hidden);
+      box.addEventListener("change", function () {
+        var at = chosen.indexOf(box);
+        if (at !== -1) { chosen.splice(at, 1); }
+        if (box.checked) { chosen.push(box); }
+        if (chosen.length > 2) { chosen.shift(); }
+        update();
+      });
+      boxes.push(box);
+      var holder = document.createElement("div");
+      holder.appendChild(label);
+      cell.appendChild(holder);
+    });
+    bar.hidden = false;
+  }
+
   function start() {
     currentState = readState();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), setUpSorting);
@@ -365,6 +427,7 @@
       restorers.forEach(function (restore) { restore(); });
       writeState({});
     });
+    Array.prototype.forEach.call(document.querySelectorAll("[data-compare-bar]"), setUpCompare);
     drawCharts();
   }
 

@@ -83,7 +83,7 @@ def other_board_pages(ctx: Context, config: SiteConfig) -> list[LeaderboardPage]
     pages = []
     for k, board in enumerate(ctx.results.boards[1:], 1):
         paired = ctx.results.comparisons.board(board.name, first=False)
-        rows = [model_row(ctx, m, paired) for m in board.leaderboard.models]
+        rows = [model_row(ctx, m, paired, board_tasks=board.tasks) for m in board.leaderboard.models]
         size = max(1, int(config.page_size))
         count = max(1, -(-len(rows) // size))
         paths = [board_path(ctx.board_slugs[k], n + 1) for n in range(count)]

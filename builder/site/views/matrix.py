@@ -58,6 +58,8 @@ class MatrixCell:
 
 @dataclass(frozen=True)
 class MatrixRow:
+    #: The evaluation's id (what the compare view's address names).
+    id: str
     ref: Ref
     anchor: str
     #: The evaluation's groups ("family:llama"), the facets a reader filters by.
@@ -140,7 +142,7 @@ def _row(ctx: Context, m: EvaluationRow, tasks: Sequence[str], ranks: dict[str, 
     e = m.evaluation
     cells = tuple(_cell(m.tasks.get(t), ranks[t].get(m.id, ""), e.truncation_observed) for t in tasks)
     note = None if e.truncation_observed else "truncation not recorded"
-    return MatrixRow(ref=ctx.ref(m.id), anchor=ctx.anchors[m.id], groups=e.groups, cells=cells,
+    return MatrixRow(id=m.id, ref=ctx.ref(m.id), anchor=ctx.anchors[m.id], groups=e.groups, cells=cells,
                      tasks_present=sum(1 for c in cells if c is not None), truncation_note=note,
                      simulated=ctx.simulated[m.id])
 

@@ -9,7 +9,8 @@ that data, never by a special case for one harness:
 * **Score per token.** Withheld, with the reason, when the answers were capped at
   `ANSWER_CAP` tokens or fewer, or average that few (the one-letter answer of a
   multiple-choice format: its token count says nothing about efficiency), or tokens were
-  not recorded.
+  not recorded; and when any one task behind the figure fails that premise (the figure
+  divides by the mean over tasks, which such a task distorts).
 * **Interval width.** The band says how wide; its causes are computed from the evaluation's
   own numbers (`width_causes`: few samples, truncation, a spread of its task scores), not a
   stock list of possible ones.
@@ -79,9 +80,16 @@ def task_tokens_note(evaluation_note: str | None, t: TaskResult) -> str | None:
     return None if (t.tokens or 0) > 0 else "tokens not recorded on this task: 0 output tokens reported"
 
 
-def score_per_token_note(evaluation: Evaluation, avg_tokens: float | None) -> str | None:
+def score_per_token_note(evaluation: Evaluation, avg_tokens: float | None,
+                         tasks: Mapping[str, TaskResult] | None = None) -> str | None:
     """Why the score per token and its band are withheld, or None: the answers were capped at
-    `ANSWER_CAP` tokens or fewer, or (cap recorded or not) they average that few."""
+    `ANSWER_CAP` tokens or fewer, or (cap recorded or not) they average that few, or (given the
+    `tasks` behind the figure) any one task's do, or a task recorded no tokens.
+
+    Any task, not the average: the figure divides by the task-balanced mean of tokens per
+    trial, so one task of one-letter answers (or of tokens not recorded, counted 0) pulls the
+    mean down and the score per token up whatever the other tasks show; the figure then says
+    nothing about efficiency, even when the mean is above the cap."""
     cap = answer_cap(evaluation.generation_args)
     if cap is not None:
         return (f"withheld: answers were capped at {cap} token{'' if cap == 1 else 's'}, "
@@ -89,7 +97,24 @@ def score_per_token_note(evaluation: Evaluation, avg_tokens: float | None) -> st
     if avg_tokens is not None and 0 < avg_tokens <= ANSWER_CAP:
         return (f"withheld: answers average {avg_tokens:.3g} tokens (a letter or a few words), "
                 "so tokens say nothing about efficiency")
-    return None
+    if avg_tokens is None or not tasks or len(tasks) < 2:
+        return None
+    short = {name: t.tokens / t.total for name, t in tasks.items()
+             if t.tokens and t.total and 0 < t.tokens / t.total <= ANSWER_CAP}
+    silent = [name for name, t in tasks.items() if not t.tokens or t.tokens <= 0]
+    if not short and not silent:
+        return None
+    parts = [f"answers on {name} average {value:.3g} token{'' if value == 1 else 's'} (a letter or a few words)"
+             for name, value in sorted(short.items())[:3]]
+    if len(short) > 3:
+        parts.append(f"{len(short) - 3} more task{'s' if len(short) > 4 else ''} as short")
+    if silent:
+        parts.append(f"tokens were not recorded on {_listed(sorted(silent))}")
+    return f"withheld: {'; '.join(parts)}, so tokens averaged over its {len(tasks)} tasks say nothing about efficiency"
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def _same_printed(t: TaskResult) -> bool:

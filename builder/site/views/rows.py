@@ -6,7 +6,7 @@ and the task page."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ...results import BuildResults
@@ -188,12 +188,15 @@ class Context:
         return ref
 
 
-def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult] | None = None) -> ModelRow:
+def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult] | None = None,
+              board_tasks: Sequence[str] = ()) -> ModelRow:
     """A board's row of `m`; its tie mark follows the paired test against the next row where
-    `paired` (that board's adjacent tests) has one, else interval overlap."""
+    `paired` (that board's adjacent tests) has one, else interval overlap. `board_tasks`: the
+    board's tasks, over which its score per token is computed."""
     e = m.evaluation
     tokens_note = premises.tokens_note(e, m)
-    spt_note = premises.score_per_token_note(e, m.avg_tokens)
+    behind = {t: m.tasks[t] for t in board_tasks if t in m.tasks}
+    spt_note = premises.score_per_token_note(e, m.avg_tokens, behind)
     spt = None if tokens_note else m.score_per_token
     # Preliminary rows have no rank, so neither band (SAMPLES.md section 4): the reason instead.
     preliminary = None

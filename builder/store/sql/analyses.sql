@@ -109,30 +109,36 @@ ORDER BY model, template, sampler, base_task, bin
 -- ingest sums it (INGEST.md section 2); then each point becomes one row per level, shrunk to
 -- its effective counters (SAMPLES.md section 2), summed per task, and ESTIMATOR (the site's
 -- estimator macro, substituted by the caller from a whitelist) applied.
--- Only (evaluation, task) pairs whose every trial records tokens and that have a limit.
+-- Only (evaluation, task) pairs whose every trial records tokens and that have a limit. Each
+-- point of those gets a number (`points`), so that grouping millions of trials into samples
+-- compares a number and a sample id, not six texts.
 WITH usable AS (
     SELECT t.model, t.template, t.sampler, t.base_task
     FROM analysis_trials t JOIN analysis_limits l USING (model, template, sampler, base_task)
     GROUP BY ALL HAVING count(t.tokens) = count(*)
+), points AS MATERIALIZED (
+    SELECT *, (row_number() OVER (ORDER BY model, template, sampler, base_task, params))::INTEGER AS point FROM (
+        SELECT DISTINCT model, template, sampler, base_task, params FROM analysis_trials
+        SEMI JOIN usable USING (model, template, sampler, base_task))
 ), cut AS (
-    SELECT t.model, t.template, t.sampler, t.base_task, t.params, t.sample_id, t.options, t.correct, t.truncated,
+    SELECT p.point, t.sample_id, t.options, t.correct, t.truncated,
            (t.tokens * 16 > l.token_limit)::INTEGER + (t.tokens * 8 > l.token_limit)::INTEGER
            + (t.tokens * 4 > l.token_limit)::INTEGER + (t.tokens * 2 > l.token_limit)::INTEGER
            + (t.tokens > l.token_limit)::INTEGER AS k
     FROM analysis_trials t
-    SEMI JOIN usable USING (model, template, sampler, base_task)
+    JOIN points p USING (model, template, sampler, base_task, params)
     JOIN analysis_limits l USING (model, template, sampler, base_task)
 ), samples AS (
-    SELECT model, template, sampler, base_task, params, count(*) AS m,
+    SELECT point, count(*) AS m,
            count(*) FILTER (WHERE correct AND k <= 0) AS c0, count(*) FILTER (WHERE correct AND k <= 1) AS c1,
            count(*) FILTER (WHERE correct AND k <= 2) AS c2, count(*) FILTER (WHERE correct AND k <= 3) AS c3,
            count(*) FILTER (WHERE correct AND k <= 4) AS c4,
            count(*) FILTER (WHERE truncated OR k > 0) AS t0, count(*) FILTER (WHERE truncated OR k > 1) AS t1,
            count(*) FILTER (WHERE truncated OR k > 2) AS t2, count(*) FILTER (WHERE truncated OR k > 3) AS t3,
            count(*) FILTER (WHERE truncated OR k > 4) AS t4
-    FROM cut GROUP BY model, template, sampler, base_task, params, sample_id
+    FROM cut GROUP BY point, sample_id
 ), clustered AS (
-    SELECT model, template, sampler, base_task, params, count(*) AS c, sum(m) AS n, sum(m::HUGEINT * m) AS smm,
+    SELECT point, count(*) AS c, sum(m) AS n, sum(m::HUGEINT * m) AS smm,
            [sum(c0), sum(c1), sum(c2), sum(c3), sum(c4)] AS yc,
            [sum(c0::HUGEINT * c0), sum(c1::HUGEINT * c1), sum(c2::HUGEINT * c2), sum(c3::HUGEINT * c3),
             sum(c4::HUGEINT * c4)] AS scc,
@@ -143,20 +149,20 @@ WITH usable AS (
             sum(t4::HUGEINT * t4)] AS stt,
            [sum(t0::HUGEINT * m), sum(t1::HUGEINT * m), sum(t2::HUGEINT * m), sum(t3::HUGEINT * m),
             sum(t4::HUGEINT * m)] AS stm
-    FROM samples GROUP BY ALL
+    FROM samples GROUP BY point
 ), guesses AS (
-    SELECT model, template, sampler, base_task, params,
+    SELECT point,
            [round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 0 AND options IS NOT NULL), 0), 9),
             round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 1 AND options IS NOT NULL), 0), 9),
             round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 2 AND options IS NOT NULL), 0), 9),
             round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 3 AND options IS NOT NULL), 0), 9),
             round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 4 AND options IS NOT NULL), 0), 9)]
            AS g
-    FROM cut GROUP BY ALL
+    FROM cut GROUP BY point
 ), levels AS (
-    SELECT k.model, k.template, k.sampler, k.base_task, k.c, k.n,
+    SELECT p.model, p.template, p.sampler, p.base_task, k.c, k.n,
            unnest(range(1, 6)) AS i, k.yc, k.yt, k.scc, k.scm, k.stt, k.stm, k.smm, g.g
-    FROM clustered k JOIN guesses g USING (model, template, sampler, base_task, params)
+    FROM clustered k JOIN guesses g USING (point) JOIN points p USING (point)
 ), effective AS (
     SELECT model, template, sampler, base_task, i, n, yc[i] AS correct, yt[i] AS truncated, g[i] AS guess,
            design_effect(c, n, indicator_deff(c, n, yc[i], scc[i], scm[i], smm),

@@ -1,0 +1,190 @@
+"""The compare view's data (PRODUCT.md "Boards", "Compare"): what `compare.html?a=ID&b=ID`
+loads with `<script src>` (a page opened from disk may not fetch JSON, but may load scripts).
+
+No build can compare every pair of 2,500 evaluations, so the page compares the two a reader
+picks, in the browser, from small per-evaluation files:
+
+* `data/compare/index.js`: every evaluation's id, page slug and label; the settings the
+  tests use (`min_samples`, `paired_draws`, the estimator); each task's item layout (its
+  `params` strata and their sizes, items in `(params, sample_id)` order, as
+  `store.items.task_items` numbers them); the board's tasks; and every paired test the build
+  computed (`pairwise.json`'s `paired` entries), which the page uses as they are, so it
+  never contradicts the pages that print them.
+* `data/compare/e/<slug>.js`: one evaluation's published results (rank, ReasonScore on the
+  board, each task's estimate and interval) and, when per-sample outcomes are published
+  (`publish_samples`), its per-item outcomes: one character per item of the task's layout
+  (`.` not answered, `(n)` for n of them in a row, `~` truncated, else correct or not with
+  the item's option count, `#` listed apart: an item with several trials, or anything else,
+  as `[trials, correct, truncated, options]`, or `[trials, correct, truncated, guess, 1]`
+  when no option count gives its guess sum exactly).
+
+No item text and no sample id is written: an item is a position in the task's sorted list of
+ids. `publish_samples = false` writes no outcomes, and the page then compares by intervals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import SiteConfig
+from .outputs import compact
+from .stats.board import EvaluationRow, Leaderboard
+from .stats.evaluations import Evaluation
+from .stats.verdicts import Comparisons, PairedResult
+from .store.items import has_trials, task_items
+from .store.pointsdb import PointsDB
+
+COMPARE_SCHEMA = "reasonboard.compare/1"
+FOLDER = "data/compare"
+#: One character per (option count, correct): `ALPHABET[2 k + correct]`, k = 0 (no options)
+#: to `MAX_OPTIONS`.
+ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-"
+MAX_OPTIONS = len(ALPHABET) // 2 - 1
+ABSENT, TRUNCATED, LISTED = ".", "~", "#"
+
+
+@dataclass(frozen=True)
+class TaskOutcomes:
+    """One task's items (`(params, size)` per stratum, in `(params, sample_id)` order) and,
+    per evaluation id, its outcome string and the counters of its listed (`#`) items in item
+    order (`_listed`)."""
+
+    strata: tuple[tuple[str, int], ...]
+    codes: Mapping[str, tuple[str, tuple[tuple[float, ...], ...]]]
+
+
+def item_outcomes(db: PointsDB, evaluations: Iterable[Evaluation]) -> dict[str, TaskOutcomes]:
+    """Every task's per-item outcomes of `evaluations` from the store's trials (none without)."""
+    if not has_trials(db):
+        return {}
+    chosen = sorted(evaluations, key=lambda e: e.id)
+    keys = [e.key for e in chosen]
+    tasks = [r[0] for r in db.con.execute("SELECT DISTINCT base_task FROM trials ORDER BY 1").fetchall()]
+    out = {}
+    for task in tasks:
+        items = task_items(db.con, task, keys)
+        sizes = [len(ids) for ids in items.sample_ids]
+        offsets = np.cumsum([0, *sizes])[:-1]
+        position = offsets[items.stratum] + items.item
+        chars, listed = _characters(items.trials, items.correct, items.truncated, items.guess)
+        bounds = np.searchsorted(items.evaluation, np.arange(len(chosen) + 1))
+        codes = {}
+        for k, e in enumerate(chosen):
+            rows = slice(int(bounds[k]), int(bounds[k + 1]))
+            if rows.start == rows.stop:
+                continue
+            buf = np.full(int(sum(sizes)), ord(ABSENT), dtype=np.uint8)
+            buf[position[rows]] = chars[rows]
+            mine = np.flatnonzero(listed[rows]) + rows.start
+            extra = tuple(_listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]),
+                                  float(items.guess[i])) for i in mine.tolist())
+            codes[e.id] = (_runs(buf.tobytes().decode("ascii")), extra)
+        out[task] = TaskOutcomes(tuple(zip(items.params, sizes)), codes)
+    return out
+
+
+def _characters(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray,
+                guess: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each (evaluation, item) row's character and whether it is listed apart: one trial
+    with a whole option count the alphabet holds (its guess exactly `1/k`), or truncated."""
+    with np.errstate(divide="ignore"):
+        k = np.where(guess > 0, np.round(1.0 / np.where(guess > 0, guess, 1.0)), 0).astype(np.int64)
+    exact = np.where(k > 0, 1.0 / np.maximum(k, 1) == guess, guess == 0)
+    one = trials == 1
+    cut = one & (truncated == 1) & (correct == 0) & (guess == 0)
+    plain = one & (truncated == 0) & ((correct == 0) | (correct == 1)) & exact & (k <= MAX_OPTIONS)
+    letters = np.frombuffer(ALPHABET.encode("ascii"), dtype=np.uint8)
+    chars = np.full(len(trials), ord(LISTED), dtype=np.uint8)
+    chars[plain] = letters[np.minimum(2 * k[plain] + correct[plain].astype(np.int64), len(ALPHABET) - 1)]
+    chars[cut] = ord(TRUNCATED)
+    return chars, ~(plain | cut)
+
+
+def _listed(trials: int, correct: float, truncated: float, guess: float) -> tuple[float, ...]:
+    """A listed item's counters, small: `[trials, correct, truncated, k]` when its guess sum is
+    `(trials - truncated) / k` to the last bit (k answer options on every completed trial; 0:
+    no guess), else `[trials, correct, truncated, guess, 1]`. Counts are whole numbers."""
+    whole = [int(v) if float(v).is_integer() else v for v in (trials, correct, truncated)]
+    completed = trials - truncated
+    if guess == 0:
+        return (*whole, 0)
+    if completed > 0:
+        k = round(completed / guess)
+        if k > 0 and completed / k == guess:
+            return (*whole, k)
+    return (*whole, guess, 1)
+
+
+_ABSENT_RUN = re.compile(r"\.{4,}")
+
+
+def _runs(text: str) -> str:
+    """`text` with each run of four or more unanswered items written `(count)`: an evaluation
+    that answered a small part of a task's items costs a few bytes for the rest."""
+    return _ABSENT_RUN.sub(lambda m: f"({len(m.group())})", text)
+
+
+def _script(variable: str, key: str | None, document: object) -> bytes:
+    """A script that stores `document` (JSON) in `window[variable]` (or under `key` in it)."""
+    text = compact(document)
+    if key is None:
+        return f"window.{variable}={text};\n".encode()
+    return (f"window.{variable}=window.{variable}||{{}};window.{variable}[{compact(key)}]={text};\n").encode()
+
+
+def evaluation_path(slug: str) -> str:
+    return f"{FOLDER}/e/{slug}.js"
+
+
+def _paired(a: str, r: PairedResult) -> list[object]:
+    return [a, r.other, r.shared, r.effect, r.low, r.high, r.p, r.method]
+
+
+def _triple(low: float | None, mid: float | None, high: float | None) -> list[float] | None:
+    return None if mid is None or low is None or high is None else [mid, low, high]
+
+
+def _row(row: EvaluationRow) -> dict[str, object]:
+    s = row.score
+    return {
+        "rank": row.rank, "status": row.status, "score": _triple(s.ci_low, s.center, s.ci_high),
+        "tasks": {task: {"est": _triple(t.low, t.estimate, t.high), "samples": t.samples,
+                         "preliminary": t.preliminary} for task, t in row.tasks.items()},
+    }
+
+
+def compare_files(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation], comparisons: Comparisons,
+                  outcomes: Mapping[str, TaskOutcomes], config: SiteConfig) -> dict[str, bytes]:
+    """The compare view's data files (see the module's docstring), sorted keys, stable bytes."""
+    published = config.publish_samples
+    rows = {m.id: m for m in leaderboard.models}
+    board: list[list[object]] = []
+    for a, r in comparisons.board_next.items():
+        board.append(_paired(a, r))
+    for a, near in comparisons.neighbours.items():
+        board += [_paired(a, r) for r in near]
+    board += [_paired(a, r) for a, r in comparisons.matrix]
+    unique_board = sorted({compact(x): x for x in board}.values(), key=compact)
+    index = {
+        "schema": COMPARE_SCHEMA, "mode": leaderboard.settings.mode, "min_samples": config.min_samples,
+        "draws": config.paired_draws, "seed": config.seed, "published": published,
+        "board": list(leaderboard.settings.tasks),
+        "layouts": {task: [list(s) for s in o.strata] for task, o in outcomes.items()} if published else {},
+        "evaluations": {e.id: [e.slug, e.label] for e in evaluations.values()},
+        "paired": {"board": unique_board,
+                   "tasks": {task: [_paired(a, r) for a, r in found.items()]
+                             for task, found in comparisons.task_next.items() if found}},
+    }
+    files = {f"{FOLDER}/index.js": _script("RB_COMPARE", None, index)}
+    for e in evaluations.values():
+        doc: dict[str, object] = _row(rows[e.id]) if e.id in rows else {"rank": None, "status": None, "score": None,
+                                                                      "tasks": {}}
+        if published:
+            doc["outcomes"] = {task: {"o": o.codes[e.id][0], "x": [list(x) for x in o.codes[e.id][1]]}
+                               for task, o in outcomes.items() if e.id in o.codes}
+        files[evaluation_path(e.slug)] = _script("RB_COMPARE_EVALS", e.id, doc)
+    return dict(sorted(files.items()))
