@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,16 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     steps = [("r1", "2026-01-10", {"a": 300, "b": 240, "c": 150}),
              ("r2", "2026-02-10", {"a": 300, "b": 240, "c": 150, "d": 360}),
              ("r3", "2026-03-10", {"a": 300, "b": 340, "c": 150, "d": 360})]
+    return released(root, steps, _write)
+
+
+def released(root: Path, steps: Iterable[tuple[str, str, Any]], write: Callable[[Path, Any], None]) -> dict[str, Any]:
+    """Each step's data written by `write` into `root/data` and released in turn: the project
+    with each release's board and every page of the site as it was built then."""
     kept: dict[str, Any] = {"root": root, "boards": {}, "pages": {}}
     options = BuildOptions(project=root)
-    for name, date, models in steps:
-        _write(root / "data", models)
+    for name, date, data in steps:
+        write(root / "data", data)
         make_release(options, name, date)
         kept["boards"][name] = json.loads((root / "site" / "data" / "leaderboard.json").read_text(encoding="utf-8"))
         kept["pages"][name] = {p.relative_to(root / "site").as_posix(): p.read_bytes()

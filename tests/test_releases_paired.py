@@ -15,12 +15,10 @@ from typing import Any
 
 import duckdb
 import pytest
-from helpers_site import Node, parse, row_cells
-from reasonboard.build import BuildOptions
-from reasonboard.release import make_release
+from helpers_site import row_cells
 from reasonboard.store.pointsdb import sql_string
 from test_paired import plain_task
-from test_releases import _ranks_among, _score_text, assert_release_pages_never_change
+from test_releases import _doc, _ranks_among, _score_text, assert_release_pages_never_change, released
 from test_site_paired import plain_holm
 
 TASK = "t1"
@@ -65,18 +63,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("paired-releases")
     (root / "content").mkdir()
     (root / "content" / "site.toml").write_text(f"paired_draws = {DRAWS}\nseed = {SEED}\n", encoding="utf-8")
-    kept: dict[str, Any] = {"root": root, "boards": {}, "pages": {}}
-    for name in ("r1", "r2", "r3"):
-        _write(root / "data", OUTCOMES[name])
-        make_release(BuildOptions(project=root), name, DATES[name])
-        kept["boards"][name] = json.loads((root / "site" / "data" / "leaderboard.json").read_text(encoding="utf-8"))
-        kept["pages"][name] = {p.relative_to(root / "site").as_posix(): p.read_bytes()
-                               for p in (root / "site").rglob("*") if p.is_file()}
-    return kept
-
-
-def _doc(root: Path, rel: str) -> Node:
-    return parse((root / "site" / rel).read_text(encoding="utf-8"))
+    return released(root, [(name, DATES[name], OUTCOMES[name]) for name in ("r1", "r2", "r3")], _write)
 
 
 # -- the diff, computed independently ---------------------------------------------------------
