@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -65,9 +66,12 @@ def test_shipped_specs_are_the_chart_kinds():
 
 
 def test_the_shipped_bundle_is_a_classic_script_of_vl_convert():
-    vl_convert = pytest.importorskip("vl_convert")
+    """Made by `scripts/chart_assets.py` with a vl-convert that pyproject.toml allows (1.x):
+    not necessarily the one installed, which at the lowest allowed versions is older."""
     bundle = vega_bundle().decode("utf-8")
-    assert bundle.startswith("/* Vega, Vega-Lite and vega-embed") and f"vl-convert {vl_convert.__version__}" in bundle
+    made_by = re.search(r"bundled offline by vl-convert (\d+)\.(\d+)\.(\d+)", bundle.split("\n", 1)[0])
+    assert bundle.startswith("/* Vega, Vega-Lite and vega-embed") and made_by is not None
+    assert (1, 6, 1) <= tuple(int(n) for n in made_by.groups()) < (2, 0, 0)
     assert "import " not in bundle.split("\n", 1)[0] and bundle.rstrip().endswith("})();")
 
 
