@@ -222,9 +222,6 @@ class ResultsStore:
             raise ValueError(f"columns for {table} differ in length: {sorted(lengths)}")
         if not arrays or lengths == {0}:
             return 0
-        # A column with no value at all is left out and the table's default (NULL) fills it:
-        # DuckDB before 2.0 cannot type a long object column of None alone.
-        arrays = {name: a for name, a in arrays.items() if a.dtype != object or any(v is not None for v in a)} or arrays
         view = f"staged_{table}"
         self.con.register(view, arrays)
         try:
