@@ -11,16 +11,17 @@ from pathlib import Path
 import duckdb
 from click.testing import CliRunner
 from reasonboard.cli import main
-from reasonboard.sampleoutputs import samples_path
+from reasonboard.sampleoutputs import PUBLISHED, samples_path
 from reasonboard.store.pointsdb import sql_string
 from test_diff import leaderboard, model
 
 TASK = "arithmetic"
 
 
-def write_samples(site: Path, model_id: str, correct: list[bool]) -> None:
+def write_samples(site: Path, model_id: str, correct: list[bool], options: str = "") -> None:
     """A build's published outcomes of one evaluation (where `outputs.samples_files` puts them,
-    by the row's slug): one trial per item, write-in answers."""
+    by the row's slug): one trial per item, write-in answers; by default as builds before
+    the compact format wrote them (Parquet version 1), with `PUBLISHED` as builds now do."""
     target = site / samples_path(model(model_id, 0.0, 0.0)["slug"])
     target.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect()
@@ -28,7 +29,7 @@ def write_samples(site: Path, model_id: str, correct: list[bool]) -> None:
         "COPY (SELECT ? AS base_task, '{}' AS params, printf('s%02d', i) AS sample_id, 1 AS epoch, "
         "CASE WHEN c THEN 1.0 ELSE 0.0 END AS credit, c AS correct, false AS truncated, NULL::INTEGER AS options, "
         "NULL::BIGINT AS tokens, NULL::BIGINT AS input_tokens, NULL::BIGINT AS compressed "
-        f"FROM (SELECT unnest(range(?)) AS i, unnest(?::BOOLEAN[]) AS c)) TO {sql_string(target)} (FORMAT parquet)",
+        f"FROM (SELECT unnest(range(?)) AS i, unnest(?::BOOLEAN[]) AS c)) TO {sql_string(target)} (FORMAT parquet{', ' + options if options else ''})",
         [TASK, len(correct), correct])
     con.close()
 
@@ -50,8 +51,8 @@ def test_regrade_of_the_same_items_is_significant_and_noise_is_not(tmp_path):
     write_board(head, [row("regraded/zs/greedy", 548.0, 1), row("noisy/zs/greedy", 300.0, 2),
                        row("bare/zs/greedy", 260.0, 3)])
     write_samples(base, "regraded/zs/greedy", [i < 30 for i in range(50)])
-    write_samples(head, "regraded/zs/greedy", [i < 40 for i in range(50)])
-    # Noise: two items gained and one lost on the same 50 items.
+    write_samples(head, "regraded/zs/greedy", [i < 40 for i in range(50)], f"COMPRESSION zstd, {PUBLISHED}")
+    # Noise: two items gained and one lost on the same 50 items (both sides in the earlier format).
     write_samples(base, "noisy/zs/greedy", [i < 30 for i in range(50)])
     write_samples(head, "noisy/zs/greedy", [i < 29 or i in (30, 31) for i in range(50)])
     # "bare" has no per-sample outcomes in either build: the overlap rule speaks for it.

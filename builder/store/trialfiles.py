@@ -62,11 +62,14 @@ def write_trials(con: duckdb.DuckDBPyConnection, source: str, parameters: Sequen
                     parameters, path)
 
 
-def copy_to_parquet(con: duckdb.DuckDBPyConnection, query: str, parameters: Sequence[Any], path: Path) -> None:
-    """`COPY (query) TO path` as a zstd Parquet file. The target is a quoted literal, not a
-    placeholder: DuckDB before 2.0 binds the `TO ?` placeholder first, ahead of the query's
-    own, so the same statement would write to a file named after the first parameter."""
-    con.execute(f"COPY ({query}) TO {sql_string(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)",
+def copy_to_parquet(con: duckdb.DuckDBPyConnection, query: str, parameters: Sequence[Any], path: Path,
+                    options: str = "") -> None:
+    """`COPY (query) TO path` as a zstd Parquet file, with more writer `options` (for example
+    `PUBLISHED`). The target is a quoted literal, not a placeholder: DuckDB before 2.0 binds
+    the `TO ?` placeholder first, ahead of the query's own, so the same statement would write
+    to a file named after the first parameter."""
+    extra = f", {options}" if options else ""
+    con.execute(f"COPY ({query}) TO {sql_string(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880{extra})",
                 list(parameters))
 
 
