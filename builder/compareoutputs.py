@@ -13,10 +13,13 @@ picks, in the browser, from small per-evaluation files:
 * `data/compare/e/<slug>.js`: one evaluation's published results (rank, ReasonScore on the
   board, each task's estimate and interval) and, when per-sample outcomes are published
   (`publish_samples`), its per-item outcomes: one character per item of the task's layout
-  (`.` not answered, `(n)` for n of them in a row, `~` truncated, else correct or not with
-  the item's option count, `#` listed apart: an item with several trials, or anything else,
-  as `[trials, correct, truncated, options]`, or `[trials, correct, truncated, guess, 1]`
-  when no option count gives its guess sum exactly).
+  (`.` not answered, `~` truncated, else correct or not with the item's option count, `#`
+  listed apart: an item with several trials, or anything else, as `[trials, correct,
+  truncated, options]`, or `[trials, correct, truncated, guess, 1]` when no option count
+  gives its guess sum exactly), packed: `p` holds the characters the task uses, sorted,
+  and `o` each item's index in `p` in `b` bits, the fewest that number them (1 bit for two
+  characters, 2 for up to four: a multiple-choice task with truncations costs 2 bits an
+  item), most significant bit first, as base64 (a third of the size of a character each).
 
 No item text and no sample id is written: an item is a position in the task's sorted list of
 ids. `publish_samples = false` writes no outcomes, and the page then compares by intervals.
@@ -24,7 +27,7 @@ ids. `publish_samples = false` writes no outcomes, and the page then compares by
 
 from __future__ import annotations
 
-import re
+import base64
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -38,7 +41,7 @@ from .stats.verdicts import Comparisons, PairedResult
 from .store.items import has_trials, task_items
 from .store.pointsdb import PointsDB
 
-COMPARE_SCHEMA = "reasonboard.compare/1"
+COMPARE_SCHEMA = "reasonboard.compare/2"
 FOLDER = "data/compare"
 #: One character per (option count, correct): `ALPHABET[2 k + correct]`, k = 0 (no options)
 #: to `MAX_OPTIONS`.
@@ -82,7 +85,7 @@ def item_outcomes(db: PointsDB, evaluations: Iterable[Evaluation]) -> dict[str, 
             mine = np.flatnonzero(listed[rows]) + rows.start
             extra = tuple(_listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]),
                                   float(items.guess[i])) for i in mine.tolist())
-            codes[e.id] = (_runs(buf.tobytes().decode("ascii")), extra)
+            codes[e.id] = (buf.tobytes().decode("ascii"), extra)
         out[task] = TaskOutcomes(tuple(zip(items.params, sizes)), codes)
     return out
 
@@ -119,13 +122,16 @@ def _listed(trials: int, correct: float, truncated: float, guess: float) -> tupl
     return (*whole, guess, 1)
 
 
-_ABSENT_RUN = re.compile(r"\.{4,}")
-
-
-def _runs(text: str) -> str:
-    """`text` with each run of four or more unanswered items written `(count)`: an evaluation
-    that answered a small part of a task's items costs a few bytes for the rest."""
-    return _ABSENT_RUN.sub(lambda m: f"({len(m.group())})", text)
+def packed(text: str) -> dict[str, str]:
+    """One character per item as `{"p": the characters used, sorted, "o": each item's index
+    in "p" in the fewest bits that number them, most significant bit first, base64}`; a
+    task whose items are all one character needs no bits (`o` is empty)."""
+    codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    palette = np.unique(codes)
+    width = int(len(palette) - 1).bit_length()
+    index = np.searchsorted(palette, codes).astype(np.uint8)
+    bits = (index[:, None] >> np.arange(width - 1, -1, -1, dtype=np.uint8)) & 1
+    return {"p": palette.tobytes().decode("ascii"), "o": base64.b64encode(np.packbits(bits.ravel()).tobytes()).decode()}
 
 
 def _script(variable: str, key: str | None, document: object) -> bytes:
@@ -184,7 +190,7 @@ def compare_files(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation
         doc: dict[str, object] = _row(rows[e.id]) if e.id in rows else {"rank": None, "status": None, "score": None,
                                                                       "tasks": {}}
         if published:
-            doc["outcomes"] = {task: {"o": o.codes[e.id][0], "x": [list(x) for x in o.codes[e.id][1]]}
+            doc["outcomes"] = {task: {**packed(o.codes[e.id][0]), "x": [list(x) for x in o.codes[e.id][1]]}
                                for task, o in outcomes.items() if e.id in o.codes}
         files[evaluation_path(e.slug)] = _script("RB_COMPARE_EVALS", e.id, doc)
     return dict(sorted(files.items()))

@@ -5,6 +5,7 @@ task's items, and nothing in them but outcomes (no item id, no text)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections import defaultdict
@@ -27,8 +28,16 @@ def read_script(path: Path) -> tuple[str | None, dict]:
     return None, json.loads(whole.group(1))
 
 
-def expand(text: str) -> str:
-    return re.sub(r"\((\d+)\)", lambda m: "." * int(m.group(1)), text)
+def expand(entry: dict, size: int) -> str:
+    """An outcome entry's `size` characters: item i is `p[v]`, v the i-th group of w bits of
+    the base64 `o` (w the fewest bits numbering `p`, most significant first), read here
+    through a string of '0' and '1'."""
+    palette = entry["p"]
+    width = (len(palette) - 1).bit_length()
+    data = base64.b64decode(entry["o"], validate=True)
+    assert len(data) == (size * width + 7) // 8  # no byte more than the items need
+    bits = "".join(format(byte, "08b") for byte in data)
+    return "".join(palette[int(bits[i * width:(i + 1) * width] or "0", 2)] for i in range(size))
 
 
 def expected_char(trials: int, correct: int, truncated: int, options: list[int | None]) -> str:
@@ -43,7 +52,7 @@ def expected_char(trials: int, correct: int, truncated: int, options: list[int |
 def test_outcome_strings_equal_the_published_samples(default_build):
     out = default_build.out
     _, index = read_script(out / "data" / "compare" / "index.js")
-    assert index["schema"] == "reasonboard.compare/1" and index["published"] is True
+    assert index["schema"] == "reasonboard.compare/2" and index["published"] is True
     leaderboard = default_build.leaderboard
     assert set(index["evaluations"]) == {m["id"] for m in leaderboard["models"]}
     # Every item of every task, from the Parquet files, summed per (evaluation, item).
@@ -74,7 +83,7 @@ def test_outcome_strings_equal_the_published_samples(default_build):
             if not mine:
                 assert task not in doc["outcomes"]
                 continue
-            text = expand(doc["outcomes"][task]["o"])
+            text = expand(doc["outcomes"][task], len(order))
             assert len(text) == len(order)
             want = "".join(expected_char(*mine[item]) if item in mine else "." for item in order)
             assert text == want, (eid, task)
@@ -92,11 +101,13 @@ def test_compare_files_hold_outcomes_only(default_build):
         _, doc = read_script(path)
         assert set(doc) == {"rank", "status", "score", "tasks", "outcomes"}
         for entry in doc["outcomes"].values():
-            assert set(entry) == {"o", "x"}
-            assert re.fullmatch(r"[0-9A-Za-z_\-.~#()]*", entry["o"])
+            assert set(entry) == {"p", "o", "x"}
+            assert re.fullmatch(r"[0-9A-Za-z_\-.~#]+", entry["p"]) and list(entry["p"]) == sorted(set(entry["p"]))
+            assert re.fullmatch(r"[0-9A-Za-z+/]*=*", entry["o"])
             assert all(len(x) == 4 and all(isinstance(v, (int, float)) for v in x) for x in entry["x"])
-    # Kept small: a 10,000-evaluation site must stay under 1 GB (about 20 KB each here).
-    assert max(p.stat().st_size for p in files) < 64_000
+    # Kept small: a 10,000-evaluation site must stay under 1 GB (2 bits an item here: about
+    # 7 KB each, against 20 KB at a character an item).
+    assert max(p.stat().st_size for p in files) < 10_000
 
 
 def test_build_figures_ride_along_unchanged(default_build):

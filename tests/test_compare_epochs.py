@@ -84,7 +84,8 @@ def test_listed_items_carry_their_counters(crafted):
         slug, _ = index["evaluations"][f"{model}|t|s"]
         _, doc = read_script(crafted / "data" / "compare" / "e" / f"{slug}.js")
         entry = doc["outcomes"]["task"]
-        assert expand(entry["o"]) == "#" * ITEMS
+        assert entry == {"p": "#", "o": "", "x": entry["x"]}  # one character: no bits
+        assert expand(entry, ITEMS) == "#" * ITEMS
         want = [[EPOCHS, sum(c for c, _ in s), sum(t for _, t in s), OPTIONS if any(not t for _, t in s) else 0]
                 for s in outcomes(model)]
         assert entry["x"] == want

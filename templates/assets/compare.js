@@ -43,17 +43,25 @@
   function round(v, digits) { var f = Math.pow(10, digits); return Math.round(v * f) / f; }
 
   /* ---- per-item outcomes ---- */
+  /* The item's character: its index in entry.p, `width` bits from `width * pos` of the
+     base64 entry.o, most significant bit first (compareoutputs.packed). */
+  function unpack(entry, size) {
+    var bytes = atob(entry.o), width = 0, chars = new Array(size);
+    while ((1 << width) < entry.p.length) { width += 1; }
+    for (var pos = 0; pos < size; pos++) {
+      var v = 0;
+      for (var j = 0, bit = pos * width; j < width; j++, bit++) {
+        v = (v << 1) | ((bytes.charCodeAt(bit >> 3) >> (7 - (bit & 7))) & 1);
+      }
+      chars[pos] = entry.p.charAt(v);
+    }
+    return chars;
+  }
   function decode(entry, size) {
     var m = new Float64Array(size), e = new Float64Array(size), t = new Float64Array(size),
-        g = new Float64Array(size), pos = 0, listed = 0, s = entry.o, i = 0;
-    while (i < s.length) {
-      var ch = s.charAt(i);
-      if (ch === "(") {
-        var close = s.indexOf(")", i);
-        pos += parseInt(s.slice(i + 1, close), 10);
-        i = close + 1;
-        continue;
-      }
+        g = new Float64Array(size), listed = 0, chars = unpack(entry, size);
+    for (var pos = 0; pos < size; pos++) {
+      var ch = chars[pos];
       if (ch === "~") { m[pos] = 1; t[pos] = 1; }
       else if (ch === "#") {
         // [trials, correct, truncated, k options] (guess sum (trials - truncated) / k, 0 for k = 0),
@@ -65,7 +73,6 @@
         var code = ALPHABET.indexOf(ch), k = code >> 1;
         m[pos] = 1; e[pos] = code & 1; g[pos] = k > 0 ? 1 / k : 0;
       }
-      pos += 1; i += 1;
     }
     return {m: m, e: e, t: t, g: g};
   }

@@ -314,6 +314,15 @@
     spec.height = spec.height.step * Math.max(count, 1);
   }
 
+  // A chart's rows, written by column (charts.columns): {keys: [...], rows: [[...], ...]}.
+  function chartRows(data) {
+    return data.rows.map(function (values) {
+      var row = {};
+      data.keys.forEach(function (key, i) { if (values[i] !== null) { row[key] = values[i]; } });
+      return row;
+    });
+  }
+
   function drawCharts() {
     var figures = document.querySelectorAll("figure[data-chart]");
     if (!figures.length) { return; }
@@ -330,7 +339,7 @@
       var target = figure.querySelector(".chart-canvas");
       if (!template || !data || !target) { return; }
       var spec = JSON.parse(JSON.stringify(template));
-      spec.datasets = { rows: JSON.parse(data.textContent) };
+      spec.datasets = { rows: chartRows(JSON.parse(data.textContent)) };
       fixStepHeight(spec);
       // Long model names: give axis labels at most 40% of the width the chart really has.
       var width = target.clientWidth || 600;
