@@ -7,7 +7,7 @@ import re
 import sys
 
 import pytest
-from reasonboard.site.charts import chart_specs, script_json, vega_bundle
+from reasonboard.site.charts import Chart, chart_specs, script_json, vega_bundle
 
 SAMPLES = {
     "forest-score": [{"label": "1. A", "order": 0, "low": 700.0, "high": 720.0, "center": 710.0,
@@ -89,3 +89,17 @@ def test_embedded_json_cannot_close_its_script_tag():
     text = script_json({"label": "</script><script>alert(1)</script>", "amp": "a&b", "quote": "it's"})
     assert "<" not in text and ">" not in text and "&" not in text and "'" not in text
     assert json.loads(text)["label"] == "</script><script>alert(1)</script>"
+
+
+def test_rows_are_written_by_column_with_the_digits_a_chart_can_draw():
+    rows = ({"center": 0.8127165000000001, "hollow": False, "label": "a", "order": 0},
+            {"center": 5339.673295454545, "label": "b", "order": 1, "high": 1e-9 / 3})
+    chart = Chart(kind="forest-probability", id="x", label="x", twin="t", rows=rows)
+    data = json.loads(chart.data_json)
+    assert data == {"keys": ["center", "high", "hollow", "label", "order"],
+                    "rows": [[0.812717, None, False, "a", 0], [5339.67, 3.33333e-10, None, "b", 1]]}
+    # Rebuilt as site.js does (a null left out), every value within a millionth of itself.
+    rebuilt = [{k: v for k, v in zip(data["keys"], values) if v is not None} for values in data["rows"]]
+    for before, after in zip(rows, rebuilt):
+        assert after.keys() == before.keys()
+        assert all(after[k] == (pytest.approx(v, rel=1e-6) if isinstance(v, float) else v) for k, v in before.items())

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,18 @@ def columns(rows: tuple[dict[str, Any], ...]) -> dict[str, list[Any]]:
     """Rows as `{"keys": every field, sorted, "rows": each row's values in that order}`: a
     field's name is written once, not once a row (half a model page's chart bytes). A field a
     row lacks is null, and `site.js` leaves a null out of the row it rebuilds: Vega reads a
-    null field and a missing one alike."""
+    null field and a missing one alike. Numbers keep six significant digits (`drawn`)."""
     keys = sorted({key for row in rows for key in row})
-    return {"keys": keys, "rows": [[row.get(key) for key in keys] for row in rows]}
+    return {"keys": keys, "rows": [[drawn(row.get(key)) for key in keys] for row in rows]}
+
+
+def drawn(value: Any) -> Any:
+    """A float to six significant digits: a millionth of a chart's scale is far below a
+    pixel, and a reader reads the figure from its twin table, not from the page's source
+    (`0.8127165000000001` costs 18 bytes, `0.812717` 8). Anything else as it is."""
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.6g}")
+    return value
 
 
 def script_json(value: Any) -> str:
