@@ -40,7 +40,7 @@ def _results(site: Path, model_page: str) -> dict[str, tuple[str, str]]:
         if not tr.attrs.get("id", "").startswith("r-"):
             continue
         cell = next(td for td in tr.find_all("td") if td.attrs.get("data-label") == "Missing for reproducibility")
-        badge = next(li for li in tr.find_all("li", cls="badge") if li.find("span", cls="badge-letter").text == "R")
+        badge = next(li for li in tr.find_all("li", cls="badge") if li.find("b").text == "R")
         rows[tr.find("th").text.strip()] = (cell.text.strip(), badge.find("span", cls="badge-text").text)
     return rows
 

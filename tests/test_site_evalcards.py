@@ -79,7 +79,7 @@ def test_within_badge_names_each_check_once(default_build):
     titles = [li.find("span", cls="badge-text").text
               for rel in html_pages(default_build.out) if rel.startswith("benchmarks/")
               for li in page(default_build.out, rel).find_all("li", cls="badge")
-              if li.find("span", cls="badge-letter").text == "X"]
+              if li.find("b").text == "X"]
     within = [t for t in titles if "within" in t]
     assert within, "the default data has results whose reports agree"
     for title in within:
@@ -89,7 +89,7 @@ def test_within_badge_names_each_check_once(default_build):
 
 def test_badges_distinguish_not_checked_from_within(default_build):
     doc = page(default_build.out, "index.html")
-    badges = [li for li in doc.find_all("li", cls="badge") if li.find("span", cls="badge-letter").text == "X"]
+    badges = [li for li in doc.find_all("li", cls="badge") if li.find("b").text == "X"]
     states = {frozenset(b.classes) for b in badges}
     words = {b.text for b in badges}
     assert any("badge-na" in s for s in states) and any("not checked" in w for w in words)
