@@ -334,18 +334,20 @@ def outputs_page() -> str:
     out.append("\n## `data/leaderboard.csv`\n\nOne row per evaluation, ranked ones first, with the columns "
                + ", ".join(f"`{c}`" for c in CSV_COLUMNS) + ".\n")
     out.append("\n## `data/compare/`\n\nThe compare page's data, as scripts (a page opened from disk may load a "
-               "script but not fetch JSON): `index.js` sets `window.RB_COMPARE` (schema `reasonboard.compare/1`: "
+               "script but not fetch JSON): `index.js` sets `window.RB_COMPARE` (schema `reasonboard.compare/2`: "
                "every evaluation's `[slug, label]` by id, `min_samples`, `draws`, `seed`, `mode`, `published`, the "
                "board's tasks, each task's item `layouts` as `[params, items]` strata, and the build's paired tests "
                "as `[a, b, shared, effect, low, high, p, method]` under `paired.board` and `paired.tasks`); "
                "`e/<slug>.js` adds one evaluation to `window.RB_COMPARE_EVALS`: its `rank`, `status`, `score` "
                "`[center, low, high]`, `tasks` (`est` as `[center, low, high]`, `samples`, `preliminary`) and, when "
-               "`publish_samples` is on, `outcomes` by task: `o`, one character per item of the task's layout "
-               "(`.` not answered, `(n)` n unanswered in a row, `~` truncated, else `ALPHABET[2 k + correct]` with "
+               "`publish_samples` is on, `outcomes` by task: one character per item of the task's layout "
+               "(`.` not answered, `~` truncated, else `ALPHABET[2 k + correct]` with "
                "`k` answer options, 0 for none, from "
                "`0-9A-Za-z_-`; `#` an item listed in `x`, as `[trials, correct, truncated, k]` when its guess sum "
                "is `(trials - truncated) / k` (k answer options, 0 for no guess), else "
-               "`[trials, correct, truncated, guess, 1]`). No item id "
+               "`[trials, correct, truncated, guess, 1]`), packed: `p` the characters the task uses, sorted, and `o` "
+               "each item's index in `p` in `w` bits, `w` the fewest that number them (0 when `p` has one "
+               "character, 1 for two, 2 for up to four), most significant bit first, as base64. No item id "
                "and no text.\n")
     return "".join(out)
 
