@@ -203,8 +203,8 @@ def test_model_page_history(project, model):
         down = previous is not None and m["reasonscore"]["ci_high"] < previous["reasonscore"]["ci_low"]
         assert r[4] == ("significantly up" if up else "significantly down" if down else "")
         previous = m
-    data = json.loads(doc.by_id("history-chart").find("script").children[0])
-    assert [d["label"] for d in data] == [r[0] for r in rows]
+    data = json.loads(doc.by_id("history-chart").find("script").children[0])  # by column: keys, rows
+    assert [values[data["keys"].index("label")] for values in data["rows"]] == [r[0] for r in rows]
     if model == "b":
         assert [r[4] for r in rows] == ["", "", "significantly up"]  # r2: only its rank moved (d joined)
 
