@@ -1,6 +1,6 @@
 """How many lines the caching, forking and garbage-collector machinery takes.
 
-    python scripts/cache_lines.py [--list]
+    python scripts/cache_lines.py [--list] [--at REV]
 
 The machinery is what a build keeps between runs, or does to go faster than one process
 rendering every page from scratch: the PointsDB cache and its partial ingest, the statistics
@@ -17,7 +17,10 @@ its whole text counts). Three figures per entry:
 * `code`: the same without docstrings.
 
 The issue that asked to halve the machinery counted it at about 2,100 lines; the target is
-at most half of that.
+at most half of that. `--at REV` counts a git revision's files the same way (what it lacks,
+a module since removed or one not yet written, is listed as absent), so earlier engines are
+counted by the same rule: the modules removed since (`forking.py`, the signals memo, the
+stat memo of input digests, the pickling shortcuts) are in the lists below.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import ast
 import io
+import subprocess
 import tokenize
 from pathlib import Path
 
@@ -41,6 +45,11 @@ WHOLE = (
     "builder/stats/analysismemo.py",  # the per-sample analyses memo (JSON)
     "builder/site/reuse.py",  # the page keys: a page kept when its key and file are unchanged
     "builder/site/workers.py",  # the render pool, the build's one fork
+    # Removed since, counted when `--at` names a revision that has them:
+    "builder/forking.py",  # the ranking fork and the warm-up fork
+    "builder/signals/memo.py",  # the signals memo (pickled shards)
+    "builder/store/digests.py",  # the stat memo of input digests
+    "builder/stats/records.py",  # quick_pickle: the pickling shortcuts for the ranking fork's pipe
 )
 
 #: Parts of other modules: (module, qualified names of functions or classes).
@@ -97,16 +106,15 @@ def _counted(source: str, first: int, last: int) -> tuple[int, int, int]:
     return raw, with_doc, code
 
 
-def _find(tree: ast.Module, qualname: str) -> ast.AST:
+def _find(tree: ast.Module, qualname: str) -> ast.AST | None:
     scope: list[ast.stmt] = tree.body
     node: ast.AST | None = None
     for name in qualname.split("."):
         node = next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                      and n.name == name), None)
         if node is None:
-            raise SystemExit(f"{qualname} not found")
+            return None
         scope = node.body  # type: ignore[attr-defined]
-    assert node is not None
     return node
 
 
@@ -142,38 +150,64 @@ def _wired(body: list[ast.stmt], names: set[str]) -> set[int]:
     return lines
 
 
-def entries() -> list[tuple[str, tuple[int, int, int]]]:
-    """Every counted entry (a module, or `module:function`) with its three figures."""
-    rows = []
+def _read(path: str, at: str | None) -> str | None:
+    """A file of the working tree, or of revision `at`; None when it has no such file."""
+    if at is None:
+        file = ROOT / path
+        return file.read_text(encoding="utf-8") if file.is_file() else None
+    shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{at}:{path}"], capture_output=True, text=True)
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def entries(at: str | None = None) -> tuple[list[tuple[str, tuple[int, int, int]]], list[str]]:
+    """Every counted entry (a module, or `module:function`) with its three figures, and the
+    entries the tree (or revision `at`) does not have."""
+    rows: list[tuple[str, tuple[int, int, int]]] = []
+    absent: list[str] = []
     for path in WHOLE:
-        source = (ROOT / path).read_text(encoding="utf-8")
+        source = _read(path, at)
+        if source is None:
+            absent.append(path)
+            continue
         rows.append((path, _counted(source, 1, len(source.splitlines()))))
     for path, names in PARTS:
-        source = (ROOT / path).read_text(encoding="utf-8")
+        source = _read(path, at)
+        if source is None:
+            absent += [f"{path}:{name}" for name in names]
+            continue
         tree = ast.parse(source)
         for name in names:
             node = _find(tree, name)
+            if node is None:
+                absent.append(f"{path}:{name}")
+                continue
             first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])  # type: ignore[attr-defined]
             rows.append((f"{path}:{name}", _counted(source, first, node.end_lineno)))  # type: ignore[attr-defined]
     for path, name, wiring in WIRING:
-        source = (ROOT / path).read_text(encoding="utf-8")
-        node = _find(ast.parse(source), name)
+        source = _read(path, at)
+        node = _find(ast.parse(source), name) if source is not None else None
+        if node is None:
+            absent.append(f"{path}:{name}")
+            continue
         lines = _wired(node.body, set(wiring))  # type: ignore[attr-defined]
         counts = [_counted(source, n, n) for n in sorted(lines)]
         rows.append((f"{path}:{name} (statements naming {', '.join(wiring)})",
                      tuple(sum(c[i] for c in counts) for i in range(3))))  # type: ignore[misc]
-    return rows
+    return rows, absent
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="print each counted module and function")
+    parser.add_argument("--at", metavar="REV", help="count a git revision's files instead of the working tree's")
     args = parser.parse_args()
-    rows = entries()
+    rows, absent = entries(args.at)
     if args.list:
         print(f"{'raw':>5} {'code+doc':>8} {'code':>5}  entry")
         for name, (raw, with_doc, code) in rows:
             print(f"{raw:5d} {with_doc:8d} {code:5d}  {name}")
+        if absent:
+            print(f"absent: {', '.join(absent)}")
     totals = [sum(r[1][i] for r in rows) for i in range(3)]
     print(f"{totals[0]:5d} {totals[1]:8d} {totals[2]:5d}  total ({len(rows)} entries: raw, code+doc, code)")
 
