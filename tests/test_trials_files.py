@@ -188,4 +188,4 @@ def test_a_good_hand_made_trials_file_loads(tmp_path):
     write_rows(tmp_path / "trials" / "good.parquet", GOOD.replace("'{}' AS params", "'{\"b\": \"1\", \"a\": \"2\"}' AS params"))
     with load(tmp_path) as db:
         assert stored_points(db) == {("m", "t", "s", "task", '{"a":"2","b":"1"}'): (5, 5, 0, 0.0, 50.0)}
-        assert db.con.execute("SELECT DISTINCT params FROM trials").fetchall() == [('{"a":"2","b":"1"}',)]
+        assert db.con.execute("SELECT DISTINCT params FROM trial_points").fetchall() == [('{"a":"2","b":"1"}',)]
