@@ -53,7 +53,7 @@ def trials_db(trials, limits=(), db=None):
     db.con.execute("""CREATE TEMP TABLE analysis_trials AS
         SELECT a.et, (dense_rank() OVER (ORDER BY n.model, n.template, n.sampler, n.base_task, n.params))::INTEGER
                    AS point,
-               (dense_rank() OVER (ORDER BY n.sample_id))::INTEGER AS sample, n.correct, n.truncated, n.options,
+               (dense_rank() OVER (ORDER BY n.sample_id))::INTEGER AS sample, n.epoch, n.correct, n.truncated, n.options,
                n.tokens, n.compressed
         FROM named n JOIN analysis_tasks a USING (model, template, sampler, base_task)""")
     return db

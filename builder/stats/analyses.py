@@ -87,7 +87,7 @@ def trial_views(db: PointsDB, skip: Sequence[str] = ()) -> None:
         WHERE p.source NOT IN (SELECT unnest(?::VARCHAR[]))""", [list(skip)])
     db.con.execute("""
         CREATE OR REPLACE TEMP VIEW analysis_trials AS
-        SELECT a.et, t.point, t.sample, t.correct, t.truncated, t.options, t.tokens, t.compressed
+        SELECT a.et, t.point, t.sample, t.epoch, t.correct, t.truncated, t.options, t.tokens, t.compressed
         FROM trials t JOIN analysis_points a USING (point)""")
 
 

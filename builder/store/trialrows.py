@@ -98,9 +98,11 @@ def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[s
     _canonicalise(con, files, raw, listed)
     _check(con, files, raw, listed)
     first = trialcodes.store(con, raw, [listed])
-    _repeated(con, files, first)
+    _sample_sums(con, first)
+    if con.execute("SELECT bool_or(maybe_repeated) FROM point_sums").fetchone() == (True,):
+        _repeated(con, files, first)
     stage_points(con, first)
-    for table in ("trial_files", "raw_points"):
+    for table in ("trial_files", "raw_points", "point_sums"):
         con.execute(f"DROP TABLE {table}")
 
 
@@ -217,14 +219,37 @@ def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path], first: int) -> 
                          "is given twice: a trials file holds each trial once", row=first_seen.source_row)
 
 
+#: Epochs a sample's bit mask holds (`_sample_sums`): past it, a trial given twice is looked for.
+EPOCH_BITS = 64
+
+
+def _sample_sums(con: duckdb.DuckDBPyConnection, first: int) -> None:
+    """`point_sums`: per fresh point (numbered from `first`) its samples `c` and the sums over
+    them of its trials `m`, correct and truncated trials (SAMPLES.md section 2's `m_i`,
+    `y_i`) and of their squares and products, in one grouping of the trials into samples.
+    The same grouping tells whether a sample may hold a trial twice (`maybe_repeated`: its
+    epochs, as bits, are fewer than its trials, or an epoch is past `EPOCH_BITS`), so the
+    grouping by epoch that names the trial (`_repeated`) runs only then."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE point_sums AS
+            SELECT point, count(*) AS c, sum(m) AS n, sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
+                   sum(y_e * y_e)::DOUBLE AS ee, sum(y_e * m)::DOUBLE AS em,
+                   sum(y_t * y_t)::DOUBLE AS tt, sum(y_t * m)::DOUBLE AS tm,
+                   bool_or(m > bit_count(epochs) OR last > {EPOCH_BITS}) AS maybe_repeated
+            FROM (SELECT point, count(*) AS m, count(*) FILTER (WHERE correct) AS y_e,
+                         count(*) FILTER (WHERE truncated) AS y_t, max(epoch) AS last,
+                         bit_or(CASE WHEN epoch <= {EPOCH_BITS} THEN 1::UBIGINT << (epoch - 1) ELSE 0::UBIGINT END)
+                             AS epochs
+                  FROM trials WHERE point >= ? GROUP BY point, sample)
+            GROUP BY point""", [first])
+
+
 def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
     """The points of the fresh trials (those of points numbered from `first`; INGEST.md
     section 2) as staged points rows (text columns, as a points file is staged), one per
-    (evaluation, task, params), with their samples and design effect (`DESIGN_EFFECT`): per
-    sample of a point its trials `m` and its correct and truncated trials (SAMPLES.md
-    section 2's `m_i`, `y_i`), summed per point; and what a point takes from its trials
-    directly, summed as ingest sums it (Kahan, 9 decimals), so a point has the same bytes
-    either way."""
+    (evaluation, task, params), with their samples and design effect (`DESIGN_EFFECT`, from
+    `point_sums`); and what a point takes from its trials directly, summed as ingest sums it
+    (Kahan, 9 decimals), so a point has the same bytes either way."""
     con.execute(
         f"""
         INSERT INTO staged
@@ -238,16 +263,10 @@ def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
                      round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9)
                          AS g,
                      coalesce(sum(tokens), 0) AS tok, count(*) FILTER (WHERE credit > 0 AND credit < 1) AS partial
-              FROM trials WHERE point >= $first GROUP BY point) s USING (point)
-        JOIN (SELECT point, count(*) AS c, sum(m) AS n, sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
-                     sum(y_e * y_e)::DOUBLE AS ee, sum(y_e * m)::DOUBLE AS em,
-                     sum(y_t * y_t)::DOUBLE AS tt, sum(y_t * m)::DOUBLE AS tm
-              FROM (SELECT point, count(*) AS m, count(*) FILTER (WHERE correct) AS y_e,
-                           count(*) FILTER (WHERE truncated) AS y_t
-                    FROM trials WHERE point >= $first GROUP BY point, sample)
-              GROUP BY point) d USING (point)
+              FROM trials WHERE point >= ? GROUP BY point) s USING (point)
+        JOIN point_sums d USING (point)
         JOIN trial_files f USING (source)
-        """, {"first": first}
+        """, [first]
     )
 
 

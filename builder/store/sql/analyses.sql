@@ -2,8 +2,9 @@
 --   analysis_tasks (et, model, template, sampler, base_task, token_limit): each (evaluation,
 --                   task) with its number `et` and the run's recorded output-token limit
 --                   (NULL: none);
---   analysis_trials (et, point, sample, correct, truncated, options, tokens, compressed): one
---                    row per trial, its (evaluation, task), point and sample as numbers.
+--   analysis_trials (et, point, sample, epoch, correct, truncated, options, tokens,
+--                    compressed): one row per trial, its (evaluation, task), point and
+--                    sample as numbers.
 -- Every grouping of trials is by those numbers; the names join the few result rows.
 -- The first block holds the design-effect macros; every later block, from its "-- name:"
 -- line, is one named statement. Values are bound parameters, never formatted in.
@@ -103,12 +104,14 @@ ORDER BY a.model, a.template, a.sampler, a.base_task, c.bin
 -- The budget sweep at the five budgets L/16, L/8, L/4, L/2, L (levels 0 to 4; stats/budget.py
 -- DIVISORS): a trial with more output tokens than the budget counts as truncated (and so not
 -- correct, and out of the guess accumulator). `k` is how many of the budgets cut a trial
--- short (the smallest first), so at level j it is cut when k > j. One pass per grouping:
--- trials into samples (the counts at each level), samples into points (the exact integer
--- sums of the design effect), trials into points again for the guess accumulator, summed as
--- ingest sums it (INGEST.md section 2); then each point becomes one row per level, shrunk to
--- its effective counters (SAMPLES.md section 2), summed per task, and ESTIMATOR (the site's
--- estimator macro, substituted by the caller from a whitelist) applied.
+-- short (the smallest first), so at level j it is cut when k > j. Trials are summed into
+-- points (the counts at each level, and the guess accumulator as ingest sums it, INGEST.md
+-- section 2), and into samples only for the points with epochs: a point whose every trial is
+-- epoch 1 has one trial per sample (the store refuses a trial given twice), so its sums of
+-- squares and products over samples (the design effect's exact integer sums) are its counts.
+-- Then each point becomes one row per level, shrunk to its effective counters (SAMPLES.md
+-- section 2), summed per task, and ESTIMATOR (the site's estimator macro, substituted by the
+-- caller from a whitelist) applied.
 -- Only (evaluation, task) pairs whose every trial records tokens and that have a limit.
 WITH usable AS (
     SELECT t.et, any_value(a.token_limit) AS token_limit
@@ -116,11 +119,26 @@ WITH usable AS (
     WHERE a.token_limit IS NOT NULL
     GROUP BY t.et HAVING count(t.tokens) = count(*)
 ), cut AS (
-    SELECT t.et, t.point, t.sample, t.options, t.correct, t.truncated,
+    SELECT t.et, t.point, t.sample, t.epoch, t.options, t.correct, t.truncated,
            (t.tokens * 16 > u.token_limit)::INTEGER + (t.tokens * 8 > u.token_limit)::INTEGER
            + (t.tokens * 4 > u.token_limit)::INTEGER + (t.tokens * 2 > u.token_limit)::INTEGER
            + (t.tokens > u.token_limit)::INTEGER AS k
     FROM analysis_trials t JOIN usable u USING (et)
+), points AS MATERIALIZED (
+    SELECT point, any_value(et) AS et, max(epoch) = 1 AS single, count(*) AS n,
+           [count(*) FILTER (WHERE correct AND k <= 0), count(*) FILTER (WHERE correct AND k <= 1),
+            count(*) FILTER (WHERE correct AND k <= 2), count(*) FILTER (WHERE correct AND k <= 3),
+            count(*) FILTER (WHERE correct AND k <= 4)] AS yc,
+           [count(*) FILTER (WHERE truncated OR k > 0), count(*) FILTER (WHERE truncated OR k > 1),
+            count(*) FILTER (WHERE truncated OR k > 2), count(*) FILTER (WHERE truncated OR k > 3),
+            count(*) FILTER (WHERE truncated OR k > 4)] AS yt,
+           [round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 0 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 1 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 2 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 3 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 4 AND options IS NOT NULL), 0), 9)]
+           AS g
+    FROM cut GROUP BY point
 ), samples AS (
     SELECT point, count(*) AS m,
            count(*) FILTER (WHERE correct AND k <= 0) AS c0, count(*) FILTER (WHERE correct AND k <= 1) AS c1,
@@ -129,32 +147,25 @@ WITH usable AS (
            count(*) FILTER (WHERE truncated OR k > 0) AS t0, count(*) FILTER (WHERE truncated OR k > 1) AS t1,
            count(*) FILTER (WHERE truncated OR k > 2) AS t2, count(*) FILTER (WHERE truncated OR k > 3) AS t3,
            count(*) FILTER (WHERE truncated OR k > 4) AS t4
-    FROM cut GROUP BY point, sample
+    FROM cut SEMI JOIN (SELECT point FROM points WHERE NOT single) USING (point)
+    GROUP BY point, sample
 ), clustered AS (
-    SELECT point, count(*) AS c, sum(m) AS n, sum(m::HUGEINT * m) AS smm,
-           [sum(c0), sum(c1), sum(c2), sum(c3), sum(c4)] AS yc,
+    SELECT point, count(*)::HUGEINT AS c, sum(m::HUGEINT * m) AS smm,
            [sum(c0::HUGEINT * c0), sum(c1::HUGEINT * c1), sum(c2::HUGEINT * c2), sum(c3::HUGEINT * c3),
             sum(c4::HUGEINT * c4)] AS scc,
            [sum(c0::HUGEINT * m), sum(c1::HUGEINT * m), sum(c2::HUGEINT * m), sum(c3::HUGEINT * m),
             sum(c4::HUGEINT * m)] AS scm,
-           [sum(t0), sum(t1), sum(t2), sum(t3), sum(t4)] AS yt,
            [sum(t0::HUGEINT * t0), sum(t1::HUGEINT * t1), sum(t2::HUGEINT * t2), sum(t3::HUGEINT * t3),
             sum(t4::HUGEINT * t4)] AS stt,
            [sum(t0::HUGEINT * m), sum(t1::HUGEINT * m), sum(t2::HUGEINT * m), sum(t3::HUGEINT * m),
             sum(t4::HUGEINT * m)] AS stm
     FROM samples GROUP BY point
-), guesses AS (
-    SELECT point, any_value(et) AS et,
-           [round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 0 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 1 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 2 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 3 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 4 AND options IS NOT NULL), 0), 9)]
-           AS g
-    FROM cut GROUP BY point
+    UNION ALL
+    SELECT point, n::HUGEINT, n::HUGEINT, yc::HUGEINT[], yc::HUGEINT[], yt::HUGEINT[], yt::HUGEINT[]
+    FROM points WHERE single
 ), levels AS (
-    SELECT g.et, k.c, k.n, unnest(range(1, 6)) AS i, k.yc, k.yt, k.scc, k.scm, k.stt, k.stm, k.smm, g.g
-    FROM clustered k JOIN guesses g USING (point)
+    SELECT p.et, k.c, p.n, unnest(range(1, 6)) AS i, p.yc, p.yt, k.scc, k.scm, k.stt, k.stm, k.smm, p.g
+    FROM clustered k JOIN points p USING (point)
 ), effective AS (
     SELECT et, i, n, yc[i] AS correct, yt[i] AS truncated, g[i] AS guess,
            design_effect(c, n, indicator_deff(c, n, yc[i], scc[i], scm[i], smm),
