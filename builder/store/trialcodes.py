@@ -55,7 +55,7 @@ def store(con: duckdb.DuckDBPyConnection, raw: str, parameters: Sequence[Any]) -
                   source, t_model, t_template, t_sampler, t_base_task, t_params, min(tiers)
            FROM raw_map GROUP BY source, t_model, t_template, t_sampler, t_base_task, t_params""", [first])
     con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE raw_map AS
+        """CREATE OR REPLACE TEMP TABLE raw_map AS
             SELECT m.filename, m.model, m.template, m.sampler, m.base_task, m.params, p.point FROM raw_map m
             JOIN trial_points p ON p.point >= ? AND p.source = m.source AND p.model = m.t_model
                  AND p.template = m.t_template AND p.sampler = m.t_sampler AND p.base_task = m.t_base_task
