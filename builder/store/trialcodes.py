@@ -26,11 +26,13 @@ WRITTEN = "filename, model, template, sampler, base_task, params"
 
 
 def group_points(con: duckdb.DuckDBPyConnection, raw: str, parameters: Sequence[Any], flagged: str) -> None:
-    """`raw_points`: each point of `raw` as written, with its least tier labels and whether
-    any of its trials meets the SQL condition `flagged` (a bad value, looked for in detail
-    only then); `fresh_samples`: the sample ids `raw` holds."""
+    """`raw_points`: each point of `raw` as written, with its least tier labels, whether any
+    of its trials meets the SQL condition `flagged` (a bad value, looked for in detail only
+    then) and its trials with partial credit (INGEST.md section 3; the credit is not stored);
+    `fresh_samples`: the sample ids `raw` holds."""
     con.execute(f"""CREATE OR REPLACE TEMP TABLE raw_points AS
-                    SELECT {WRITTEN}, min(tiers) AS tiers, coalesce(bool_or({flagged}), false) AS flagged
+                    SELECT {WRITTEN}, min(tiers) AS tiers, coalesce(bool_or({flagged}), false) AS flagged,
+                           count(*) FILTER (WHERE credit > 0 AND credit < 1) AS partial
                     FROM {raw} GROUP BY {WRITTEN}""", list(parameters))
     con.execute(f"CREATE OR REPLACE TEMP TABLE fresh_samples AS SELECT DISTINCT sample_id FROM {raw}",
                 list(parameters))
@@ -40,8 +42,9 @@ def store(con: duckdb.DuckDBPyConnection, raw: str, parameters: Sequence[Any]) -
     """Number the points of `raw_points` (names trimmed, params through the temp table
     `canonical` (raw, canon) where it lists them) after the stored ones and add them to
     `trial_points`, the new sample ids to `trial_samples`, and every trial of `raw` to
-    `trials`. Returns the first new point's number: the fresh points are those from it on.
-    Numbers follow the names' order, so the same files give the same tables."""
+    `trials`; `raw_map` keeps each point as written with its number. Returns the first new
+    point's number: the fresh points are those from it on. Numbers follow the names' order,
+    so the same files give the same tables."""
     first = _next(con, "trial_points", "point")
     con.execute(
         """CREATE OR REPLACE TEMP TABLE raw_map AS
@@ -66,12 +69,10 @@ def store(con: duckdb.DuckDBPyConnection, raw: str, parameters: Sequence[Any]) -
                 [_next(con, "trial_samples", "sample")])
     con.execute(
         f"""INSERT INTO trials
-            SELECT m.point, s.sample, r.epoch, r.credit, r.correct, r.truncated, r.options, r.tokens,
-                   r.input_tokens, r.compressed, r.source_row
+            SELECT m.point, s.sample, r.epoch, r.correct, r.truncated, r.options, r.tokens, r.compressed
             FROM {raw} r JOIN raw_map m USING ({WRITTEN}) JOIN trial_samples s USING (sample_id)""",
         list(parameters))
-    for table in ("raw_map", "fresh_samples"):
-        con.execute(f"DROP TABLE {table}")
+    con.execute("DROP TABLE fresh_samples")
     return first
 
 
@@ -90,9 +91,8 @@ def remove_sources(con: duckdb.DuckDBPyConnection, kept: str) -> None:
 
 
 #: Every stored trial with its names, as a trials file gives them (for what reads few rows).
-NAMED = """(SELECT p.model, p.template, p.sampler, p.base_task, p.params, s.sample_id, t.epoch, t.credit,
-                   t.correct, t.truncated, t.options, t.tokens, t.input_tokens, t.compressed, p.tiers,
-                   p.source, t.source_row
+NAMED = """(SELECT p.model, p.template, p.sampler, p.base_task, p.params, s.sample_id, t.epoch, t.correct,
+                   t.truncated, t.options, t.tokens, t.compressed, p.tiers, p.source
             FROM trials t JOIN trial_points p USING (point) JOIN trial_samples s USING (sample))"""
 
 
@@ -105,5 +105,5 @@ def copy_named(con: duckdb.DuckDBPyConnection, relation: str) -> None:
     con.execute("CREATE OR REPLACE TEMP TABLE canonical (raw VARCHAR, canon VARCHAR)")
     group_points(con, raw, [], "false")
     store(con, raw, [])
-    for table in ("trial_files", "canonical", "raw_points"):
+    for table in ("trial_files", "canonical", "raw_points", "raw_map"):
         con.execute(f"DROP TABLE {table}")

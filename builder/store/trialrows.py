@@ -100,9 +100,9 @@ def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[s
     first = trialcodes.store(con, raw, [listed])
     _sample_sums(con, first)
     if con.execute("SELECT bool_or(maybe_repeated) FROM point_sums").fetchone() == (True,):
-        _repeated(con, files, first)
+        _repeated(con, files, raw, listed)
     stage_points(con, first)
-    for table in ("trial_files", "raw_points", "point_sums"):
+    for table in ("trial_files", "raw_points", "raw_map", "canonical", "point_sums"):
         con.execute(f"DROP TABLE {table}")
 
 
@@ -202,21 +202,22 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: 
         raise InputError(path, problem, row=bad[0].source_row)
 
 
-def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path], first: int) -> None:
+def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: list[str]) -> None:
     """A trial given twice in one file (same point, sample and epoch): an error naming the
-    first such trial by file and row. Grouped on the integer codes (trialcodes.py)."""
+    first such trial by file and row, found in the files themselves (their rows are not
+    stored); only when `_sample_sums` saw a sample that may hold one."""
     at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
     repeated = fetch_as(con.execute(
-        """SELECT p.source, t.source_row, p.base_task, s.sample_id, t.epoch
-           FROM (SELECT point, sample, epoch, min(source_row) AS first_row, max(source_row) AS source_row
-                 FROM trials WHERE point >= ? GROUP BY point, sample, epoch HAVING count(*) > 1) t
-           JOIN trial_points p USING (point) JOIN trial_samples s USING (sample)
-           ORDER BY p.source, t.first_row LIMIT 1""", [first]), Repeated)
+        f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch
+            FROM (SELECT r.*, coalesce(c.canon, r.params) AS canon FROM {_named(raw)} r
+                  LEFT JOIN canonical c ON c.raw = r.params)
+            GROUP BY source, model, template, sampler, base_task, canon, sample_id, epoch HAVING count(*) > 1
+            ORDER BY source, min(source_row) LIMIT 1""", [listed]), Repeated)
     if repeated:
-        first_seen = repeated[0]
-        raise InputError(files[at[first_seen.source]],
-                         f"trial ({first_seen.base_task}, sample {first_seen.sample_id}, epoch {first_seen.epoch}) "
-                         "is given twice: a trials file holds each trial once", row=first_seen.source_row)
+        first = repeated[0]
+        raise InputError(files[at[first.source]], f"trial ({first.base_task}, sample {first.sample_id}, "
+                                                  f"epoch {first.epoch}) is given twice: a trials file holds "
+                                                  "each trial once", row=first.source_row)
 
 
 #: Epochs a sample's bit mask holds (`_sample_sums`): past it, a trial given twice is looked for.
@@ -248,8 +249,9 @@ def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
     """The points of the fresh trials (those of points numbered from `first`; INGEST.md
     section 2) as staged points rows (text columns, as a points file is staged), one per
     (evaluation, task, params), with their samples and design effect (`DESIGN_EFFECT`, from
-    `point_sums`); and what a point takes from its trials directly, summed as ingest sums it
-    (Kahan, 9 decimals), so a point has the same bytes either way."""
+    `point_sums`), their trials with partial credit (from `raw_points`), and what a point
+    takes from its trials directly, summed as ingest sums it (Kahan, 9 decimals), so a point
+    has the same bytes either way."""
     con.execute(
         f"""
         INSERT INTO staged
@@ -257,13 +259,15 @@ def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
                row_number() OVER (PARTITION BY p.source ORDER BY model, template, sampler, base_task, params),
                model, template, sampler, base_task, params, d.n::VARCHAR, d.n_e::VARCHAR, d.n_t::VARCHAR,
                s.g::VARCHAR, s.tok::VARCHAR, regexp_extract_all(coalesce(tiers, ''), '[^;\\s]([^;]*[^;\\s])?'),
-               []::VARCHAR[], d.c::VARCHAR, ({DESIGN_EFFECT})::VARCHAR, s.partial::VARCHAR
+               []::VARCHAR[], d.c::VARCHAR, ({DESIGN_EFFECT})::VARCHAR, c.partial::VARCHAR
         FROM trial_points p
         JOIN (SELECT point,
                      round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9)
                          AS g,
-                     coalesce(sum(tokens), 0) AS tok, count(*) FILTER (WHERE credit > 0 AND credit < 1) AS partial
+                     coalesce(sum(tokens), 0) AS tok
               FROM trials WHERE point >= ? GROUP BY point) s USING (point)
+        JOIN (SELECT m.point, sum(r.partial) AS partial FROM raw_map m JOIN raw_points r USING ({trialcodes.WRITTEN})
+              GROUP BY m.point) c USING (point)
         JOIN point_sums d USING (point)
         JOIN trial_files f USING (source)
         """, [first]

@@ -73,18 +73,18 @@ CREATE TABLE IF NOT EXISTS trial_samples (
     sample_id VARCHAR NOT NULL
 );
 
+-- What is read after ingest, and only that: a trial's credit, input tokens and row are
+-- checked and summed as its file is read (store/trialrows.py), and a trials file is read
+-- again for an error message.
 CREATE TABLE IF NOT EXISTS trials (
     point        INTEGER NOT NULL,
     sample       INTEGER NOT NULL,
     epoch        INTEGER NOT NULL,
-    credit       DOUBLE  NOT NULL,
     correct      BOOLEAN NOT NULL,
     truncated    BOOLEAN NOT NULL,
     options      INTEGER,
     tokens       BIGINT,
-    input_tokens BIGINT,
-    compressed   BIGINT,
-    source_row   BIGINT  NOT NULL   -- the trial's row in its file (from 1)
+    compressed   BIGINT
 );
 
 CREATE TABLE IF NOT EXISTS point_files (
