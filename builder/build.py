@@ -36,7 +36,8 @@ from .stats.comparisons import with_comparisons
 from .stats.history import score_history
 from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
 from .stats.memo import RankMemo, code_salt
-from .store.cache import Fingerprints, StoreReport, describe_ingest, fingerprints, open_store
+from .store.cache import Fingerprints, describe_ingest, fingerprints, open_store
+from .store.parts import StoreReport
 
 Progress = Callable[[str], None] | None
 

@@ -17,8 +17,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
+import jinja2
+import jinja2.bccache
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,3 +195,47 @@ def _pip(argv: list[str], cwd: Path) -> None:
     result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=900)
     if result.returncode != 0:
         pytest.fail(f"{' '.join(argv)} failed:\n{result.stdout}\n{result.stderr}")
+
+
+# -- templates compiled once per test session ------------------------------------------------
+
+
+class _SessionTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates kept in this process's memory for the whole session,
+    keyed by Jinja as it keys any bytecode cache: the template's name and file, and a
+    checksum of its source. Every build a test runs makes a new environment and would
+    compile the same templates again (about 0.35 s, a third of a small build's CPU); an
+    edited or overriding template has another source or file, so it is compiled anew. The
+    environments are all made by `templating.sandboxed`, with one configuration, so code
+    compiled for one is the code another compiles. The build itself keeps no compiled
+    template between builds (templating.py): this cache lives in the test process only."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_templates() -> Iterator[None]:
+    import reasonboard.site.render as render
+    from reasonboard.site.templating import sandboxed
+
+    cache = _SessionTemplates()
+
+    def with_cache(folders: Any) -> jinja2.Environment:
+        env = sandboxed(folders)
+        env.bytecode_cache = cache
+        return env
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(render, "sandboxed", with_cache)
+    try:
+        yield
+    finally:
+        mp.undo()

@@ -16,7 +16,7 @@ import pytest
 from helpers_site import html_pages, page
 
 #: Slow (headless Chromium): deselected by the fast subset, `pytest -m "not slow"`.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -14,7 +14,7 @@ from test_browser_views import _axe_source, _violations
 from test_ingest_inspect import SET, plain_samples
 from test_paired_real import MODELS, plain_cp, plain_mcnemar
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 DEVICES = pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["390x844", "1280x900"])
 DONE = "#compare-overall, .compare-message"
 

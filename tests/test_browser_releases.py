@@ -12,6 +12,8 @@ from reasonboard.release import make_release
 from test_browser import Session, browser  # noqa: F401  (the module's browser fixture)
 from test_releases import _write
 
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -18,6 +18,8 @@ import pytest
 from conftest import ROOT, RealBuild, build_real, suggested_boards
 from test_browser import DESKTOP, PHONE, Session, _open_drawn, _page_kinds, browser  # noqa: F401 - fixture
 
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
 AXE = Path(os.environ.get("REASONBOARD_AXE", ROOT / ".axe" / "package" / "axe.min.js"))
 #: The rules of WCAG 2.0 and 2.1, levels A and AA.
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]

@@ -18,6 +18,8 @@ import pytest
 from click.testing import CliRunner
 from reasonboard.cli import main
 
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import reasonboard.store.cache as cache_module
+import reasonboard.store.parts as parts_module
 from helpers_points import point, write_csv, write_jsonl
 from reasonboard.config import SiteConfig
 from reasonboard.errors import InputError
@@ -36,6 +37,7 @@ def with_loader(loader, *args, **kwargs):
     """`open_store(*args, **kwargs)` with `loader` filling the reported part."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cache_module, "ingest_reported_part", loader)
+        patch.setattr(parts_module, "ingest_reported_part", loader)  # a `--db` build fills it there
         return open_store(*args, **kwargs)
 
 

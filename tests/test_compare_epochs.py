@@ -90,6 +90,8 @@ def test_listed_items_carry_their_counters(crafted):
         assert entry["x"] == want
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_the_page_pairs_them_by_the_bootstrap(crafted):
     pytest.importorskip("playwright.sync_api")
     from playwright.sync_api import sync_playwright

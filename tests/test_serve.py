@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -166,14 +167,28 @@ def _tree(site: Path) -> dict[str, str]:
             for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("after", ["config done", "store done"])
-def test_ctrl_c_during_a_build_leaves_the_previous_site_and_no_traceback(tmp_path, after):
-    data = tmp_path / "data"
-    subprocess.run([sys.executable, "-m", "reasonboard", "demo", "--out", str(data), "--models", "300"],
+@pytest.fixture(scope="module")
+def built_demo(tmp_path_factory) -> Path:
+    """A demo project built once: each Ctrl-C test interrupts the rebuild of its own copy.
+    Sixty models leave seconds of work after each phase line a test waits for, so the
+    interrupt always lands while the build runs."""
+    base = tmp_path_factory.mktemp("interrupted")
+    subprocess.run([sys.executable, "-m", "reasonboard", "demo", "--out", str(base / "data"), "--models", "60"],
                    check=True, capture_output=True)
-    build = [sys.executable, "-m", "reasonboard", "build", "--data", str(data), "--out", str(tmp_path / "site"),
-             "--cache", str(tmp_path / "cache")]
-    subprocess.run(build, check=True, capture_output=True)
+    subprocess.run(_build_command(base), check=True, capture_output=True)
+    return base
+
+
+def _build_command(base: Path) -> list[str]:
+    return [sys.executable, "-m", "reasonboard", "build", "--data", str(base / "data"), "--out", str(base / "site"),
+            "--cache", str(base / "cache")]
+
+
+@pytest.mark.parametrize("after", ["config done", "store done"])
+def test_ctrl_c_during_a_build_leaves_the_previous_site_and_no_traceback(tmp_path, after, built_demo):
+    tmp_path = shutil.copytree(built_demo, tmp_path / "project")
+    data = tmp_path / "data"
+    build = _build_command(tmp_path)
     previous = _tree(tmp_path / "site")
     entries = json.loads((data / "evals.json").read_text())
     entries[0]["label"] = "relabelled"  # a change, so the build does work

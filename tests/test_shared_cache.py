@@ -3,8 +3,8 @@
 CI matrices and watch-mode rebuilds run several builds against one `--cache`. A cache file
 written through a fixed temporary name (`specs.json.tmp`) made about half of such runs fail:
 one process renamed the temporary file another was still writing, or had already renamed.
-Here four separate processes start from an empty shared cache at the same instant (they wait
-for a start file, so their cache writes overlap) and each must finish with a complete site,
+Here four separate processes start from an empty shared cache at the same instant (each says
+it is ready once imported, then waits for a start file, so their cache writes overlap) and each must finish with a complete site,
 the four sites equal byte for byte.
 """
 
@@ -20,11 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN = """
 import sys, time
 from pathlib import Path
+from reasonboard.cli import main
 go = Path(sys.argv[1])
+go.with_name(go.name + "-ready-" + sys.argv[2]).touch()
 while not go.exists():
     time.sleep(0.01)
-from reasonboard.cli import main
-main(sys.argv[2:], prog_name="reasonboard")
+main(sys.argv[3:], prog_name="reasonboard")
 """
 
 
@@ -34,12 +35,13 @@ def _files(site: Path) -> dict[str, bytes]:
 
 def test_four_concurrent_builds_share_one_cache(tmp_path: Path) -> None:
     cache, go = tmp_path / "cache", tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, "-c", RUN, str(go), "build", "--quiet",
+    procs = [subprocess.Popen([sys.executable, "-c", RUN, str(go), str(i), "build", "--quiet",
                                "--data", str(ROOT / "data"), "--content", str(ROOT / "content"),
                                "--out", str(tmp_path / f"site{i}"), "--cache", str(cache)],
                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for i in range(4)]
-    time.sleep(1.0)  # let all four import before the start (not an assertion on time)
+    while len(list(tmp_path.glob("go-ready-*"))) < 4 and all(p.poll() is None for p in procs):
+        time.sleep(0.01)  # until all four have imported the tool (not an assertion on time)
     go.touch()
     outcomes = [(p.wait(timeout=600), *p.communicate()) for p in procs]
     for i, (code, out, err) in enumerate(outcomes):
