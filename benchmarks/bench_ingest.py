@@ -81,16 +81,16 @@ def run_ingest_side(corpus: Path, data: Path) -> dict:
     from reasonboard.ingest import IngestOptions, run_ingest
 
     shutil.rmtree(data, ignore_errors=True)  # each round writes its trials files afresh
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     result = run_ingest(IngestOptions(paths=(corpus,), data_dir=data))
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _cpu() - cpu
     written = sum(p.stat().st_size for p in (data / "trials").glob("*.parquet"))
-    return {"seconds": seconds, "trials": sum(p.total for p in result.points),
+    return {"seconds": seconds, "cpu": cpu, "trials": sum(p.total for p in result.points),
             "points": len(result.points), "peak_mb": _peak_mb(), "bytes": written}
 
 
 def run_plain_side(corpus: Path) -> dict:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     samples = 0
     for path in sorted(corpus.rglob("*.eval")):
         with zipfile.ZipFile(path) as z:
@@ -98,7 +98,14 @@ def run_plain_side(corpus: Path) -> dict:
                 if info.filename.startswith("samples/"):
                     json.loads(z.read(info))
                     samples += 1
-    return {"seconds": time.perf_counter() - start, "trials": samples, "peak_mb": _peak_mb()}
+    return {"seconds": time.perf_counter() - start, "cpu": _cpu() - cpu, "trials": samples, "peak_mb": _peak_mb()}
+
+
+def _cpu() -> float:
+    """CPU seconds of this process, its threads (DuckDB's) included: on a shared machine the
+    wall time measures the neighbours as much as the work."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
 
 
 def _peak_mb() -> float:
@@ -158,6 +165,10 @@ def main() -> None:
         print("rounds (plain / ingest, s): " + ", ".join(f"{p['seconds']:.1f} / {i['seconds']:.1f}"
                                                      for p, i in zip(plains, ingests)))
         print(f"ratio ingest / plain parse: {ingest['seconds'] / plain['seconds']:.2f} (target <= 1.5)")
+        cpu = sorted(i["cpu"] for i in ingests)[len(ingests) // 2] / sorted(p["cpu"] for p in plains)[len(plains) // 2]
+        print("CPU seconds (plain / ingest): " + ", ".join(f"{p['cpu']:.1f} / {i['cpu']:.1f}"
+                                                        for p, i in zip(plains, ingests))
+              + f"; ratio of the medians {cpu:.2f}")
         print(f"peak RSS of ingest at {small['trials']:,} trials: {small['peak_mb']:.0f} MB; "
               f"at {ingest['trials']:,}: {ingest['peak_mb']:.0f} MB (flat when these are close)")
     finally:

@@ -66,7 +66,7 @@ def item_outcomes(db: PointsDB, evaluations: Iterable[Evaluation]) -> dict[str, 
         return {}
     chosen = sorted(evaluations, key=lambda e: e.id)
     keys = [e.key for e in chosen]
-    tasks = [r[0] for r in db.con.execute("SELECT DISTINCT base_task FROM trials ORDER BY 1").fetchall()]
+    tasks = [r[0] for r in db.con.execute("SELECT DISTINCT base_task FROM trial_points ORDER BY 1").fetchall()]
     out = {}
     for task in tasks:
         items = task_items(db.con, task, keys)

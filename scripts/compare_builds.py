@@ -137,7 +137,7 @@ def main() -> int:
         if not args.skip_large:
             large = tmp / "large-data"
             reasonboard(sides["old"], "demo", "--models", str(args.models), "--out", str(large), cwd=tmp)
-            (large / "eee").symlink_to(args.eee.resolve(), target_is_directory=True)
+            shutil.copytree(args.eee, large / "eee")  # a copy: a build reads no link out of the project
             shutil.copytree(data / "cards", large / "cards")
             for side, pkg in sides.items():
                 reasonboard(pkg, "build", "--quiet", "--data", str(large), "--content", str(ROOT / "content"),

@@ -31,20 +31,31 @@ def trial(sample, tokens=None, compressed=None, correct=False, truncated=False, 
 
 
 def trials_db(trials, limits=(), db=None):
-    """A PointsDB (its macros) with the two relations the analyses read."""
+    """A PointsDB (its macros) with the two relations the analyses read, numbered from the
+    trials as named here."""
     db = db or PointsDB()
-    db.con.execute("""CREATE TEMP TABLE analysis_trials (model VARCHAR, template VARCHAR, sampler VARCHAR,
+    db.con.execute("""CREATE TEMP TABLE named (model VARCHAR, template VARCHAR, sampler VARCHAR,
         base_task VARCHAR, params VARCHAR, sample_id VARCHAR, epoch INTEGER, correct BOOLEAN, truncated BOOLEAN,
         options INTEGER, tokens BIGINT, compressed BIGINT)""")
-    db.con.execute("""CREATE TEMP TABLE analysis_limits (model VARCHAR, template VARCHAR, sampler VARCHAR,
+    db.con.execute("""CREATE TEMP TABLE limits (model VARCHAR, template VARCHAR, sampler VARCHAR,
         base_task VARCHAR, token_limit BIGINT)""")
     names = ("model", "template", "sampler", "base_task", "params", "sample_id", "epoch", "correct", "truncated",
              "options", "tokens", "compressed")
     if trials:
-        db.con.executemany(f"INSERT INTO analysis_trials VALUES ({', '.join('?' * len(names))})",
+        db.con.executemany(f"INSERT INTO named VALUES ({', '.join('?' * len(names))})",
                            [[t[k] for k in names] for t in trials])
     for model, task, limit in limits:
-        db.con.execute("INSERT INTO analysis_limits VALUES (?, 'tpl', 'smp', ?, ?)", [model, task, limit])
+        db.con.execute("INSERT INTO limits VALUES (?, 'tpl', 'smp', ?, ?)", [model, task, limit])
+    db.con.execute("""CREATE TEMP TABLE analysis_tasks AS
+        SELECT (row_number() OVER (ORDER BY model, template, sampler, base_task))::INTEGER AS et, *
+        FROM (SELECT DISTINCT model, template, sampler, base_task FROM named)
+        LEFT JOIN limits USING (model, template, sampler, base_task)""")
+    db.con.execute("""CREATE TEMP TABLE analysis_trials AS
+        SELECT a.et, (dense_rank() OVER (ORDER BY n.model, n.template, n.sampler, n.base_task, n.params))::INTEGER
+                   AS point,
+               (dense_rank() OVER (ORDER BY n.sample_id))::INTEGER AS sample, n.epoch, n.correct, n.truncated, n.options,
+               n.tokens, n.compressed
+        FROM named n JOIN analysis_tasks a USING (model, template, sampler, base_task)""")
     return db
 
 
@@ -321,11 +332,21 @@ def test_unknown_mode_is_refused():
 
 
 def with_trials_table(db, trials):
-    """The PointsDB's `trials` table as ingest keeps it (SAMPLES.md section 1's columns)."""
+    """The PointsDB's trials tables as ingest keeps them (SAMPLES.md section 1's columns,
+    stored as numbers: store/trialcodes.py)."""
+    from reasonboard.store.trialcodes import copy_named
+
     names = ("model", "template", "sampler", "base_task", "params", "sample_id", "epoch", "correct", "truncated",
              "options", "tokens", "compressed", "source", "source_row")
-    db.con.executemany(f"INSERT INTO trials ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                       [[*(t[k] for k in names[:-2]), "trials/x.parquet", i] for i, t in enumerate(trials)])
+    db.con.execute("""CREATE TEMP TABLE named_trials (model VARCHAR, template VARCHAR, sampler VARCHAR,
+        base_task VARCHAR, params VARCHAR, sample_id VARCHAR, epoch INTEGER, credit DOUBLE, correct BOOLEAN,
+        truncated BOOLEAN, options INTEGER, tokens BIGINT, input_tokens BIGINT, compressed BIGINT, tiers VARCHAR,
+        source VARCHAR, source_row BIGINT)""")
+    db.con.executemany(f"INSERT INTO named_trials ({', '.join(names)}, credit) "
+                       f"VALUES ({', '.join('?' * (len(names) + 1))})",
+                       [[*(t[k] for k in names[:-2]), "trials/x.parquet", i, float(t["correct"])]
+                        for i, t in enumerate(trials)])
+    copy_named(db.con, "named_trials")
 
 
 def test_a_boards_analyses_from_its_trials(tmp_path):

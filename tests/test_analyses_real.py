@@ -23,6 +23,7 @@ from reasonboard.stats.leaderboard import compute_leaderboard
 
 ingest = pytest.importorskip("reasonboard.ingest")
 trialfiles = pytest.importorskip("reasonboard.store.trialfiles")
+trialcodes = pytest.importorskip("reasonboard.store.trialcodes")
 
 ROOT = Path(__file__).resolve().parent.parent
 SET = Path(__file__).parent / "data" / "per-instance" / "inspect" / "inspect_ai" / "log-sets" / "set"
@@ -67,7 +68,8 @@ def analysed(tmp_path_factory):
     ingest_evals(db, read_evals(data / "evals.json"))
     board = compute_leaderboard(db, SiteConfig(), load_bands(ROOT / "content" / "bands.toml")).leaderboard
     found = compute_analyses(db, board)
-    trials = db.con.execute("SELECT model, sample_id, epoch, correct, truncated, tokens, compressed FROM trials").fetchall()
+    trials = db.con.execute("SELECT model, sample_id, epoch, correct, truncated, tokens, compressed "
+                            f"FROM {trialcodes.NAMED}").fetchall()
     return board, found, trials
 
 

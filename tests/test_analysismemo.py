@@ -59,7 +59,7 @@ def test_a_rebuild_analyses_only_the_changed_evaluations(tmp_path, monkeypatch):
     run = analyses.run_statements
 
     def spy(db, estimator):
-        analysed.append(set(db.con.execute("SELECT DISTINCT model, template, sampler FROM analysis_trials").fetchall()))
+        analysed.append(set(db.con.execute("SELECT DISTINCT model, template, sampler FROM analysis_tasks").fetchall()))
         return run(db, estimator)
 
     monkeypatch.setattr(analyses, "run_statements", spy)

@@ -172,6 +172,9 @@ GOOD = ("SELECT 'm' AS model, 't' AS template, 's' AS sampler, 'task' AS base_ta
     (GOOD.replace("1.0 AS credit", "CASE WHEN i = 3 THEN 1.5 ELSE 1.0 END AS credit"), "'credit' must be between 0 and 1", 4),
     (GOOD.replace("true AS correct", "i <> 2 AS correct"), "'correct' must be true exactly when", 3),
     (GOOD.replace("i::VARCHAR AS sample_id", "(i % 4)::VARCHAR AS sample_id"), "is given twice", 5),
+    # Past the 64 epochs a sample's bit mask holds, the repeat is still found, and named.
+    (GOOD.replace("i::VARCHAR AS sample_id", "'x' AS sample_id").replace("1 AS epoch", "CASE WHEN i = 4 THEN 99 ELSE i + 98 END AS epoch"),
+     "is given twice", 5),
     (GOOD.replace("'{}' AS params", "'[1]' AS params"), "'params' must be a JSON object", 1),
     (GOOD.replace("1 AS epoch", "0 AS epoch"), "'epoch' must be at least 1", 1),
     (GOOD.replace("1.0 AS credit, ", ""), "no column 'credit'", None),
@@ -184,8 +187,18 @@ def test_a_bad_trials_file_is_named_with_its_row(tmp_path, select, problem, row)
     assert raised.value.row == row
 
 
+def test_epochs_past_a_bit_mask_are_no_repeat(tmp_path):
+    """One sample with 70 epochs (past the 64 bits the store checks repeats with first): no
+    trial is given twice, so the file loads, as 70 trials of one sample."""
+    write_rows(tmp_path / "trials" / "good.parquet",
+               GOOD.replace("i::VARCHAR AS sample_id", "'x' AS sample_id").replace("1 AS epoch", "i + 1 AS epoch")
+               .replace("range(5)", "range(70)"))
+    with load(tmp_path) as db:
+        assert db.con.execute("SELECT total, samples FROM points").fetchall() == [(70, 1)]
+
+
 def test_a_good_hand_made_trials_file_loads(tmp_path):
     write_rows(tmp_path / "trials" / "good.parquet", GOOD.replace("'{}' AS params", "'{\"b\": \"1\", \"a\": \"2\"}' AS params"))
     with load(tmp_path) as db:
         assert stored_points(db) == {("m", "t", "s", "task", '{"a":"2","b":"1"}'): (5, 5, 0, 0.0, 50.0)}
-        assert db.con.execute("SELECT DISTINCT params FROM trials").fetchall() == [('{"a":"2","b":"1"}',)]
+        assert db.con.execute("SELECT DISTINCT params FROM trial_points").fetchall() == [('{"a":"2","b":"1"}',)]

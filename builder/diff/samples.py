@@ -31,13 +31,25 @@ from ..store.items import task_items
 #: What the builds' own leaderboard.json does not say falls back to the config's defaults.
 DEFAULTS = SiteConfig()
 
-#: Every file's trials as one table, each evaluation named by its index (the store's
-#: `trials` table's columns that `store.items.task_items` reads).
-_TRIALS = """
-CREATE TEMP TABLE trials AS
-SELECT f.model, '' AS template, '' AS sampler, t.base_task, t.params, t.sample_id, t.correct, t.truncated, t.options
+#: Every file's trials, each evaluation named by its index, as the store keeps trials
+#: (schema.sql: `trials`, `trial_points`, `trial_samples`, the columns
+#: `store.items.task_items` reads).
+_TRIALS = ["""
+CREATE TEMP TABLE named AS
+SELECT f.model, t.base_task, t.params, t.sample_id, t.correct, t.truncated, t.options
 FROM read_parquet(?, filename = true, union_by_name = true) t JOIN files f USING (filename)
-"""
+""", """
+CREATE TEMP TABLE trial_points AS
+SELECT (row_number() OVER ())::INTEGER AS point, model, '' AS template, '' AS sampler, base_task, params
+FROM (SELECT DISTINCT model, base_task, params FROM named)
+""", """
+CREATE TEMP TABLE trial_samples AS
+SELECT (row_number() OVER ())::INTEGER AS sample, sample_id FROM (SELECT DISTINCT sample_id FROM named)
+""", """
+CREATE TEMP TABLE trials AS
+SELECT p.point, s.sample, n.correct, n.truncated, n.options
+FROM named n JOIN trial_points p USING (model, base_task, params) JOIN trial_samples s USING (sample_id)
+"""]
 
 
 def samples_file(folder: Path, model: Mapping[str, Any]) -> Path | None:
@@ -91,9 +103,11 @@ def paired_changes(base_samples: Path | None, head_samples: Path | None, base: M
         con.execute("SET enable_progress_bar = false")
         con.execute("CREATE TEMP TABLE files AS SELECT unnest(?::VARCHAR[]) AS filename, "
                     "unnest(?::VARCHAR[]) AS model", [files, [str(k) for k in range(len(files))]])
-        con.execute(_TRIALS, [list(dict.fromkeys(files))])  # a file on both sides is read once
+        con.execute(_TRIALS[0], [list(dict.fromkeys(files))])  # a file on both sides is read once
+        for statement in _TRIALS[1:]:
+            con.execute(statement)
         tasks = list(config.get("tasks") or []) or [
-            row[0] for row in con.execute("SELECT DISTINCT base_task FROM trials ORDER BY 1").fetchall()]
+            row[0] for row in con.execute("SELECT DISTINCT base_task FROM trial_points ORDER BY 1").fetchall()]
         keys = [(str(k), "", "") for k in range(len(files))]
         tests = BoardTests(np.arange(len(files)).reshape(-1, 2), draws, seed, min_samples)
         with threadpool_limits(limits=1, user_api="blas"):

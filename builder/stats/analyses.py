@@ -68,22 +68,27 @@ def has_trials(db: PointsDB) -> bool:
 
 def trial_views(db: PointsDB, skip: Sequence[str] = ()) -> None:
     """Create the analyses' two relations over the PointsDB's trials, without the trials
-    files `skip` names (then a table of the others' trials, which the statements read
-    several times). The limits are a table: every statement reads them, and they come from
-    a scan of every trial."""
-    columns = "model, template, sampler, base_task, params, sample_id, epoch, correct, truncated, options, tokens, compressed"
-    if skip:
-        db.con.execute(f"CREATE OR REPLACE TEMP TABLE analysis_trials AS SELECT {columns} FROM trials "
-                       "WHERE source NOT IN (SELECT unnest(?::VARCHAR[]))", [list(skip)])
-    else:
-        db.con.execute(f"CREATE OR REPLACE TEMP VIEW analysis_trials AS SELECT {columns} FROM trials")
+    files `skip` names: `analysis_tasks`, each (evaluation, task) numbered with its token
+    limit, and `analysis_trials`, a view numbering each trial's (evaluation, task) by a join
+    on its point (integers, against a table of a few thousand rows)."""
     db.con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE analysis_limits AS
-        SELECT model, template, sampler, base_task, token_limit FROM (
-            SELECT DISTINCT t.model, t.template, t.sampler, t.base_task,
-                   TRY_CAST(json_extract_string(e.generation_args, '$.max_tokens') AS BIGINT) AS token_limit
-            FROM analysis_trials t JOIN evaluations e USING (model, template, sampler))
-        WHERE token_limit > {int(ANSWER_CAP)}""")
+        CREATE OR REPLACE TEMP TABLE analysis_tasks AS
+        SELECT (row_number() OVER (ORDER BY model, template, sampler, base_task))::INTEGER AS et,
+               model, template, sampler, base_task, CASE WHEN token_limit > {int(ANSWER_CAP)} THEN token_limit END
+                   AS token_limit
+        FROM (SELECT DISTINCT model, template, sampler, base_task FROM trial_points
+              WHERE source NOT IN (SELECT unnest(?::VARCHAR[])))
+        LEFT JOIN (SELECT model, template, sampler,
+                          TRY_CAST(json_extract_string(generation_args, '$.max_tokens') AS BIGINT) AS token_limit
+                   FROM evaluations) USING (model, template, sampler)""", [list(skip)])
+    db.con.execute("""
+        CREATE OR REPLACE TEMP TABLE analysis_points AS
+        SELECT p.point, a.et FROM trial_points p JOIN analysis_tasks a USING (model, template, sampler, base_task)
+        WHERE p.source NOT IN (SELECT unnest(?::VARCHAR[]))""", [list(skip)])
+    db.con.execute("""
+        CREATE OR REPLACE TEMP VIEW analysis_trials AS
+        SELECT a.et, t.point, t.sample, t.epoch, t.correct, t.truncated, t.options, t.tokens, t.compressed
+        FROM trials t JOIN analysis_points a USING (point)""")
 
 
 def statement_rows(db: PointsDB, mode: str, memo: AnalysesMemo | None = None) -> dict[str, Rows]:

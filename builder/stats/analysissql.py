@@ -1,9 +1,10 @@
 """Running the per-sample analyses' SQL (`store/sql/analyses.sql`) on a connection.
 
 The analyses read two relations that the caller provides on its DuckDB connection (a
-PointsDB's, whose macros they use): `analysis_trials`, one row per trial with SAMPLES.md
-section 1's columns, and `analysis_limits`, the run's recorded output-token limit per
-(evaluation, task). Keeping the names fixed keeps every table name out of formatted SQL;
+PointsDB's, whose macros they use): `analysis_tasks`, each (evaluation, task) by number with
+the run's recorded output-token limit, and `analysis_trials`, one row per trial with
+SAMPLES.md section 1's outcome columns and its (evaluation, task), point and sample as
+numbers. Keeping the names fixed keeps every table name out of formatted SQL;
 the caller decides what they are (views over the PointsDB's trials, or a test's tables).
 """
 

@@ -26,6 +26,7 @@ from .evaluations import ingest_evals
 from .keys import PointAliases
 from .pointsdb import IDENTITY, PointsDB, fetch_as
 from .staging import stage
+from .trialcodes import remove_sources
 from .trialrows import check_clashes, old_ingested_warning
 
 __all__ = ["ingest_evals", "ingest_points"]
@@ -76,7 +77,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         kept = {rel for rel in rels if rel in digests and recorded.get(rel) == digests[rel]}
     fresh = [i for i, rel in enumerate(rels) if rel not in kept]
     con.execute("CREATE OR REPLACE TEMP TABLE kept_files AS SELECT unnest(?::VARCHAR[]) AS source", [sorted(kept)])
-    con.execute("DELETE FROM trials WHERE source NOT IN (SELECT source FROM kept_files)")
+    remove_sources(con, "kept_files")
     report.warnings += stage(con, files, rels, fresh)
     (aliases or PointAliases()).rename_staged(con)
     # Which row an identity keeps can change only where rows go (changed and removed files)

@@ -48,20 +48,30 @@ SELECT unnest(?::VARCHAR[]) AS model, unnest(?::VARCHAR[]) AS template, unnest(?
        unnest(?::INTEGER[]) AS evaluation
 """
 
+#: The task's points (every evaluation's: the items are the task's, below), each with its
+#: wanted evaluation's position (NULL: not wanted) and its stratum, its params' rank.
+_POINTS = """
+CREATE OR REPLACE TEMP TABLE item_points AS
+SELECT p.point, w.evaluation, p.params, (dense_rank() OVER (ORDER BY p.params))::INTEGER AS stratum
+FROM trial_points p LEFT JOIN wanted w USING (model, template, sampler) WHERE p.base_task = ?
+"""
+
 #: The task's items in the store, numbered in (params, sample_id) order. An item no wanted
 #: evaluation answered is present for none of them and changes nothing (a test reads only
 #: the items both sides answered), and leaving the semi-join out halves the query.
 _KEYS = """
 CREATE OR REPLACE TEMP TABLE item_keys AS
-SELECT params, sample_id, (row_number() OVER (ORDER BY params, sample_id) - 1)::INTEGER AS code
-FROM (SELECT DISTINCT params, sample_id FROM trials WHERE base_task = ?)
+SELECT stratum, sample, params, sample_id, (row_number() OVER (ORDER BY params, sample_id) - 1)::INTEGER AS code
+FROM (SELECT DISTINCT p.stratum, t.sample FROM trials t JOIN item_points p USING (point))
+JOIN (SELECT DISTINCT stratum, params FROM item_points) USING (stratum) JOIN trial_samples USING (sample)
 """
 
-#: One row per trial, as integers: which evaluation, which item, its outcome and options.
+#: One row per trial of a wanted evaluation, as integers: which evaluation, which item, its
+#: outcome and options.
 _TRIALS = """
-SELECT w.evaluation, k.code, t.correct, t.truncated, coalesce(t.options, 0)::INTEGER AS options
-FROM trials t JOIN wanted w USING (model, template, sampler) JOIN item_keys k USING (params, sample_id)
-WHERE t.base_task = ?
+SELECT p.evaluation, k.code, t.correct, t.truncated, coalesce(t.options, 0)::INTEGER AS options
+FROM trials t JOIN (SELECT * FROM item_points WHERE evaluation IS NOT NULL) p USING (point)
+JOIN item_keys k USING (stratum, sample)
 """
 
 def has_trials(db: PointsDB) -> bool:
@@ -79,16 +89,18 @@ def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[
     `con` (the PointsDB's, or published per-sample outcomes: diff/samples.py); the items are the task's in the store
     (SAMPLES.md section 3), each stratum's listed in `sample_ids`.
 
-    DuckDB joins the names to integers and hands over one row per trial; the sums per
+    DuckDB joins the points to evaluations and items and hands over one row per trial; the sums per
     (evaluation, item) are counted in numpy (grouping millions of rows by strings in SQL
     cost several times more). A guess sum adds `1/k` per completed trial with `k` options,
     counted per `k` and added in ascending `k`: the same sum whatever order the rows come in."""
     names = [list(col) for col in zip(*evaluations)] if evaluations else [[], [], []]
     con.execute(_WANTED, [*names, list(range(len(evaluations)))])
-    con.execute(_KEYS, [task])
+    con.execute(_POINTS, [task])
+    con.execute(_KEYS)
     keys = con.execute("SELECT params, sample_id FROM item_keys ORDER BY code").fetchall()
-    cols = con.execute(_TRIALS, [task]).fetchnumpy()
+    cols = con.execute(_TRIALS).fetchnumpy()
     con.execute("DROP TABLE item_keys")
+    con.execute("DROP TABLE item_points")
     con.execute("DROP TABLE wanted")
     params = sorted({p for p, _ in keys})
     sample_ids = tuple(tuple(sid for p, sid in keys if p == q) for q in params)

@@ -28,6 +28,7 @@ from .ingest import ingest_points
 from .keys import PointAliases
 from .pointsdb import PointsDB, sql_string
 from .reported import ReportedRead, read_reported, store_reported
+from .trialcodes import copy_named
 from .trialfiles import discover_trial_files
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
@@ -122,8 +123,11 @@ def from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: bool
         added = [f"{expr} AS {name}" for name, expr in (("samples", "total"), ("deff", "1.0"), ("partial", "NULL"))
                  if name not in have]
         db.con.execute(f"INSERT INTO points BY NAME SELECT *{''.join(', ' + a for a in added)} FROM src.points")
-        if "trials" in tables:
-            db.con.execute("INSERT INTO trials BY NAME SELECT * FROM src.trials")
+        if "trial_points" in tables:
+            for table in ("trial_points", "trial_samples", "trials"):
+                db.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM src.{table}")
+        elif "trials" in tables:  # written before trials were stored as integers
+            copy_named(db.con, "src.trials")
         if "evaluations" in tables:
             # By name: a database written before a column was added still loads.
             db.con.execute("INSERT INTO evaluations BY NAME SELECT * FROM src.evaluations")

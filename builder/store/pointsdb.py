@@ -233,10 +233,12 @@ class PointsDB:
         any of `evaluations` answered in its trials; tasks without trials are absent."""
         rows = self.con.execute(
             """
-            SELECT base_task, count(*) FROM (
-                SELECT DISTINCT base_task, params, sample_id FROM trials
+            WITH wanted AS (
+                SELECT point, base_task, dense_rank() OVER (ORDER BY base_task, params) AS stratum FROM trial_points
                 SEMI JOIN (SELECT unnest(?::VARCHAR[]) AS model, unnest(?::VARCHAR[]) AS template,
-                                  unnest(?::VARCHAR[]) AS sampler) USING (model, template, sampler))
+                                  unnest(?::VARCHAR[]) AS sampler) USING (model, template, sampler)
+            ), items AS (SELECT DISTINCT stratum, sample FROM trials JOIN wanted USING (point))
+            SELECT base_task, count(*) FROM items JOIN (SELECT DISTINCT stratum, base_task FROM wanted) USING (stratum)
             GROUP BY base_task ORDER BY base_task
             """, [[e[0] for e in evaluations], [e[1] for e in evaluations], [e[2] for e in evaluations]]).fetchall()
         return {task: int(items) for task, items in rows}

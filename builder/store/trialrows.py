@@ -19,7 +19,7 @@ import duckdb
 
 from ..confined import checked_name
 from ..errors import InputError
-from . import trialfiles
+from . import trialcodes, trialfiles
 from .pointsdb import fetch_as
 
 #: The earlier ingest's folder of points files (INGEST.md section 6).
@@ -74,49 +74,56 @@ def is_trials_file(rel: str) -> bool:
 
 
 def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], indices: list[int]) -> None:
-    """Load the trials files at `indices` (of `files`) into the `trials` table, checked row by
-    row, and stage their points. One scan reads them all (thousands of per-evaluation files
-    cost about what one file of their size costs); a file DuckDB cannot read is found by
-    reading the files one by one, only on that failure path."""
+    """Load the trials files at `indices` (of `files`) into the trials tables, checked row by
+    row, and stage their points. Two scans read them all (thousands of per-evaluation files
+    cost about what one file of their size costs): one groups the trials into their points
+    and flags a bad value, one stores them as integers (trialcodes.py); a file DuckDB cannot
+    read is found by reading the files one by one, only on that failure path."""
     chosen = [i for i in indices if is_trials_file(rels[i])]
     if not chosen:
         return
     con.execute("CREATE OR REPLACE TEMP TABLE trial_files AS SELECT unnest(?::VARCHAR[]) AS filename, "
                 "unnest(?::INTEGER[]) AS file_idx, unnest(?::VARCHAR[]) AS source",
                 [[checked_name(files[i]) for i in chosen], chosen, [rels[i] for i in chosen]])
+    # DuckDB opens the files itself: it gets each one's real name once the file is found to be
+    # a regular file inside its folder (confined.py), so a link out of the project is refused.
+    listed = [checked_name(files[i]) for i in chosen]
     try:
-        _load(con, [files[i] for i in chosen])
+        raw = _raw_relation(con, listed)
+        trialcodes.group_points(con, raw, [listed], FLAGGED)
     except duckdb.Error as exc:
         for i in chosen:
             _check_readable(con, files[i])
         raise InputError(files[chosen[0]].parent, f"cannot read the trials files: {_first_line(exc)}") from None
-    _canonicalise(con, files)
-    _check(con, files)
-    _code(con)
-    _repeated(con, files)
-    stage_points(con)
-    con.execute("DROP TABLE trial_files")
+    _canonicalise(con, files, raw, listed)
+    _check(con, files, raw, listed)
+    first = trialcodes.store(con, raw, [listed])
+    _sample_sums(con, first)
+    if con.execute("SELECT bool_or(maybe_repeated) FROM point_sums").fetchone() == (True,):
+        _repeated(con, files, raw, listed)
+    stage_points(con, first)
+    for table in ("trial_files", "raw_points", "raw_map", "canonical", "point_sums"):
+        con.execute(f"DROP TABLE {table}")
 
 
-def _load(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
-    """Every trial of `paths` into `trials`, names trimmed, each with its file and row."""
-    # DuckDB opens the files itself: it gets each one's real name once the file is found to be
-    # a regular file inside its folder (confined.py), so a link out of the project is refused.
-    listed = [checked_name(p) for p in paths]
+def _raw_relation(con: duckdb.DuckDBPyConnection, listed: list[str]) -> str:
+    """The trials of the files `listed` (one placeholder) as they are written, each column
+    cast to its type (NULL where a file lacks it), with its file name and row."""
     present = {row[0] for row in con.execute(
         "DESCRIBE SELECT * FROM read_parquet(?, union_by_name = true)", [listed]).fetchall()}
     kinds = dict(trialfiles.COLUMNS)
-    columns = ", ".join(
-        (f"trim({n}::VARCHAR)" if n in TRIMMED else f"{n}::{kinds[n]}") if n in present else f"NULL::{kinds[n]}"
-        for n in trialfiles.NAMES)
+    columns = ", ".join(f"{n}::{kinds[n]} AS {n}" if n in present else f"NULL::{kinds[n]} AS {n}"
+                        for n in trialfiles.NAMES)
     tiers = f"{trialfiles.TIERS}::VARCHAR" if trialfiles.TIERS in present else "NULL::VARCHAR"
-    con.execute(
-        f"""
-        INSERT INTO trials
-        SELECT {columns}, {tiers}, f.source, r.file_row_number + 1
-        FROM read_parquet(?, filename = true, union_by_name = true, file_row_number = true) r
-        JOIN trial_files f USING (filename)
-        """, [listed])
+    return (f"(SELECT filename, {columns}, {tiers} AS tiers, file_row_number + 1 AS source_row "
+            "FROM read_parquet(?, filename = true, union_by_name = true, file_row_number = true))")
+
+
+def _named(raw: str) -> str:
+    """`raw` with its names trimmed (as stored) and its file's relative name: the rows the
+    checks and error messages read, only on a failure path."""
+    names = ", ".join(f"trim({n}) AS {n}" if n in TRIMMED else n for n in trialfiles.NAMES)
+    return f"(SELECT f.source, {names}, r.source_row FROM {raw} r JOIN trial_files f USING (filename))"
 
 
 def _check_readable(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -136,17 +143,19 @@ def _check_readable(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         raise InputError(path, f"a column of this trials file has the wrong type: {_first_line(exc)}") from None
 
 
-FRESH = "trials SEMI JOIN trial_files USING (source)"
-
-
 PARAMS_PROBLEM = "'params' must be a JSON object such as {\"level\": \"3\"}, or {}"
 
+#: Rules that read no name (the names are checked once per point, the sample ids once each).
+FLAGGED = " OR ".join(f"({condition})" for condition, _ in TRIAL_CHECKS
+                      if not any(name in condition for name in (*TRIMMED, "params", "sample_id")))
 
-def _canonicalise(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
+
+def _canonicalise(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: list[str]) -> None:
     """`params` as canonical JSON (sorted keys, compact), as points files' are: few distinct
-    texts, checked and made canonical in Python; only rows whose text changes are updated."""
-    distinct = [r[0] for r in con.execute(f"SELECT DISTINCT params FROM {FRESH} WHERE params IS NOT NULL").fetchall()]
-    raw, canon, bad = [], [], []
+    texts, checked and made canonical in Python; the temp table `canonical` maps each text
+    that changes to its canonical form (trialcodes.py stores the points with it)."""
+    distinct = [r[0] for r in con.execute("SELECT DISTINCT params FROM raw_points WHERE params IS NOT NULL").fetchall()]
+    raw_texts, canon, bad = [], [], []
     for text in distinct:
         try:
             value = json.loads(text)
@@ -157,30 +166,34 @@ def _canonicalise(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
             continue
         made = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         if made != text:
-            raw.append(text)
+            raw_texts.append(text)
             canon.append(made)
     if bad:
         source, row, text = con.execute(
-            f"SELECT source, source_row, params FROM {FRESH} WHERE params IN (SELECT unnest(?::VARCHAR[])) "
-            "ORDER BY source, source_row LIMIT 1", [bad]).fetchall()[0]
+            f"SELECT source, source_row, params FROM {_named(raw)} WHERE params IN (SELECT unnest(?::VARCHAR[])) "
+            "ORDER BY source, source_row LIMIT 1", [listed, bad]).fetchall()[0]
         at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
         shown = text if len(text) <= 60 else text[:57] + "..."
         raise InputError(files[at[source]], f"{PARAMS_PROBLEM} (got {shown!r})", row=row)
-    if raw:
-        con.execute("CREATE OR REPLACE TEMP TABLE canonical AS "
-                    "SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS canon", [raw, canon])
-        con.execute("UPDATE trials SET params = c.canon FROM canonical c "
-                    "WHERE trials.params = c.raw AND trials.source IN (SELECT source FROM trial_files)")
-        con.execute("DROP TABLE canonical")
+    con.execute("CREATE OR REPLACE TEMP TABLE canonical AS "
+                "SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS canon", [raw_texts, canon])
 
 
-def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
-    """The first bad trial (by file, then row), rules in order; then a trial given twice."""
+def _check(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: list[str]) -> None:
+    """The first bad trial (by file, then row), rules in order. Found cheaply (a point's
+    flag, its names, the fresh sample ids), then, only if there is one, looked for row by
+    row."""
+    names = " OR ".join(f"{n} IS NULL OR trim({n}) = ''" for n in TRIMMED)
+    found = con.execute(f"""SELECT EXISTS (SELECT 1 FROM raw_points WHERE flagged OR params IS NULL OR {names})
+                            OR EXISTS (SELECT 1 FROM fresh_samples WHERE sample_id IS NULL OR trim(sample_id) = '')
+                         """).fetchone()
+    if not (found and found[0]):
+        return
     at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
     cases = " ".join(f"WHEN {condition} THEN {i}" for i, (condition, _) in enumerate(TRIAL_CHECKS))
     bad = fetch_as(con.execute(
-        f"""SELECT source, source_row, rule FROM (SELECT source, source_row, CASE {cases} END AS rule FROM {FRESH})
-            WHERE rule IS NOT NULL ORDER BY source, source_row LIMIT 1"""), BadTrial)
+        f"""SELECT source, source_row, rule FROM (SELECT source, source_row, CASE {cases} END AS rule FROM {_named(raw)})
+            WHERE rule IS NOT NULL ORDER BY source, source_row LIMIT 1""", [listed]), BadTrial)
     if bad:
         path = files[at[bad[0].source]]
         problem = TRIAL_CHECKS[bad[0].rule][1]
@@ -189,17 +202,17 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
         raise InputError(path, problem, row=bad[0].source_row)
 
 
-def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
+def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: list[str]) -> None:
     """A trial given twice in one file (same point, sample and epoch): an error naming the
-    first such trial by file and row. Grouped on the integer codes (`_code`)."""
+    first such trial by file and row, found in the files themselves (their rows are not
+    stored); only when `_sample_sums` saw a sample that may hold one."""
     at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
     repeated = fetch_as(con.execute(
         f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch
-            FROM {FRESH} JOIN trial_points USING (source, model, template, sampler, base_task, params)
-                         JOIN trial_sample_ids USING (sample_id)
-                         SEMI JOIN (SELECT point, sample, epoch FROM trial_codes GROUP BY ALL HAVING count(*) > 1)
-                              USING (point, sample, epoch)
-            GROUP BY source, point, base_task, sample_id, epoch ORDER BY source, min(source_row) LIMIT 1"""), Repeated)
+            FROM (SELECT r.*, coalesce(c.canon, r.params) AS canon FROM {_named(raw)} r
+                  LEFT JOIN canonical c ON c.raw = r.params)
+            GROUP BY source, model, template, sampler, base_task, canon, sample_id, epoch HAVING count(*) > 1
+            ORDER BY source, min(source_row) LIMIT 1""", [listed]), Repeated)
     if repeated:
         first = repeated[0]
         raise InputError(files[at[first.source]], f"trial ({first.base_task}, sample {first.sample_id}, "
@@ -207,59 +220,58 @@ def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
                                                   "each trial once", row=first.source_row)
 
 
-def _code(con: duckdb.DuckDBPyConnection) -> None:
-    """The fresh trials as integers, so that the groupings into millions of groups (trials
-    per sample, a trial given twice) compare two or three integers instead of seven texts:
-    `trial_points`, one row per point (file, evaluation, task, params) with its number and
-    the sums a point takes from its trials directly (a grouping into few groups), summed as
-    ingest sums them (Kahan, 9 decimals), so a point has the same bytes either way;
-    `trial_sample_ids`, each sample id's number; `trial_codes`, each trial as (point,
-    sample, epoch, correct, truncated)."""
+#: Epochs a sample's bit mask holds (`_sample_sums`): past it, a trial given twice is looked for.
+EPOCH_BITS = 64
+
+
+def _sample_sums(con: duckdb.DuckDBPyConnection, first: int) -> None:
+    """`point_sums`: per fresh point (numbered from `first`) its samples `c` and the sums over
+    them of its trials `m`, correct and truncated trials (SAMPLES.md section 2's `m_i`,
+    `y_i`) and of their squares and products, in one grouping of the trials into samples.
+    The same grouping tells whether a sample may hold a trial twice (`maybe_repeated`: its
+    epochs, as bits, are fewer than its trials, or an epoch is past `EPOCH_BITS`), so the
+    grouping by epoch that names the trial (`_repeated`) runs only then."""
     con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE trial_points AS
-            SELECT *, (row_number() OVER ())::INTEGER AS point FROM (
-                SELECT source, model, template, sampler, base_task, params,
-                       round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9)
-                           AS g,
-                       coalesce(sum(tokens), 0) AS tok, min(tiers) AS tiers,
-                       count(*) FILTER (WHERE credit > 0 AND credit < 1) AS partial
-                FROM {FRESH} GROUP BY source, model, template, sampler, base_task, params)""")
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE trial_sample_ids AS
-                    SELECT sample_id, (row_number() OVER ())::INTEGER AS sample
-                    FROM (SELECT DISTINCT sample_id FROM {FRESH})""")
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE trial_codes AS
-                    SELECT p.point, s.sample, t.epoch, t.correct, t.truncated
-                    FROM (SELECT * FROM {FRESH}) t JOIN trial_points p USING (source, model, template, sampler, base_task, params)
-                                   JOIN trial_sample_ids s USING (sample_id)""")
+        f"""CREATE OR REPLACE TEMP TABLE point_sums AS
+            SELECT point, count(*) AS c, sum(m) AS n, sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
+                   sum(y_e * y_e)::DOUBLE AS ee, sum(y_e * m)::DOUBLE AS em,
+                   sum(y_t * y_t)::DOUBLE AS tt, sum(y_t * m)::DOUBLE AS tm,
+                   bool_or(m > bit_count(epochs) OR last > {EPOCH_BITS}) AS maybe_repeated
+            FROM (SELECT point, count(*) AS m, count(*) FILTER (WHERE correct) AS y_e,
+                         count(*) FILTER (WHERE truncated) AS y_t, max(epoch) AS last,
+                         bit_or(CASE WHEN epoch <= {EPOCH_BITS} THEN 1::UBIGINT << (epoch - 1) ELSE 0::UBIGINT END)
+                             AS epochs
+                  FROM trials WHERE point >= ? GROUP BY point, sample)
+            GROUP BY point""", [first])
 
 
-def stage_points(con: duckdb.DuckDBPyConnection) -> None:
-    """The points of the fresh trials (INGEST.md section 2), after `_code`, as staged points
-    rows (text columns, as a points file is staged), one per (evaluation, task, params), with
-    their samples and design effect (`DESIGN_EFFECT`): per sample of a point its trials `m`
-    and its correct and truncated trials (SAMPLES.md section 2's `m_i`, `y_i`), summed per
-    point."""
+def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
+    """The points of the fresh trials (those of points numbered from `first`; INGEST.md
+    section 2) as staged points rows (text columns, as a points file is staged), one per
+    (evaluation, task, params), with their samples and design effect (`DESIGN_EFFECT`, from
+    `point_sums`), their trials with partial credit (from `raw_points`), and what a point
+    takes from its trials directly, summed as ingest sums it (Kahan, 9 decimals), so a point
+    has the same bytes either way."""
     con.execute(
         f"""
         INSERT INTO staged
-        SELECT f.file_idx, t.source,
-               row_number() OVER (PARTITION BY t.source ORDER BY model, template, sampler, base_task, params),
+        SELECT f.file_idx, p.source,
+               row_number() OVER (PARTITION BY p.source ORDER BY model, template, sampler, base_task, params),
                model, template, sampler, base_task, params, d.n::VARCHAR, d.n_e::VARCHAR, d.n_t::VARCHAR,
-               g::VARCHAR, tok::VARCHAR, regexp_extract_all(coalesce(tiers, ''), '[^;\\s]([^;]*[^;\\s])?'),
-               []::VARCHAR[], d.c::VARCHAR, ({DESIGN_EFFECT})::VARCHAR, partial::VARCHAR
-        FROM trial_points t
-        JOIN (SELECT point, count(*) AS c, sum(m) AS n, sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
-                     sum(y_e * y_e)::DOUBLE AS ee, sum(y_e * m)::DOUBLE AS em,
-                     sum(y_t * y_t)::DOUBLE AS tt, sum(y_t * m)::DOUBLE AS tm
-              FROM (SELECT point, count(*) AS m, count(*) FILTER (WHERE correct) AS y_e,
-                           count(*) FILTER (WHERE truncated) AS y_t
-                    FROM trial_codes GROUP BY point, sample)
-              GROUP BY point) d USING (point)
+               s.g::VARCHAR, s.tok::VARCHAR, regexp_extract_all(coalesce(tiers, ''), '[^;\\s]([^;]*[^;\\s])?'),
+               []::VARCHAR[], d.c::VARCHAR, ({DESIGN_EFFECT})::VARCHAR, c.partial::VARCHAR
+        FROM trial_points p
+        JOIN (SELECT point,
+                     round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9)
+                         AS g,
+                     coalesce(sum(tokens), 0) AS tok
+              FROM trials WHERE point >= ? GROUP BY point) s USING (point)
+        JOIN (SELECT m.point, sum(r.partial) AS partial FROM raw_map m JOIN raw_points r USING ({trialcodes.WRITTEN})
+              GROUP BY m.point) c USING (point)
+        JOIN point_sums d USING (point)
         JOIN trial_files f USING (source)
-        """
+        """, [first]
     )
-    for table in ("trial_codes", "trial_sample_ids", "trial_points"):
-        con.execute(f"DROP TABLE {table}")
 
 
 def _indicator(y: str, yy: str, ym: str) -> str:

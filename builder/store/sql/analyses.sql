@@ -1,8 +1,11 @@
 -- The per-sample analyses (SAMPLES.md section 6), over two relations the caller provides:
---   analysis_trials (model, template, sampler, base_task, params, sample_id, correct,
---                    truncated, options, tokens, compressed): one row per trial;
---   analysis_limits (model, template, sampler, base_task, token_limit): the run's recorded
---                    output-token limit, one row per (evaluation, task) that has one.
+--   analysis_tasks (et, model, template, sampler, base_task, token_limit): each (evaluation,
+--                   task) with its number `et` and the run's recorded output-token limit
+--                   (NULL: none);
+--   analysis_trials (et, point, sample, epoch, correct, truncated, options, tokens,
+--                    compressed): one row per trial, its (evaluation, task), point and
+--                    sample as numbers.
+-- Every grouping of trials is by those numbers; the names join the few result rows.
 -- The first block holds the design-effect macros; every later block, from its "-- name:"
 -- line, is one named statement. Values are bound parameters, never formatted in.
 
@@ -35,27 +38,29 @@ CREATE OR REPLACE TEMP MACRO top_edge(token_limit, longest) AS
 -- Quartiles of bits per output token (8 * compressed / tokens) and of the compressed size,
 -- per (evaluation, task, outcome). A trial without output text, without a token count or
 -- with zero tokens is left out of the measure it cannot give, and counted apart.
-SELECT model, template, sampler, base_task,
-       CASE WHEN truncated THEN 'truncated' WHEN correct THEN 'correct' ELSE 'incorrect' END AS outcome,
-       count(*) AS trials,
-       count(8.0 * compressed / nullif(tokens, 0)) AS bits_trials,
-       quantile_cont(8.0 * compressed::DOUBLE / nullif(tokens, 0), [0.25, 0.5, 0.75]) AS bits,
-       count(compressed) AS size_trials,
-       quantile_cont(compressed::DOUBLE, [0.25, 0.5, 0.75]) AS size
-FROM analysis_trials
-GROUP BY ALL
-ORDER BY model, template, sampler, base_task, outcome
+SELECT a.model, a.template, a.sampler, a.base_task, c.outcome, c.trials, c.bits_trials, c.bits, c.size_trials,
+       c.size
+FROM (SELECT et, CASE WHEN truncated THEN 'truncated' WHEN correct THEN 'correct' ELSE 'incorrect' END AS outcome,
+             count(*) AS trials,
+             count(8.0 * compressed / nullif(tokens, 0)) AS bits_trials,
+             quantile_cont(8.0 * compressed::DOUBLE / nullif(tokens, 0), [0.25, 0.5, 0.75]) AS bits,
+             count(compressed) AS size_trials,
+             quantile_cont(compressed::DOUBLE, [0.25, 0.5, 0.75]) AS size
+      FROM analysis_trials GROUP BY et, outcome) c
+JOIN analysis_tasks a USING (et)
+ORDER BY a.model, a.template, a.sampler, a.base_task, c.outcome
 
 -- name: recorded
 -- Per (evaluation, task): its trials, how many record output tokens, how many record
 -- output text (a compressed size), the run's token limit when one is recorded, and the
 -- hazard's top edge.
-SELECT t.model, t.template, t.sampler, t.base_task, count(*) AS trials, count(t.tokens) AS with_tokens,
-       count(t.compressed) AS with_text, any_value(l.token_limit) AS token_limit,
-       top_edge(any_value(l.token_limit), max(t.tokens)) AS top
-FROM analysis_trials t LEFT JOIN analysis_limits l USING (model, template, sampler, base_task)
-GROUP BY ALL
-ORDER BY t.model, t.template, t.sampler, t.base_task
+SELECT a.model, a.template, a.sampler, a.base_task, r.trials, r.with_tokens, r.with_text, a.token_limit,
+       top_edge(a.token_limit, r.longest) AS top
+FROM (SELECT et, count(*) AS trials, count(tokens) AS with_tokens, count(compressed) AS with_text,
+             max(tokens) AS longest
+      FROM analysis_trials GROUP BY et) r
+JOIN analysis_tasks a USING (et)
+ORDER BY a.model, a.template, a.sampler, a.base_task
 
 -- name: hazard
 -- Bins of output tokens with edges at 32, 64, ... below the top edge, and the top edge: the
@@ -65,69 +70,75 @@ ORDER BY t.model, t.template, t.sampler, t.base_task
 -- and the trials still going at its lower edge (`at_risk`, tokens >= a); the hazard is
 -- events / at_risk with its Wilson interval (z95), NULL when no trial reached the bin.
 WITH measured AS (
-    SELECT model, template, sampler, base_task, tokens, NOT correct AS failed
-    FROM analysis_trials WHERE tokens IS NOT NULL
+    SELECT et, tokens, NOT correct AS failed FROM analysis_trials WHERE tokens IS NOT NULL
 ), tops AS (
-    SELECT m.model, m.template, m.sampler, m.base_task,
-           top_edge(any_value(l.token_limit), max(m.tokens)) AS top
-    FROM measured m LEFT JOIN analysis_limits l USING (model, template, sampler, base_task)
-    GROUP BY ALL
+    SELECT m.et, top_edge(a.token_limit, m.longest) AS top
+    FROM (SELECT et, max(tokens) AS longest FROM measured GROUP BY et) m JOIN analysis_tasks a USING (et)
 ), sized AS (
     SELECT *, CASE WHEN top > 32 THEN ceil(log2(top / 32.0))::BIGINT ELSE 0 END AS bins FROM tops
 ), grid AS (
-    SELECT model, template, sampler, base_task, top, bins, unnest(range(bins)) AS bin FROM sized
+    SELECT et, top, bins, unnest(range(bins)) AS bin FROM sized
 ), ended AS (
-    SELECT m.model, m.template, m.sampler, m.base_task,
-           least(floor(log2(m.tokens / 32.0))::BIGINT, s.bins - 1) AS bin,
+    SELECT m.et, least(floor(log2(m.tokens / 32.0))::BIGINT, s.bins - 1) AS bin,
            count(*) AS ending, count(*) FILTER (WHERE m.failed) AS events
-    FROM measured m JOIN sized s USING (model, template, sampler, base_task)
+    FROM measured m JOIN sized s USING (et)
     WHERE m.tokens >= 32 AND s.bins > 0
     GROUP BY ALL
 ), counted AS (
-    SELECT g.model, g.template, g.sampler, g.base_task, g.top, g.bin,
+    SELECT g.et, g.top, g.bin,
            (32 * 2 ** g.bin)::BIGINT AS low_edge,
            CASE WHEN g.bin = g.bins - 1 THEN g.top ELSE (32 * 2 ** (g.bin + 1))::BIGINT END AS high_edge,
            coalesce(e.ending, 0) AS ending, coalesce(e.events, 0) AS events,
-           sum(coalesce(e.ending, 0)) OVER (PARTITION BY g.model, g.template, g.sampler, g.base_task
-                                            ORDER BY g.bin DESC)::BIGINT AS at_risk
-    FROM grid g LEFT JOIN ended e USING (model, template, sampler, base_task, bin)
+           sum(coalesce(e.ending, 0)) OVER (PARTITION BY g.et ORDER BY g.bin DESC)::BIGINT AS at_risk
+    FROM grid g LEFT JOIN ended e USING (et, bin)
 )
-SELECT *,
-       CASE WHEN at_risk > 0 THEN events::DOUBLE / at_risk END AS hazard,
-       CASE WHEN at_risk > 0 THEN wilson_low(events, at_risk, z95()) END AS low,
-       CASE WHEN at_risk > 0 THEN wilson_high(events, at_risk, z95()) END AS high
-FROM counted
-ORDER BY model, template, sampler, base_task, bin
+SELECT a.model, a.template, a.sampler, a.base_task, c.top, c.bin, c.low_edge, c.high_edge, c.ending, c.events,
+       c.at_risk,
+       CASE WHEN c.at_risk > 0 THEN c.events::DOUBLE / c.at_risk END AS hazard,
+       CASE WHEN c.at_risk > 0 THEN wilson_low(c.events, c.at_risk, z95()) END AS low,
+       CASE WHEN c.at_risk > 0 THEN wilson_high(c.events, c.at_risk, z95()) END AS high
+FROM counted c JOIN analysis_tasks a USING (et)
+ORDER BY a.model, a.template, a.sampler, a.base_task, c.bin
 
 -- name: budget
 -- The budget sweep at the five budgets L/16, L/8, L/4, L/2, L (levels 0 to 4; stats/budget.py
 -- DIVISORS): a trial with more output tokens than the budget counts as truncated (and so not
 -- correct, and out of the guess accumulator). `k` is how many of the budgets cut a trial
--- short (the smallest first), so at level j it is cut when k > j. One pass per grouping:
--- trials into samples (the counts at each level), samples into points (the exact integer
--- sums of the design effect), trials into points again for the guess accumulator, summed as
--- ingest sums it (INGEST.md section 2); then each point becomes one row per level, shrunk to
--- its effective counters (SAMPLES.md section 2), summed per task, and ESTIMATOR (the site's
--- estimator macro, substituted by the caller from a whitelist) applied.
--- Only (evaluation, task) pairs whose every trial records tokens and that have a limit. Each
--- point of those gets a number (`points`), so that grouping millions of trials into samples
--- compares a number and a sample id, not six texts.
+-- short (the smallest first), so at level j it is cut when k > j. Trials are summed into
+-- points (the counts at each level, and the guess accumulator as ingest sums it, INGEST.md
+-- section 2), and into samples only for the points with epochs: a point whose every trial is
+-- epoch 1 has one trial per sample (the store refuses a trial given twice), so its sums of
+-- squares and products over samples (the design effect's exact integer sums) are its counts.
+-- Then each point becomes one row per level, shrunk to its effective counters (SAMPLES.md
+-- section 2), summed per task, and ESTIMATOR (the site's estimator macro, substituted by the
+-- caller from a whitelist) applied.
+-- Only (evaluation, task) pairs whose every trial records tokens and that have a limit.
 WITH usable AS (
-    SELECT t.model, t.template, t.sampler, t.base_task
-    FROM analysis_trials t JOIN analysis_limits l USING (model, template, sampler, base_task)
-    GROUP BY ALL HAVING count(t.tokens) = count(*)
-), points AS MATERIALIZED (
-    SELECT *, (row_number() OVER (ORDER BY model, template, sampler, base_task, params))::INTEGER AS point FROM (
-        SELECT DISTINCT model, template, sampler, base_task, params FROM analysis_trials
-        SEMI JOIN usable USING (model, template, sampler, base_task))
+    SELECT t.et, any_value(a.token_limit) AS token_limit
+    FROM analysis_trials t JOIN analysis_tasks a USING (et)
+    WHERE a.token_limit IS NOT NULL
+    GROUP BY t.et HAVING count(t.tokens) = count(*)
 ), cut AS (
-    SELECT p.point, t.sample_id, t.options, t.correct, t.truncated,
-           (t.tokens * 16 > l.token_limit)::INTEGER + (t.tokens * 8 > l.token_limit)::INTEGER
-           + (t.tokens * 4 > l.token_limit)::INTEGER + (t.tokens * 2 > l.token_limit)::INTEGER
-           + (t.tokens > l.token_limit)::INTEGER AS k
-    FROM analysis_trials t
-    JOIN points p USING (model, template, sampler, base_task, params)
-    JOIN analysis_limits l USING (model, template, sampler, base_task)
+    SELECT t.et, t.point, t.sample, t.epoch, t.options, t.correct, t.truncated,
+           (t.tokens * 16 > u.token_limit)::INTEGER + (t.tokens * 8 > u.token_limit)::INTEGER
+           + (t.tokens * 4 > u.token_limit)::INTEGER + (t.tokens * 2 > u.token_limit)::INTEGER
+           + (t.tokens > u.token_limit)::INTEGER AS k
+    FROM analysis_trials t JOIN usable u USING (et)
+), points AS MATERIALIZED (
+    SELECT point, any_value(et) AS et, max(epoch) = 1 AS single, count(*) AS n,
+           [count(*) FILTER (WHERE correct AND k <= 0), count(*) FILTER (WHERE correct AND k <= 1),
+            count(*) FILTER (WHERE correct AND k <= 2), count(*) FILTER (WHERE correct AND k <= 3),
+            count(*) FILTER (WHERE correct AND k <= 4)] AS yc,
+           [count(*) FILTER (WHERE truncated OR k > 0), count(*) FILTER (WHERE truncated OR k > 1),
+            count(*) FILTER (WHERE truncated OR k > 2), count(*) FILTER (WHERE truncated OR k > 3),
+            count(*) FILTER (WHERE truncated OR k > 4)] AS yt,
+           [round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 0 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 1 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 2 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 3 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 4 AND options IS NOT NULL), 0), 9)]
+           AS g
+    FROM cut GROUP BY point
 ), samples AS (
     SELECT point, count(*) AS m,
            count(*) FILTER (WHERE correct AND k <= 0) AS c0, count(*) FILTER (WHERE correct AND k <= 1) AS c1,
@@ -136,48 +147,40 @@ WITH usable AS (
            count(*) FILTER (WHERE truncated OR k > 0) AS t0, count(*) FILTER (WHERE truncated OR k > 1) AS t1,
            count(*) FILTER (WHERE truncated OR k > 2) AS t2, count(*) FILTER (WHERE truncated OR k > 3) AS t3,
            count(*) FILTER (WHERE truncated OR k > 4) AS t4
-    FROM cut GROUP BY point, sample_id
+    FROM cut SEMI JOIN (SELECT point FROM points WHERE NOT single) USING (point)
+    GROUP BY point, sample
 ), clustered AS (
-    SELECT point, count(*) AS c, sum(m) AS n, sum(m::HUGEINT * m) AS smm,
-           [sum(c0), sum(c1), sum(c2), sum(c3), sum(c4)] AS yc,
+    SELECT point, count(*)::HUGEINT AS c, sum(m::HUGEINT * m) AS smm,
            [sum(c0::HUGEINT * c0), sum(c1::HUGEINT * c1), sum(c2::HUGEINT * c2), sum(c3::HUGEINT * c3),
             sum(c4::HUGEINT * c4)] AS scc,
            [sum(c0::HUGEINT * m), sum(c1::HUGEINT * m), sum(c2::HUGEINT * m), sum(c3::HUGEINT * m),
             sum(c4::HUGEINT * m)] AS scm,
-           [sum(t0), sum(t1), sum(t2), sum(t3), sum(t4)] AS yt,
            [sum(t0::HUGEINT * t0), sum(t1::HUGEINT * t1), sum(t2::HUGEINT * t2), sum(t3::HUGEINT * t3),
             sum(t4::HUGEINT * t4)] AS stt,
            [sum(t0::HUGEINT * m), sum(t1::HUGEINT * m), sum(t2::HUGEINT * m), sum(t3::HUGEINT * m),
             sum(t4::HUGEINT * m)] AS stm
     FROM samples GROUP BY point
-), guesses AS (
-    SELECT point,
-           [round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 0 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 1 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 2 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 3 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 4 AND options IS NOT NULL), 0), 9)]
-           AS g
-    FROM cut GROUP BY point
+    UNION ALL
+    SELECT point, n::HUGEINT, n::HUGEINT, yc::HUGEINT[], yc::HUGEINT[], yt::HUGEINT[], yt::HUGEINT[]
+    FROM points WHERE single
 ), levels AS (
-    SELECT p.model, p.template, p.sampler, p.base_task, k.c, k.n,
-           unnest(range(1, 6)) AS i, k.yc, k.yt, k.scc, k.scm, k.stt, k.stm, k.smm, g.g
-    FROM clustered k JOIN guesses g USING (point) JOIN points p USING (point)
+    SELECT p.et, k.c, p.n, unnest(range(1, 6)) AS i, p.yc, p.yt, k.scc, k.scm, k.stt, k.stm, k.smm, p.g
+    FROM clustered k JOIN points p USING (point)
 ), effective AS (
-    SELECT model, template, sampler, base_task, i, n, yc[i] AS correct, yt[i] AS truncated, g[i] AS guess,
+    SELECT et, i, n, yc[i] AS correct, yt[i] AS truncated, g[i] AS guess,
            design_effect(c, n, indicator_deff(c, n, yc[i], scc[i], scm[i], smm),
                          indicator_deff(c, n, yt[i], stt[i], stm[i], smm)) AS deff
     FROM levels
 ), tasks AS (
-    SELECT model, template, sampler, base_task, [16, 8, 4, 2, 1][i] AS divisor,
+    SELECT et, [16, 8, 4, 2, 1][i] AS divisor,
            sum((n / deff)::DECIMAL(38, 12))::DOUBLE AS n,
            sum((truncated / deff)::DECIMAL(38, 12))::DOUBLE AS n_t,
            sum((correct / deff)::DECIMAL(38, 12))::DOUBLE AS n_e,
            sum((guess / deff)::DECIMAL(38, 12))::DOUBLE AS g
-    FROM effective GROUP BY ALL
+    FROM effective GROUP BY et, i
 )
-SELECT model, template, sampler, base_task, divisor, n, n_t, n_e, g,
-       ESTIMATOR(n, n_t, n_e, g).est AS est, ESTIMATOR(n, n_t, n_e, g).low AS low,
-       ESTIMATOR(n, n_t, n_e, g).high AS high
-FROM tasks
-ORDER BY model, template, sampler, base_task, divisor DESC
+SELECT a.model, a.template, a.sampler, a.base_task, t.divisor, t.n, t.n_t, t.n_e, t.g,
+       ESTIMATOR(t.n, t.n_t, t.n_e, t.g).est AS est, ESTIMATOR(t.n, t.n_t, t.n_e, t.g).low AS low,
+       ESTIMATOR(t.n, t.n_t, t.n_e, t.g).high AS high
+FROM tasks t JOIN analysis_tasks a USING (et)
+ORDER BY a.model, a.template, a.sampler, a.base_task, t.divisor DESC

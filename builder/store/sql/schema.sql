@@ -51,29 +51,40 @@ CREATE TABLE IF NOT EXISTS point_rows (
     source_row BIGINT  NOT NULL
 );
 
--- Every trial of every trials file under trials/ (SAMPLES.md section 1), with its file and
--- row: the points of an (evaluation, task) given by trials are derived from these rows
--- (store/trialrows.py), and the per-sample views read them.
+-- Every trial of every trials file under trials/ (SAMPLES.md section 1), as integers: the
+-- points of an (evaluation, task) given by trials are derived from these rows
+-- (store/trialrows.py), and the per-sample views read them. Tens of millions of trials
+-- repeat a few thousand names: each trial names its point (`trial_points`: file,
+-- evaluation, task, params) and its sample id (`trial_samples`) by number, so storing,
+-- grouping and joining them compares integers, and each name is kept once.
+CREATE TABLE IF NOT EXISTS trial_points (
+    point     INTEGER NOT NULL,
+    source    VARCHAR NOT NULL,   -- the trials file, relative to the data dir
+    model     VARCHAR NOT NULL,
+    template  VARCHAR NOT NULL,
+    sampler   VARCHAR NOT NULL,
+    base_task VARCHAR NOT NULL,
+    params    VARCHAR NOT NULL,   -- canonical JSON object, as points.params
+    tiers     VARCHAR             -- optional: the point's tier labels, ';'-separated
+);
+
+CREATE TABLE IF NOT EXISTS trial_samples (
+    sample    INTEGER NOT NULL,
+    sample_id VARCHAR NOT NULL
+);
+
+-- What is read after ingest, and only that: a trial's credit, input tokens and row are
+-- checked and summed as its file is read (store/trialrows.py), and a trials file is read
+-- again for an error message.
 CREATE TABLE IF NOT EXISTS trials (
-    -- Checked after loading (store/trialrows.py), so that a missing value is named by its
-    -- file and row rather than refused by the table.
-    model        VARCHAR,
-    template     VARCHAR,
-    sampler      VARCHAR,
-    base_task    VARCHAR,
-    params       VARCHAR,            -- canonical JSON object, as points.params
-    sample_id    VARCHAR,
-    epoch        INTEGER,
-    credit       DOUBLE,
-    correct      BOOLEAN,
-    truncated    BOOLEAN,
+    point        INTEGER NOT NULL,
+    sample       INTEGER NOT NULL,
+    epoch        INTEGER NOT NULL,
+    correct      BOOLEAN NOT NULL,
+    truncated    BOOLEAN NOT NULL,
     options      INTEGER,
     tokens       BIGINT,
-    input_tokens BIGINT,
-    compressed   BIGINT,
-    tiers        VARCHAR,            -- optional: the point's tier labels, ';'-separated
-    source       VARCHAR NOT NULL,   -- the trials file, relative to the data dir
-    source_row   BIGINT  NOT NULL
+    compressed   BIGINT
 );
 
 CREATE TABLE IF NOT EXISTS point_files (
