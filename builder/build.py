@@ -26,6 +26,7 @@ from .results import BuildResults
 from .sampleoutputs import samples_files
 from .signals import Signals, compute_signals, own_results
 from .site import publish
+from .site.hosting import pages_limits
 from .site.reuse import PageReuse
 from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
@@ -195,7 +196,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         results=sum(1 for r in signals.rows if not r.own) if signals else 0,
         pages=pages, files=written.files,
         seconds=time.perf_counter() - started, ingested=store.ingested, out_dir=str(out_dir),
-        timings=timings, warnings=[*store.warnings, *board.advice, *project.cache_warnings()],
+        timings=timings,
+        warnings=[*store.warnings, *board.advice, *project.cache_warnings(), *pages_limits(out_dir, written.paths)],
         skipped=[tuple(p) for p in store.reported.get("problems", [])],
         changed=written.files - written.unchanged, rendered=reuse.rendered, kept=reuse.kept,
     )
