@@ -51,12 +51,10 @@ def main() -> None:
     args = parser.parse_args()
     import json
 
-    base = args.base or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], check=True,
-                                       capture_output=True, text=True).stdout.strip()
+    base = compare_builds.base_revision(args.base)
     tmp = Path(tempfile.mkdtemp(prefix="rb-throughput-"))
     try:
-        sides = {"base": compare_builds.layout(compare_builds.unpack(base, tmp), tmp / "base-pkg"),
-                 "new": compare_builds.layout(ROOT, tmp / "new-pkg")}
+        sides = compare_builds.packages(base, tmp)
         data = tmp / "data"
         compare_builds.reasonboard(sides["base"], "demo", "--models", str(args.models), "--out", str(data), cwd=tmp)
         shutil.copytree(args.eee, data / "eee", copy_function=os.link)  # hard links: a symbolic link is refused

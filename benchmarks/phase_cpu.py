@@ -75,12 +75,10 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--only", choices=("base", "new"), help="build one side only")
     args = parser.parse_args()
-    base = args.base or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], check=True,
-                                       capture_output=True, text=True).stdout.strip()
+    base = compare_builds.base_revision(args.base)
     tmp = Path(tempfile.mkdtemp(prefix="rb-phase-cpu-"))
     try:
-        sides = {"base": compare_builds.layout(compare_builds.unpack(base, tmp), tmp / "base-pkg"),
-                 "new": compare_builds.layout(ROOT, tmp / "new-pkg")}
+        sides = compare_builds.packages(base, tmp)
         sides = {side: pkg for side, pkg in sides.items() if args.only in (None, side)}
         runs: dict[str, list[dict[str, float]]] = {f"{side} {kind}": [] for side in sides
                                                     for kind in ("clean", "rebuild")}

@@ -70,6 +70,19 @@ def unpack(rev: str, dest: Path) -> Path:
     return tree
 
 
+def base_revision(given: str | None) -> str:
+    """The revision to compare with: the one given, else the merge-base with main."""
+    return given or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], check=True,
+                                   capture_output=True, text=True).stdout.strip()
+
+
+def packages(base: str, tmp: Path, names: tuple[str, str] = ("base", "new")) -> dict[str, Path]:
+    """The two packages a comparison runs, laid out under `tmp`: revision `base` and this work
+    tree, keyed by `names`."""
+    old, new = names
+    return {old: layout(unpack(base, tmp), tmp / f"{old}-pkg"), new: layout(ROOT, tmp / f"{new}-pkg")}
+
+
 def reasonboard(pkg_root: Path, *args: str, cwd: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run([sys.executable, "-c", RUN, str(pkg_root), *args], cwd=cwd, env=env,
@@ -120,13 +133,12 @@ def main() -> int:
     parser.add_argument("--skip-large", action="store_true", help="compare the default site only")
     parser.add_argument("--keep", type=Path, default=None, help="keep the builds in this directory")
     args = parser.parse_args()
-    base = args.base or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], check=True,
-                                       capture_output=True, text=True).stdout.strip()
+    base = base_revision(args.base)
     if not args.skip_large and not args.eee.is_dir():
         sys.exit(f"{args.eee}: EEE corpus not found (give --eee PATH, or --skip-large)")
     tmp = Path(tempfile.mkdtemp(prefix="rb-identity-"))
     try:
-        sides = {"old": layout(unpack(base, tmp), tmp / "old-pkg"), "new": layout(ROOT, tmp / "new-pkg")}
+        sides = packages(base, tmp, ("old", "new"))
         data = ROOT / "data"
         problems = []
         for side, pkg in sides.items():
