@@ -1,8 +1,8 @@
 """The per-sample analyses of a board (SAMPLES.md section 6), gathered per evaluation.
 
 The PointsDB's trials (SAMPLES.md section 1) are read through two relations: the trials
-themselves, and each (evaluation, task)'s token limit, the `max_tokens` of the
-evaluation's recorded generation arguments (the run's limit, as ingest records it; a limit
+themselves, and each (evaluation, task)'s token limit, from the evaluation's recorded
+generation arguments under any of the harnesses' spellings (`TOKEN_LIMIT_KEYS`; a limit
 of `ANSWER_CAP` tokens or fewer caps an answer letter, not a generation, and is no limit
 here). Compression, hazard and the budget sweep then run in DuckDB (compression.py,
 hazard.py, budget.py); what could not be computed carries the reason the pages print.
@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 from ..sources.trials import ANSWER_CAP
 from ..store.pointsdb import PointsDB
+from ..store.setup import TOKEN_LIMIT_KEYS
 from .analysismemo import AnalysesMemo
 from .analysissql import EvalKey, Rows, run_statements
 from .board import Leaderboard, TaskResult
@@ -66,6 +67,12 @@ def has_trials(db: PointsDB) -> bool:
     return bool(has and has[0])
 
 
+#: The run's token limit under each harness's spelling, in the order `with_token_limit`
+#: (store/setup.py) takes them: an lm-eval run records `max_gen_toks`, not `max_tokens`.
+_LIMIT_COLUMNS = ", ".join(f"TRY_CAST(json_extract_string(generation_args, '$.{key}') AS BIGINT)"
+                           for key in TOKEN_LIMIT_KEYS)
+
+
 def trial_views(db: PointsDB, skip: Sequence[str] = ()) -> None:
     """Create the analyses' two relations over the PointsDB's trials, without the trials
     files `skip` names: `analysis_tasks`, each (evaluation, task) numbered with its token
@@ -79,7 +86,7 @@ def trial_views(db: PointsDB, skip: Sequence[str] = ()) -> None:
         FROM (SELECT DISTINCT model, template, sampler, base_task FROM trial_points
               WHERE source NOT IN (SELECT unnest(?::VARCHAR[])))
         LEFT JOIN (SELECT model, template, sampler,
-                          TRY_CAST(json_extract_string(generation_args, '$.max_tokens') AS BIGINT) AS token_limit
+                          coalesce({_LIMIT_COLUMNS}) AS token_limit
                    FROM evaluations) USING (model, template, sampler)""", [list(skip)])
     db.con.execute("""
         CREATE OR REPLACE TEMP TABLE analysis_points AS
