@@ -167,7 +167,8 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
         if h is None:
             continue
         if not h.bins:
-            notes.append(f"Task {task}: the top edge ({h.top:,} tokens) leaves no bin above {FIRST_EDGE} tokens.")
+            unit = "token" if h.top == 1 else "tokens"
+            notes.append(f"Task {task}: the top edge ({h.top:,} {unit}) leaves no bin above {FIRST_EDGE} tokens.")
             continue
         if not h.limited:
             notes.append(f"Task {task}: no token limit recorded; the bins stop at {h.top:,} tokens, the largest "
