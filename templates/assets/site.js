@@ -419,6 +419,25 @@
     bar.hidden = false;
   }
 
+  // A result row's badge names its sentence in the key under its table (aria-describedby,
+  // which screen readers read with the badge); on hover or focus it shows that sentence as
+  // the other badges do (style.css `.badge-text`), copied from the key when first wanted.
+  function showBadgeSentence(event) {
+    var badge = event.target;
+    while (badge && badge.nodeType === 1 && !(badge.tagName === "LI" && badge.hasAttribute("aria-describedby"))) {
+      badge = badge.parentNode;
+    }
+    if (!badge || badge.nodeType !== 1 || badge.querySelector(".badge-text")) { return; }
+    var note = document.getElementById(badge.getAttribute("aria-describedby"));
+    var sentence = note && note.querySelector(".badge-sentence");
+    if (!sentence) { return; }
+    var tip = document.createElement("span");
+    tip.className = "badge-text";
+    tip.setAttribute("aria-hidden", "true");
+    tip.textContent = sentence.textContent;
+    badge.appendChild(tip);
+  }
+
   function start() {
     currentState = readState();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), setUpSorting);
@@ -437,6 +456,8 @@
       writeState({});
     });
     Array.prototype.forEach.call(document.querySelectorAll("[data-compare-bar]"), setUpCompare);
+    document.addEventListener("mouseover", showBadgeSentence);
+    document.addEventListener("focusin", showBadgeSentence);
     drawCharts();
   }
 
