@@ -16,7 +16,10 @@ c. the interval-width causes are the evaluation's own (few samples, truncation, 
 d. "C_P equals C_I here" only where the printed estimates are equal;
 e. no temperature or max_tokens missing from a task scored by log-likelihood;
 f. "0 = no better than guessing" only where every task's guesses were removed;
-g. one relationship per evaluation: its page's setup and its result row agree.
+g. one relationship per evaluation: its page's setup and its result row agree;
+h. the token analyses' reasons: "no output-token limit" only where the run recorded none,
+   an answer cap named as one, and "the last bin runs to the token limit" only where a
+   recorded limit leaves a bin.
 """
 
 from __future__ import annotations
@@ -319,3 +322,30 @@ def test_g_one_relationship_per_evaluation(corpus):
         for row in own_rows:
             assert f"{stated} · this leaderboard" in row.text, (model_id, stated, row.text)
         assert stated != "—", model_id
+
+
+def recorded_limit(f: Facts) -> int | None:
+    """The run's output-token limit under any harness's spelling, as its files record it."""
+    return next((f.generation_args[k] for k in ("max_tokens", "max_new_tokens", "max_gen_toks", "max_output_tokens")
+                 if isinstance(f.generation_args.get(k), int)), None)
+
+
+def test_h_token_analyses_give_the_runs_own_reasons(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    seen = {"none": 0, "cap": 0}
+    for model_id, doc in pages.items():
+        limit, text = recorded_limit(evaluations[model_id]), doc.text
+        if "Token hazard" not in text:
+            continue
+        if "the run recorded no output-token limit" in text:
+            assert limit is None, model_id
+            seen["none"] += 1
+        if limit is not None and limit <= 16:
+            assert (f"No budget sweep: the run's limit of {limit} output token{'' if limit == 1 else 's'} caps the "
+                    "answer itself") in text, model_id
+            seen["cap"] += 1
+        if "The last bin runs to the token limit" in text:
+            assert limit is not None and limit > 32, model_id
+        assert "top edge" not in text, model_id
+    assert seen["none"] and seen["cap"] >= 10  # Inspect logs without a limit; HELM's one-token answers
