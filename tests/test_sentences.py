@@ -19,7 +19,8 @@ f. "0 = no better than guessing" only where every task's guesses were removed;
 g. one relationship per evaluation: its page's setup and its result row agree;
 h. the token analyses' reasons: "no output-token limit" only where the run recorded none,
    an answer cap named as one, and "the last bin runs to the token limit" only where a
-   recorded limit leaves a bin.
+   recorded limit leaves a bin;
+i. every recorded setting is visible: a stop sequence of a newline is not an empty cell.
 """
 
 from __future__ import annotations
@@ -349,3 +350,19 @@ def test_h_token_analyses_give_the_runs_own_reasons(corpus):
             assert limit is not None and limit > 32, model_id
         assert "top edge" not in text, model_id
     assert seen["none"] and seen["cap"] >= 10  # Inspect logs without a limit; HELM's one-token answers
+
+
+def test_i_every_recorded_setting_is_visible(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    newline_seen = 0
+    for model_id, doc in pages.items():
+        setup = doc.find("dl", cls="facts")
+        terms, values = [n.text for n in setup.find_all("dt")], [n.text for n in setup.find_all("dd")]
+        shown = dict(zip(terms, values))
+        for key, value in evaluations[model_id].generation_args.items():
+            assert shown[key].strip(), (model_id, key, value)
+            if value == ["\n"]:
+                assert shown[key] == '"\\n"', (model_id, shown[key])
+                newline_seen += 1
+    assert newline_seen  # HELM's stop_sequences

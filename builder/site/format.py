@@ -7,6 +7,7 @@ figure and a zero are different statements.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import TypeGuard
 
@@ -93,6 +94,17 @@ def plain(x: object) -> str:
     if isinstance(x, (list, tuple)):
         return ", ".join(plain(v) for v in x) if x else MISSING
     return str(x)
+
+
+def setting(x: object) -> str:
+    """A recorded setting as text a reader can see: `plain`, except that a string that would
+    print as nothing or hide characters (empty, surrounding spaces, a newline or a tab, as a
+    stop sequence of "\\n") is shown quoted with its escapes."""
+    if isinstance(x, str) and (x != x.strip() or not x or any(ord(c) < 32 for c in x)):
+        return json.dumps(x, ensure_ascii=False)
+    if isinstance(x, (list, tuple)) and x:
+        return ", ".join(setting(v) for v in x)
+    return plain(x)
 
 
 def usd(x: float | None) -> str:
