@@ -20,7 +20,10 @@ g. one relationship per evaluation: its page's setup and its result row agree;
 h. the token analyses' reasons: "no output-token limit" only where the run recorded none,
    an answer cap named as one, and "the last bin runs to the token limit" only where a
    recorded limit leaves a bin;
-i. every recorded setting is visible: a stop sequence of a newline is not an empty cell.
+i. every recorded setting is visible: a stop sequence of a newline is not an empty cell;
+j. no band rates the score per token of an evaluation with a task of fewer than 20 samples
+   (SAMPLES.md section 4), ranked, preliminary or incomplete alike;
+k. trials answered in epochs are counted as "N samples × E epochs", in the singular for one.
 """
 
 from __future__ import annotations
@@ -366,3 +369,33 @@ def test_i_every_recorded_setting_is_visible(corpus):
                 assert shown[key] == '"\\n"', (model_id, shown[key])
                 newline_seen += 1
     assert newline_seen  # HELM's stop_sequences
+
+
+def test_j_no_band_on_thin_evidence(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    thin_seen = 0
+    for model_id, doc in pages.items():
+        short = sorted(t for t, one in evaluations[model_id].tasks.items() if one["samples"] < 20)
+        if not short:
+            continue
+        assert not [n for n in doc.iter() if any(c.startswith("band-score_per_token") for c in n.classes)], model_id
+        assert not [t for t in SPT_TEXTS if t in said(doc)], model_id
+        if re.search(r"Score/token \d", doc.text):
+            assert f"No band: fewer than 20 samples on {', '.join(short)}." in doc.text, model_id
+            thin_seen += 1
+    assert thin_seen >= 5
+
+
+def test_k_trials_in_epochs_are_counted_as_samples_times_epochs(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    seen = 0
+    for model_id, doc in pages.items():
+        for task, one in evaluations[model_id].tasks.items():
+            trials, samples = int(one["total"]), int(one["samples"])
+            if trials > samples and trials % samples == 0:
+                noun = "sample" if samples == 1 else "samples"
+                assert f"{trials:,} ({samples:,} {noun} × {trials // samples} epochs)" in doc.text, (model_id, task)
+                seen += 1
+    assert seen >= 2  # the agentic log's 1 sample × 6 epochs, log_streaming's 2 samples × 2 epochs

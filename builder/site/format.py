@@ -57,9 +57,10 @@ def samples_epochs(trials: int, samples: int | None) -> str | None:
     if not samples or trials <= samples:
         return None
     mean = trials / samples
+    items = f"{samples:,} sample{'' if samples == 1 else 's'}"
     if mean == int(mean):
-        return f"{samples:,} samples × {int(mean)} epochs"
-    return f"{samples:,} samples × {mean:.1f} epochs on average"
+        return f"{items} × {int(mean)} epochs"
+    return f"{items} × {mean:.1f} epochs on average"
 
 
 def trials(trials: int, samples: int | None) -> str:
