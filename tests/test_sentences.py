@@ -23,7 +23,8 @@ h. the token analyses' reasons: "no output-token limit" only where the run recor
 i. every recorded setting is visible: a stop sequence of a newline is not an empty cell;
 j. no band rates the score per token of an evaluation with a task of fewer than 20 samples
    (SAMPLES.md section 4), ranked, preliminary or incomplete alike;
-k. trials answered in epochs are counted as "N samples × E epochs", in the singular for one.
+k. trials answered in epochs are counted as "N samples × E epochs", in the singular for one;
+l. a task page speaks of statistically tied neighbours only where it ranks some results.
 """
 
 from __future__ import annotations
@@ -399,3 +400,30 @@ def test_k_trials_in_epochs_are_counted_as_samples_times_epochs(corpus):
                 assert f"{trials:,} ({samples:,} {noun} × {trials // samples} epochs)" in doc.text, (model_id, task)
                 seen += 1
     assert seen >= 2  # the agentic log's 1 sample × 6 epochs, log_streaming's 2 samples × 2 epochs
+
+
+def test_l_task_pages_speak_of_ties_only_where_they_rank(corpus):
+    data, site = corpus
+    evaluations = facts(data)
+    samples: dict[str, list[int]] = defaultdict(list)
+    for f in evaluations.values():
+        for task, one in f.tasks.items():
+            samples[task].append(int(one["samples"]))
+    unranked = 0
+    for rel in html_pages(site):
+        if not rel.startswith("tasks/"):
+            continue
+        doc = page(site, rel)
+        task = doc.find("h1").text.strip()
+        if task not in samples:
+            continue
+        lede = doc.find("p", cls="lede").text
+        counted = len(samples[task])
+        assert lede.startswith(f"{counted} model{' has a result' if counted == 1 else 's have results'} on this task")
+        if all(n < 20 for n in samples[task]):
+            assert "statistically tied" not in lede, rel
+            assert "none rests on 20 samples or more, so none is ranked here." in lede, rel
+            unranked += 1
+        else:
+            assert "statistically tied" in lede, rel
+    assert unranked >= 5
