@@ -240,9 +240,9 @@ class Fragments:
         bar_none = cibar[(False,)](description="", left="", width="", center="")
         iv_fill, bar_fill = interval[(True, True)], cibar[(True,)]
         results = list(results)
-        centers = sort_keys([t.interval.center if t.interval else None for t in results])
-        rates = sort_keys([t.truncation_rate for t in results])
-        per_trial = sort_keys([t.tokens_per_trial for t in results])
+        centers = fmt.sort_keys([t.interval.center if t.interval else None for t in results])
+        rates = fmt.sort_keys([t.truncation_rate for t in results])
+        per_trial = fmt.sort_keys([t.tokens_per_trial for t in results])
         out = []
         for i, t in enumerate(results):
             iv = t.interval
@@ -375,29 +375,6 @@ def _partial(template: jinja2.Template, **values: Any) -> Markup:
 def _as_tuple(items: Iterable[Any] | None) -> tuple[Any, ...]:
     """The cache key `badges_html` and `missing_html` make, without a copy of a tuple."""
     return items if type(items) is tuple else tuple(items or ())
-
-
-def sort_keys(values: list[float | int | None]) -> list[str]:
-    """The `data-sort` values of one column: each number with the fewest significant digits
-    (the same count for the whole column) that order the column exactly as the numbers do,
-    ties and all (`0.8127165000000001` becomes `0.813` when no other row is that close);
-    empty for a missing value. Sorting compares numbers, so fewer digits change nothing a
-    reader sees, only the bytes."""
-    present = [v for v in values if v is not None]
-    exact = sorted(set(present))
-    for digits in range(1, 18):
-        if all(isinstance(v, int) for v in present):
-            break
-        if len({float(f"{v:.{digits}g}") for v in exact}) == len(exact):
-            return ["" if v is None else _short(v, digits) for v in values]
-    return [_sort_key(v) for v in values]
-
-
-def _short(value: float | int, digits: int) -> str:
-    """A number to `digits` significant digits, as short as Python prints it (`0.81`, `5340.0`
-    as `5340`)."""
-    rounded = float(f"{value:.{digits}g}")
-    return str(int(rounded)) if rounded.is_integer() and abs(rounded) < 1e15 else repr(rounded)
 
 
 def _sort_key(value: float | int | None) -> str:
