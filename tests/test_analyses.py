@@ -441,3 +441,16 @@ def test_model_page_sections_say_what_was_not_recorded_and_draw_only_what_exists
     view = model_analyses(single, "M")
     assert view.hazard_bins == ("32–64",) and view.hazard_rows[0].cells == ("1.000 [0.566, 1.000]",)
     assert [r["hazard"] for r in view.hazard_chart.rows] == [1.0]
+    assert view.hazard_limited and view.hazard_notes == ()
+    # No recorded limit on two tasks: one sentence names each task's top edge, and the page
+    # does not say that a last bin runs to a limit; a top of one token leaves no bin.
+    free = {t: TaskHazard(top, False, (HazardBin(32, 64, 5, 2, 1, 0.5, 0.1, 0.9),)) for t, top in (("a", 64), ("b", 2048))}
+    free["c"] = TaskHazard(1, False, ())
+    unlimited = EvaluationAnalyses(recorded={t: Recorded(5, 5, 0, None) for t in "abc"}, compression={},
+                                   hazard=free, sweep=None, sweep_note="x")
+    view = model_analyses(unlimited, "M")
+    assert not view.hazard_limited
+    assert view.hazard_notes == (
+        "Task c: every output is shorter than 2 tokens; the first bin starts at 32 tokens.",
+        "No token limit recorded: on each task the bins stop at the largest power of two an output reached "
+        "(a 64, b 2,048 tokens).")

@@ -24,7 +24,9 @@ i. every recorded setting is visible: a stop sequence of a newline is not an emp
 j. no band rates the score per token of an evaluation with a task of fewer than 20 samples
    (SAMPLES.md section 4), ranked, preliminary or incomplete alike;
 k. trials answered in epochs are counted as "N samples × E epochs", in the singular for one;
-l. a task page speaks of statistically tied neighbours only where it ranks some results.
+l. a task page speaks of statistically tied neighbours only where it ranks some results;
+m. a matrix cell's rank range counts the ranked results on its task, and a result on fewer
+   than 20 samples reads "preliminary", never "rank 0".
 """
 
 from __future__ import annotations
@@ -434,3 +436,35 @@ def test_l_task_pages_speak_of_ties_only_where_they_rank(corpus):
         else:
             assert "statistically tied" in lede, rel
     assert unranked >= 5
+
+
+def test_m_matrix_cells_rank_only_what_is_ranked(corpus):
+    data, site = corpus
+    evaluations = facts(data)
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    by_slug = {f"{m['slug']}.html": m["id"] for m in board["models"]}
+    ranked_on: dict[str, int] = defaultdict(int)
+    for f in evaluations.values():
+        for task, one in f.tasks.items():
+            ranked_on[task] += one["samples"] >= 20
+    checked = preliminary = 0
+    for rel in html_pages(site):
+        doc = page(site, rel)
+        table = doc.by_id("matrix")
+        if table is None:
+            continue
+        tasks = [th.text.strip() for th in table.find("thead").find_all("th")][2:]
+        for tr in table.find("tbody").find_all("tr"):
+            model_id = next(v for k, v in by_slug.items() if tr.find("a").attrs["href"].endswith(k))
+            for task, td in zip(tasks, tr.find_all("td")[1:]):
+                title = td.attrs.get("title", "")
+                assert "rank 0 " not in title, (rel, model_id, task)
+                if not title:
+                    continue
+                if evaluations[model_id].tasks[task]["samples"] < 20:
+                    assert "preliminary on this task" in title and "preliminary" in td.text, (model_id, task)
+                    preliminary += 1
+                else:
+                    assert re.search(rf"rank \d+(–\d+)? of {ranked_on[task]} on this task", title), (title, task)
+                checked += 1
+    assert checked and preliminary

@@ -162,6 +162,7 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
     edges: dict[str, int] = {}
     data: list[dict[str, object]] = []
     notes: list[str] = []
+    unlimited: dict[str, int] = {}
     untold = [t for t in tasks if t not in found]
     if untold:
         notes.append(f"No hazard on {_tasks_text(untold)}: the trials do not record their output tokens.")
@@ -173,8 +174,7 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
             notes.append(_no_bin(task, h))
             continue
         if not h.limited:
-            notes.append(f"Task {task}: no token limit recorded; the bins stop at {h.top:,} tokens, the largest "
-                         "power of two an output reached.")
+            unlimited[task] = h.top
         mine = cells.setdefault(task, {})
         for n, b in enumerate(h.bins):
             label = _bin_label(b, n == len(h.bins) - 1, h.limited)
@@ -182,12 +182,25 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
             mine[label] = _hazard_text(b)
             if b.hazard is not None and len(cells) <= CHART_SERIES:
                 data.append(hazard_point(task, len(cells) - 1, label, n, b))
+    if unlimited:
+        notes.append(_unlimited(unlimited))
     bins = tuple(sorted(edges, key=lambda s: (edges[s], s)))
     order = {label: n for n, label in enumerate(bins)}
     for row in data:
         row["bin_order"] = order[str(row["bin"])]
     rows = [HazardRow(task, tuple(c.get(label, fmt.MISSING) for label in bins)) for task, c in cells.items()]
     return bins, rows, data, notes
+
+
+def _unlimited(tops: Mapping[str, int]) -> str:
+    """One sentence for the tasks whose bins stop where the outputs did (no recorded limit)."""
+    if len(tops) == 1:
+        (task, top), = tops.items()
+        return (f"Task {task}: no token limit recorded; the bins stop at {top:,} tokens, the largest power of two "
+                "an output reached.")
+    each = ", ".join(f"{task} {top:,}" for task, top in tops.items())
+    return (f"No token limit recorded: on each task the bins stop at the largest power of two an output "
+            f"reached ({each} tokens).")
 
 
 def _no_bin(task: str, h: TaskHazard) -> str:
