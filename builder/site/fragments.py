@@ -18,6 +18,7 @@ the build starts, naming the file (`check_placed`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 from itertools import product
 from typing import Any, Callable, Iterable, Iterator
@@ -137,10 +138,10 @@ class Fragments:
         return self._band_of(b, bool(full)) if b else Markup("")
 
     def _render_badges(self, items: tuple[Any, ...]) -> Markup:
-        return _partial(self._badges, badges=items, keyed=False)
+        return _partial(self._badges, badges=items, keyed=frozenset())
 
-    def _render_keyed_badges(self, items: tuple[Any, ...]) -> Markup:
-        return _partial(self._badges, badges=items, keyed=True)
+    def _render_keyed_badges(self, items: tuple[Any, ...], keyed: frozenset[Any]) -> Markup:
+        return _partial(self._badges, badges=items, keyed=keyed)
 
     def _render_band(self, b: Any, full: bool) -> Markup:
         return _partial(self._band, band=b, full=full)
@@ -177,13 +178,15 @@ class Fragments:
         result of the corpus, so the rows are the bulk of a large site's markup: the partial
         is rendered once per row shape and filled per row (`Stencil`), every value escaped.
         The loop is written out (no call per row) and links are made once per page
-        directory (`_hrefs`): these rows were most of the cost of the result tables. Their
-        badges point to their sentences in the table's key (`badge_key`), which says each
-        distinct one once: a benchmark's row pages repeat a few dozen sentences over
-        hundreds of rows.
+        directory (`_hrefs`): these rows were most of the cost of the result tables. A badge
+        that more than one row carries points to its sentence in the table's key
+        (`badge_key`), which says it once: a benchmark's row pages repeat a few dozen
+        sentences over hundreds of rows. A sentence of one row stays in its row.
         """
         show_model = bool(show_model)
         fill, href, missing, badges = self._result_fill, self._hrefs(url), self._missing_of, self._keyed_badges_of
+        rows = list(rows)
+        shared = frozenset(self.badge_key(rows))
         out = []
         for r in rows:
             has_model = show_model and bool(r.model)
@@ -197,15 +200,17 @@ class Fragments:
                 bench_label=text(r.benchmark.label), metric=text(r.metric), score=text(r.score),
                 organization=text(r.organization), relationship=text(r.relationship), source=text(r.source),
                 source_label=text(r.source_label), missing=missing(_as_tuple(r.missing), "none", True),
-                badges=badges(_as_tuple(r.badges)),
+                badges=badges(_as_tuple(r.badges), shared.intersection(r.badges)),
             ))
         return Markup("".join(out))
 
     @staticmethod
     def badge_key(rows: Iterable[Any]) -> tuple[Any, ...]:
-        """The distinct badges of result `rows`, in the order they first appear (rows, then
-        each row's badges): the key under a result table, one sentence each."""
-        return tuple(dict.fromkeys(b for r in rows for b in r.badges))
+        """The badges that more than one of result `rows` carries, in the order they first
+        appear (rows, then each row's badges): the key under a result table, one sentence
+        each."""
+        seen = Counter(b for r in rows for b in r.badges)
+        return tuple(b for b, n in seen.items() if n > 1)
 
     def _hrefs(self, url: Callable[..., str]) -> Callable[[str, str | None], str]:
         """`text(url(path, fragment))`, memoised for the page directory in use when `url`
