@@ -479,3 +479,24 @@ def test_charts_drawn_from_their_tables_have_the_data_files_numbers(browser, def
         assert hazard and session.errors == [] and session.warnings == []
     finally:
         session.close()
+
+
+def test_a_result_rows_shared_badge_shows_the_sentence_of_the_key_on_hover(browser, default_build):
+    """A badge several result rows share says its sentence once, in the key under the table;
+    hovering the badge shows that sentence beside it, as the leaderboard's badges do."""
+    out = default_build.out
+    rel = next(p for p in html_pages(out) if p.startswith("benchmarks/") and "aria-describedby=\"b-"
+               in (out / p).read_text(encoding="utf-8"))
+    session = Session(browser)
+    try:
+        session.open(out / rel)
+        badge = session.page.locator("li.badge[aria-describedby]").first
+        note = session.page.locator("#" + badge.get_attribute("aria-describedby") + " .badge-sentence")
+        badge.hover()
+        tip = badge.locator(".badge-text")
+        assert tip.inner_text() == note.inner_text() and ":" in note.inner_text()
+        box = tip.bounding_box()
+        assert box["width"] > 50 and box["y"] >= badge.bounding_box()["y"] + badge.bounding_box()["height"]
+        assert session.errors == []
+    finally:
+        session.close()
