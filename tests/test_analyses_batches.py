@@ -4,6 +4,8 @@ whatever the batch size."""
 
 from __future__ import annotations
 
+import itertools
+
 from reasonboard import demo
 from reasonboard.config import SiteConfig
 from reasonboard.stats import analyses
@@ -24,7 +26,7 @@ def test_batches_of_trials_files_give_the_rows_of_one_run(tmp_path, monkeypatch)
             monkeypatch.setattr(analyses, "BATCH_TRIALS", most)
             batches = analyses.point_batches(db)
             assert 1 < len(batches) == count
-            assert all(low <= high < after for (low, high), (after, _) in zip(batches, batches[1:]))
+            assert all(low <= high < after for (low, high), (after, _) in itertools.pairwise(batches))
             assert analyses.statement_rows(db, "C_P") == whole
         assert all(rows for _, rows in whole.values())
     finally:
