@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence, TypeVar
 
+from ...slugs import name_hash
 from ...stats.bands import Band
 from ...stats.verdicts import PairedResult
 from .. import format as fmt
@@ -211,6 +212,12 @@ class Badge:
     state: str
     value: str
     text: str
+
+    @property
+    def note_id(self) -> str:
+        """The id of this badge's sentence in the key under a result table: a table of many
+        rows says each distinct sentence once, and each badge points to it (`aria-describedby`)."""
+        return "b-" + name_hash("\x1f".join((self.letter, self.name, self.state, self.value, self.text)), 8)
 
 
 @dataclass(frozen=True)
