@@ -120,7 +120,7 @@ dump, cache = sys.argv[1:3]
 with open(dump, "rb") as f:
     results, content_dir = pickle.load(f)
 timings = {}
-files = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=Path(cache), timings=timings)
+files = render_site(results, content_dir, TEMPLATES_DIR, timings=timings)
 pages = [body for path, body in files.items() if path.endswith(".html")]
 print(json.dumps({"seconds": timings["page model"] + timings["templates"], "pages": len(pages),
                   "bytes": sum(map(len, pages))}))
