@@ -38,14 +38,14 @@ def trials_db(trials, limits=(), db=None):
         base_task VARCHAR, params VARCHAR, sample_id VARCHAR, epoch INTEGER, correct BOOLEAN, truncated BOOLEAN,
         options INTEGER, tokens BIGINT, compressed BIGINT)""")
     db.con.execute("""CREATE TEMP TABLE limits (model VARCHAR, template VARCHAR, sampler VARCHAR,
-        base_task VARCHAR, token_limit BIGINT)""")
+        base_task VARCHAR, token_limit BIGINT, answer_cap BIGINT)""")
     names = ("model", "template", "sampler", "base_task", "params", "sample_id", "epoch", "correct", "truncated",
              "options", "tokens", "compressed")
     if trials:
         db.con.executemany(f"INSERT INTO named VALUES ({', '.join('?' * len(names))})",
                            [[t[k] for k in names] for t in trials])
     for model, task, limit in limits:
-        db.con.execute("INSERT INTO limits VALUES (?, 'tpl', 'smp', ?, ?)", [model, task, limit])
+        db.con.execute("INSERT INTO limits VALUES (?, 'tpl', 'smp', ?, ?, NULL)", [model, task, limit])
     db.con.execute("""CREATE TEMP TABLE analysis_tasks AS
         SELECT (row_number() OVER (ORDER BY model, template, sampler, base_task))::INTEGER AS et, *
         FROM (SELECT DISTINCT model, template, sampler, base_task FROM named)
@@ -357,15 +357,18 @@ def test_a_boards_analyses_from_its_trials(tmp_path):
     trials = simulated_trials(rng, "m", tasks) + simulated_trials(rng, "n", tasks)
     for k, t in enumerate(trials):
         t["compressed"] = 20 + t["tokens"] // (2 if t["correct"] else 8)
-    # "o" records no tokens, "p" no limit: analyses without a sweep, each with its reason.
+    # "o" records no tokens, "p" no limit, "r" a limit of one token (an answer letter's cap):
+    # analyses without a sweep, each with its reason.
     bare = [dict(t, model="o", tokens=None) for t in simulated_trials(rng, "o", tasks)]
     unlimited = simulated_trials(rng, "p", tasks)
+    lettered = simulated_trials(rng, "r", tasks)
     # "q" answers every sample twice alike: its effective counters halve, which points summed
     # without a design effect do not show, so its sweep would not end at its own score.
     twice = [dict(t, model="q", epoch=e) for t in trials if t["model"] == "m" for e in (1, 2)]
-    everything = trials + bare + unlimited + twice
+    everything = trials + bare + unlimited + twice + lettered
+    args = {"p": {}, "r": {"max_tokens": 1}}
     evals = [{"model": m, "template": "tpl", "sampler": "smp", "label": m.upper(),
-              "generation_args": {} if m == "p" else {"max_tokens": 1024}} for m in "mnopq"]
+              "generation_args": args.get(m, {"max_tokens": 1024})} for m in "mnopqr"]
     db = ingest_rows(tmp_path, board_points([dict(t, tokens=t["tokens"] or 0) for t in everything]), evals=evals)
     config = SiteConfig()
     board = compute_leaderboard(db, config, load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml"))
@@ -388,6 +391,11 @@ def test_a_boards_analyses_from_its_trials(tmp_path):
     p = found.evaluations[by_key[("p", "tpl", "smp")].evaluation.id]
     assert p.sweep is None and p.sweep_note == "the run recorded no output-token limit"
     assert all(not h.limited for h in p.hazard.values())
+    r = found.evaluations[by_key[("r", "tpl", "smp")].evaluation.id]
+    assert r.sweep is None and {t.limit for t in r.recorded.values()} == {None}
+    assert {t.cap for t in r.recorded.values()} == {1} and all(not h.limited for h in r.hazard.values())
+    assert r.sweep_note == ("the run's limit of 1 output token caps the answer itself, not a line of reasoning, "
+                            "so there is no smaller budget to re-count")
     q = found.evaluations[by_key[("q", "tpl", "smp")].evaluation.id]
     assert q.sweep is None and q.sweep_note == UNLIKE and q.hazard and q.compression
     ranked = {row.evaluation.id for row in board.leaderboard.models if row.rank is not None}
@@ -433,3 +441,16 @@ def test_model_page_sections_say_what_was_not_recorded_and_draw_only_what_exists
     view = model_analyses(single, "M")
     assert view.hazard_bins == ("32–64",) and view.hazard_rows[0].cells == ("1.000 [0.566, 1.000]",)
     assert [r["hazard"] for r in view.hazard_chart.rows] == [1.0]
+    assert view.hazard_limited and view.hazard_notes == ()
+    # No recorded limit on two tasks: one sentence names each task's top edge, and the page
+    # does not say that a last bin runs to a limit; a top of one token leaves no bin.
+    free = {t: TaskHazard(top, False, (HazardBin(32, 64, 5, 2, 1, 0.5, 0.1, 0.9),)) for t, top in (("a", 64), ("b", 2048))}
+    free["c"] = TaskHazard(1, False, ())
+    unlimited = EvaluationAnalyses(recorded={t: Recorded(5, 5, 0, None) for t in "abc"}, compression={},
+                                   hazard=free, sweep=None, sweep_note="x")
+    view = model_analyses(unlimited, "M")
+    assert not view.hazard_limited
+    assert view.hazard_notes == (
+        "Task c: every output is shorter than 2 tokens; the first bin starts at 32 tokens.",
+        "No token limit recorded: on each task the bins stop at the largest power of two an output reached "
+        "(a 64, b 2,048 tokens).")

@@ -16,7 +16,17 @@ c. the interval-width causes are the evaluation's own (few samples, truncation, 
 d. "C_P equals C_I here" only where the printed estimates are equal;
 e. no temperature or max_tokens missing from a task scored by log-likelihood;
 f. "0 = no better than guessing" only where every task's guesses were removed;
-g. one relationship per evaluation: its page's setup and its result row agree.
+g. one relationship per evaluation: its page's setup and its result row agree;
+h. the token analyses' reasons: "no output-token limit" only where the run recorded none,
+   an answer cap named as one, and "the last bin runs to the token limit" only where a
+   recorded limit leaves a bin;
+i. every recorded setting is visible: a stop sequence of a newline is not an empty cell;
+j. no band rates the score per token of an evaluation with a task of fewer than 20 samples
+   (SAMPLES.md section 4), ranked, preliminary or incomplete alike;
+k. trials answered in epochs are counted as "N samples × E epochs", in the singular for one;
+l. a task page speaks of statistically tied neighbours only where it ranks some results;
+m. a matrix cell's rank range counts the ranked results on its task, and a result on fewer
+   than 20 samples reads "preliminary", never "rank 0".
 """
 
 from __future__ import annotations
@@ -319,3 +329,135 @@ def test_g_one_relationship_per_evaluation(corpus):
         for row in own_rows:
             assert f"{stated} · this leaderboard" in row.text, (model_id, stated, row.text)
         assert stated != "—", model_id
+
+
+def recorded_limit(f: Facts) -> int | None:
+    """The run's output-token limit under any harness's spelling, as its files record it."""
+    return next((f.generation_args[k] for k in ("max_tokens", "max_new_tokens", "max_gen_toks", "max_output_tokens")
+                 if isinstance(f.generation_args.get(k), int)), None)
+
+
+def test_h_token_analyses_give_the_runs_own_reasons(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    seen = {"none": 0, "cap": 0}
+    for model_id, doc in pages.items():
+        limit, text = recorded_limit(evaluations[model_id]), doc.text
+        if "Token hazard" not in text:
+            continue
+        if "the run recorded no output-token limit" in text:
+            assert limit is None, model_id
+            seen["none"] += 1
+        if limit is not None and limit <= 16:
+            assert (f"No budget sweep: the run's limit of {limit} output token{'' if limit == 1 else 's'} caps the "
+                    "answer itself") in text, model_id
+            seen["cap"] += 1
+        if "The last bin runs to the token limit" in text:
+            assert limit is not None and limit > 32, model_id
+        assert "top edge" not in text, model_id
+    assert seen["none"] and seen["cap"] >= 10  # Inspect logs without a limit; HELM's one-token answers
+
+
+def test_i_every_recorded_setting_is_visible(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    newline_seen = 0
+    for model_id, doc in pages.items():
+        setup = doc.find("dl", cls="facts")
+        terms, values = [n.text for n in setup.find_all("dt")], [n.text for n in setup.find_all("dd")]
+        shown = dict(zip(terms, values))
+        for key, value in evaluations[model_id].generation_args.items():
+            assert shown[key].strip(), (model_id, key, value)
+            if value == ["\n"]:
+                assert shown[key] == '"\\n"', (model_id, shown[key])
+                newline_seen += 1
+    assert newline_seen  # HELM's stop_sequences
+
+
+def test_j_no_band_on_thin_evidence(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    thin_seen = 0
+    for model_id, doc in pages.items():
+        short = sorted(t for t, one in evaluations[model_id].tasks.items() if one["samples"] < 20)
+        if not short:
+            continue
+        assert not [n for n in doc.iter() if any(c.startswith("band-score_per_token") for c in n.classes)], model_id
+        assert not [t for t in SPT_TEXTS if t in said(doc)], model_id
+        if re.search(r"Score/token \d", doc.text):
+            assert f"No band: fewer than 20 samples on {', '.join(short)}." in doc.text, model_id
+            thin_seen += 1
+    assert thin_seen >= 5
+
+
+def test_k_trials_in_epochs_are_counted_as_samples_times_epochs(corpus):
+    data, site = corpus
+    evaluations, pages = facts(data), model_pages(site)
+    seen = 0
+    for model_id, doc in pages.items():
+        for task, one in evaluations[model_id].tasks.items():
+            trials, samples = int(one["total"]), int(one["samples"])
+            if trials > samples and trials % samples == 0:
+                noun = "sample" if samples == 1 else "samples"
+                assert f"{trials:,} ({samples:,} {noun} × {trials // samples} epochs)" in doc.text, (model_id, task)
+                seen += 1
+    assert seen >= 2  # the agentic log's 1 sample × 6 epochs, log_streaming's 2 samples × 2 epochs
+
+
+def test_l_task_pages_speak_of_ties_only_where_they_rank(corpus):
+    data, site = corpus
+    evaluations = facts(data)
+    samples: dict[str, list[int]] = defaultdict(list)
+    for f in evaluations.values():
+        for task, one in f.tasks.items():
+            samples[task].append(int(one["samples"]))
+    unranked = 0
+    for rel in html_pages(site):
+        if not rel.startswith("tasks/"):
+            continue
+        doc = page(site, rel)
+        task = doc.find("h1").text.strip()
+        if task not in samples:
+            continue
+        lede = doc.find("p", cls="lede").text
+        counted = len(samples[task])
+        assert lede.startswith(f"{counted} model{' has a result' if counted == 1 else 's have results'} on this task")
+        if all(n < 20 for n in samples[task]):
+            assert "statistically tied" not in lede, rel
+            assert "none rests on 20 samples or more, so none is ranked here." in lede, rel
+            unranked += 1
+        else:
+            assert "statistically tied" in lede, rel
+    assert unranked >= 5
+
+
+def test_m_matrix_cells_rank_only_what_is_ranked(corpus):
+    data, site = corpus
+    evaluations = facts(data)
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    by_slug = {f"{m['slug']}.html": m["id"] for m in board["models"]}
+    ranked_on: dict[str, int] = defaultdict(int)
+    for f in evaluations.values():
+        for task, one in f.tasks.items():
+            ranked_on[task] += one["samples"] >= 20
+    checked = preliminary = 0
+    for rel in html_pages(site):
+        doc = page(site, rel)
+        table = doc.by_id("matrix")
+        if table is None:
+            continue
+        tasks = [th.text.strip() for th in table.find("thead").find_all("th")][2:]
+        for tr in table.find("tbody").find_all("tr"):
+            model_id = next(v for k, v in by_slug.items() if tr.find("a").attrs["href"].endswith(k))
+            for task, td in zip(tasks, tr.find_all("td")[1:]):
+                title = td.attrs.get("title", "")
+                assert "rank 0 " not in title, (rel, model_id, task)
+                if not title:
+                    continue
+                if evaluations[model_id].tasks[task]["samples"] < 20:
+                    assert "preliminary on this task" in title and "preliminary" in td.text, (model_id, task)
+                    preliminary += 1
+                else:
+                    assert re.search(rf"rank \d+(–\d+)? of {ranked_on[task]} on this task", title), (title, task)
+                checked += 1
+    assert checked and preliminary

@@ -115,6 +115,18 @@ def test_a_plain_row_needs_temperature_and_max_tokens(tmp_path):
         "temperature": 0.0, "max_tokens": 0.5, "harness": None, "eval_plan": None, "eval_limits": None}
 
 
+def test_a_base_fields_rate_is_over_all_triples_like_the_gap_rate(tmp_path):
+    # One triple scored by log-likelihood (nothing sampled, nothing required) and one that
+    # sampled without reporting its temperature: each rate is 1 of 2 triples.
+    own = [OwnResult(model="org/a", evaluation_id="a", task="mmlu", score=0.5, sampled=False),
+           OwnResult(model="org/b", evaluation_id="b", task="mmlu", score=0.6, generation_args={"max_tokens": 64})]
+    s = signals(tmp_path, own=own)
+    assert sorted(r.missing for r in s.rows) == [(), ("temperature",)]
+    assert s.corpus.reproducibility.gap_rate == 0.5
+    assert s.corpus.reproducibility.field_missingness["temperature"] == 0.5
+    assert s.corpus.reproducibility.field_missingness["max_tokens"] == 0.0
+
+
 def test_numeric_zero_counts_as_populated_and_placeholders_do_not(tmp_path):
     records = [
         record(result(args={"temperature": 0, "max_tokens": 0})),

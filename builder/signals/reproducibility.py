@@ -54,8 +54,9 @@ class Reproducibility:
 
 @dataclass(frozen=True)
 class ReproducibilityRollup:
-    """Corpus rates: `gap_rate` over all triples; `field_missingness[f]` over the sampled triples for
-    the base fields and over agentic triples for the agentic ones (None when there are none)."""
+    """Corpus rates: `gap_rate` over all triples; `field_missingness[f]` over all triples for the
+    base fields (a triple that sampled nothing misses neither) and over agentic triples for
+    the agentic ones (None when there are none)."""
 
     gap_rate: float | None
     field_missingness: Mapping[str, float | None] = field(default_factory=dict)

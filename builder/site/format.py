@@ -7,6 +7,7 @@ figure and a zero are different statements.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import TypeGuard
 
@@ -56,9 +57,10 @@ def samples_epochs(trials: int, samples: int | None) -> str | None:
     if not samples or trials <= samples:
         return None
     mean = trials / samples
+    items = f"{samples:,} sample{'' if samples == 1 else 's'}"
     if mean == int(mean):
-        return f"{samples:,} samples × {int(mean)} epochs"
-    return f"{samples:,} samples × {mean:.1f} epochs on average"
+        return f"{items} × {int(mean)} epochs"
+    return f"{items} × {mean:.1f} epochs on average"
 
 
 def trials(trials: int, samples: int | None) -> str:
@@ -93,6 +95,17 @@ def plain(x: object) -> str:
     if isinstance(x, (list, tuple)):
         return ", ".join(plain(v) for v in x) if x else MISSING
     return str(x)
+
+
+def setting(x: object) -> str:
+    """A recorded setting as text a reader can see: `plain`, except that a string that would
+    print as nothing or hide characters (empty, surrounding spaces, a newline or a tab, as a
+    stop sequence of "\\n") is shown quoted with its escapes."""
+    if isinstance(x, str) and (x != x.strip() or not x or any(ord(c) < 32 for c in x)):
+        return json.dumps(x, ensure_ascii=False)
+    if isinstance(x, (list, tuple)) and x:
+        return ", ".join(setting(v) for v in x)
+    return plain(x)
 
 
 def usd(x: float | None) -> str:

@@ -28,12 +28,15 @@ from .hazard import TaskHazard, hazard
 @dataclass(frozen=True, slots=True)
 class Recorded:
     """What one (evaluation, task)'s trials record: how many there are, how many give their
-    output tokens and their output text's compressed size, and the run's token limit."""
+    output tokens and their output text's compressed size, and the run's token limit; `cap`:
+    a recorded limit of `ANSWER_CAP` tokens or fewer, which caps an answer, not a generation
+    (`limit` is then None, and a page says why there is no sweep rather than "no limit")."""
 
     trials: int
     with_tokens: int
     with_text: int
     limit: int | None
+    cap: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,7 @@ def trial_views(db: PointsDB, skip: Sequence[str] = ()) -> None:
         CREATE OR REPLACE TEMP TABLE analysis_tasks AS
         SELECT (row_number() OVER (ORDER BY model, template, sampler, base_task))::INTEGER AS et,
                model, template, sampler, base_task, CASE WHEN token_limit > {int(ANSWER_CAP)} THEN token_limit END
-                   AS token_limit
+                   AS token_limit, CASE WHEN token_limit <= {int(ANSWER_CAP)} THEN token_limit END AS answer_cap
         FROM (SELECT DISTINCT model, template, sampler, base_task FROM trial_points
               WHERE source NOT IN (SELECT unnest(?::VARCHAR[])))
         LEFT JOIN (SELECT model, template, sampler,
@@ -124,7 +127,8 @@ def compute_analyses(db: PointsDB, board: Leaderboard, memo: AnalysesMemo | None
         if r["base_task"] in tasks:
             recorded.setdefault((r["model"], r["template"], r["sampler"]), {})[r["base_task"]] = Recorded(
                 int(r["trials"]), int(r["with_tokens"]), int(r["with_text"]),
-                None if r["token_limit"] is None else int(r["token_limit"]))
+                None if r["token_limit"] is None else int(r["token_limit"]),
+                None if r["answer_cap"] is None else int(r["answer_cap"]))
     on_board = {row.evaluation.key: tuple(row.tasks) for row in board.models}
     with_trials = {key: tasks_of for key, tasks_of in on_board.items() if key in recorded}
     sweeps = budget_sweep(db, tasks, with_trials, settings.mode, settings.bootstrap, settings.seed, found)
@@ -170,6 +174,11 @@ def sweep_note(tasks: Mapping[str, object], recorded: Mapping[str, Recorded]) ->
     if missing:
         return f"task {missing[0]} has no per-sample trials, so its score at a smaller budget cannot be recomputed"
     no_limit = [t for t, r in recorded.items() if r.limit is None]
+    capped = [recorded[t].cap for t in no_limit if recorded[t].cap is not None]
+    if capped:
+        tokens = "1 output token" if capped[0] == 1 else f"{capped[0]} output tokens"
+        return (f"the run's limit of {tokens} caps the answer itself, not a line of reasoning, "
+                "so there is no smaller budget to re-count")
     if no_limit:
         return "the run recorded no output-token limit"
     untold = [t for t, r in recorded.items() if r.with_tokens < r.trials]

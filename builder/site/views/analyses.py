@@ -97,6 +97,8 @@ class ModelAnalyses:
     #: How many tasks the hazard chart draws, of how many with a hazard.
     hazard_charted: int = 0
     hazard_tasks: int = 0
+    #: Whether a task's last bin ends at the run's token limit (else no page says it does).
+    hazard_limited: bool = False
     caveat: str = BUDGET_CAVEAT
 
     @property
@@ -116,7 +118,8 @@ def model_analyses(a: EvaluationAnalyses, label: str) -> ModelAnalyses:
                       tuple(haz_data)) if haz_data else None
     sweep_rows, sweep_tasks, sweep_chart = _sweep(a.sweep, label)
     return ModelAnalyses(comp_chart, tuple(comp_rows), tuple(comp_notes), haz_chart, haz_bins, tuple(haz_rows),
-                         tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note, charted, with_bins)
+                         tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note, charted, with_bins,
+                         hazard_limited=any(h.limited and h.bins for h in a.hazard.values()))
 
 
 def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
@@ -159,6 +162,7 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
     edges: dict[str, int] = {}
     data: list[dict[str, object]] = []
     notes: list[str] = []
+    unlimited: dict[str, int] = {}
     untold = [t for t in tasks if t not in found]
     if untold:
         notes.append(f"No hazard on {_tasks_text(untold)}: the trials do not record their output tokens.")
@@ -167,12 +171,10 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
         if h is None:
             continue
         if not h.bins:
-            unit = "token" if h.top == 1 else "tokens"
-            notes.append(f"Task {task}: the top edge ({h.top:,} {unit}) leaves no bin above {FIRST_EDGE} tokens.")
+            notes.append(_no_bin(task, h))
             continue
         if not h.limited:
-            notes.append(f"Task {task}: no token limit recorded; the bins stop at {h.top:,} tokens, the largest "
-                         "power of two an output reached.")
+            unlimited[task] = h.top
         mine = cells.setdefault(task, {})
         for n, b in enumerate(h.bins):
             label = _bin_label(b, n == len(h.bins) - 1, h.limited)
@@ -180,12 +182,35 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
             mine[label] = _hazard_text(b)
             if b.hazard is not None and len(cells) <= CHART_SERIES:
                 data.append(hazard_point(task, len(cells) - 1, label, n, b))
+    if unlimited:
+        notes.append(_unlimited(unlimited))
     bins = tuple(sorted(edges, key=lambda s: (edges[s], s)))
     order = {label: n for n, label in enumerate(bins)}
     for row in data:
         row["bin_order"] = order[str(row["bin"])]
     rows = [HazardRow(task, tuple(c.get(label, fmt.MISSING) for label in bins)) for task, c in cells.items()]
     return bins, rows, data, notes
+
+
+def _unlimited(tops: Mapping[str, int]) -> str:
+    """One sentence for the tasks whose bins stop where the outputs did (no recorded limit)."""
+    if len(tops) == 1:
+        (task, top), = tops.items()
+        return (f"Task {task}: no token limit recorded; the bins stop at {top:,} tokens, the largest power of two "
+                "an output reached.")
+    each = ", ".join(f"{task} {top:,}" for task, top in tops.items())
+    return (f"No token limit recorded: on each task the bins stop at the largest power of two an output "
+            f"reached ({each} tokens).")
+
+
+def _no_bin(task: str, h: TaskHazard) -> str:
+    """Why a task's hazard has no bin: the run's token limit, or (without one) the largest power
+    of two an output reached, is at or below the first edge; the longest output is then
+    shorter than twice that power."""
+    if h.limited:
+        return f"Task {task}: the run's token limit of {h.top:,} tokens leaves no bin from {FIRST_EDGE} tokens up."
+    shorter = "2 tokens" if h.top == 1 else f"{2 * h.top:,} tokens"
+    return f"Task {task}: every output is shorter than {shorter}; the first bin starts at {FIRST_EDGE} tokens."
 
 
 def hazard_point(series: str, order: int, label: str, n: int, b: HazardBin) -> dict[str, object]:

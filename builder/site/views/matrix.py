@@ -28,6 +28,8 @@ from .rows import Context
 
 #: A task result is marked as highly truncated from this share of truncated trials on.
 HIGH_TRUNCATION = 0.10
+#: A preliminary result's place in a cell (SAMPLES.md section 4: it has no rank).
+PRELIMINARY = "preliminary"
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,9 @@ class MatrixCell:
     @property
     def description(self) -> str:
         parts = [f"{self.text}, 95% interval {self.range_text}"]
-        if self.rank_text:
+        if self.rank_text == PRELIMINARY:
+            parts.append("preliminary on this task: too few samples for a rank")
+        elif self.rank_text:
             parts.append(f"rank {self.rank_text} on this task")
         if self.high_truncation and self.truncation is not None:
             parts.append(f"{fmt.percent(self.truncation)} of trials truncated")
@@ -96,6 +100,10 @@ class MatrixPage(Page):
     def any_truncation_mark(self) -> bool:
         return any(c is not None and c.high_truncation for r in self.rows for c in r.cells)
 
+    @property
+    def any_preliminary(self) -> bool:
+        return any(c is not None and c.rank_text == PRELIMINARY for r in self.rows for c in r.cells)
+
 
 def matrix_order(models: Sequence[EvaluationRow]) -> list[EvaluationRow]:
     """The matrix's rows: by label, then id (never by a score)."""
@@ -129,10 +137,14 @@ def matrix_pages(ctx: Context, config: SiteConfig, tasks: Sequence[str], base: s
 
 
 def _ranks(ranking: TaskRanking) -> dict[str, str]:
-    """Each evaluation's rank range on one task: "2" or "1–3", "of n"."""
-    n = len(ranking.rows)
+    """Each evaluation's rank range on one task among the ranked results on it: "2 of 7" or
+    "1–3 of 7"; a preliminary result (too few samples) has none and reads `PRELIMINARY`."""
+    n = len(ranking.rows) if ranking.ranked < 0 else ranking.ranked
     out = {}
-    for m, best, worst in zip(ranking.rows, ranking.rank_best, ranking.rank_worst):
+    for k, (m, best, worst) in enumerate(zip(ranking.rows, ranking.rank_best, ranking.rank_worst)):
+        if ranking.is_preliminary(k):
+            out[m.id] = PRELIMINARY
+            continue
         span = str(best) if best == worst else f"{best}–{worst}"
         out[m.id] = f"{span} of {n}"
     return out

@@ -200,7 +200,7 @@ class ModelGroupPage(Page):
 
 def settings_of(m: EvaluationRow) -> tuple[Setting, ...]:
     args = m.evaluation.generation_args
-    return tuple(Setting(str(k), fmt.plain(v)) for k, v in sorted(args.items()))
+    return tuple(Setting(str(k), fmt.setting(v)) for k, v in sorted(args.items()))
 
 
 def model_groups(ctx: Context) -> list[ModelGroupPage]:

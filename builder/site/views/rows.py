@@ -58,6 +58,10 @@ class ModelRow:
     #: Why a complete evaluation is not ranked (SAMPLES.md section 4): "fewer than 20
     #: samples on hellaswag"; None when it is ranked or incomplete.
     preliminary: str | None = None
+    #: Why no band rates its score per token although it has one: a task result on the
+    #: board rests on fewer than `min_samples` samples ("fewer than 20 samples on
+    #: oxdna_simple"), whether the evaluation is preliminary or also incomplete.
+    thin_evidence: str | None = None
 
     @property
     def rank_text(self) -> str:
@@ -199,10 +203,10 @@ def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult]
     spt_note = premises.score_per_token_note(e, m.avg_tokens, behind)
     spt = None if tokens_note else m.score_per_token
     # Preliminary rows have no rank, so neither band (SAMPLES.md section 4): the reason instead.
-    preliminary = None
-    if m.status == "preliminary":
-        preliminary = f"fewer than {ctx.min_samples} samples on {', '.join(m.preliminary_tasks)}"
-    spt_band = (None if tokens_note or spt_note or preliminary
+    # An incomplete evaluation's present tasks can be as thin: its band is withheld alike.
+    thin = f"fewer than {ctx.min_samples} samples on {', '.join(m.preliminary_tasks)}" if m.preliminary_tasks else None
+    preliminary = thin if m.status == "preliminary" else None
+    spt_band = (None if tokens_note or spt_note or thin
                 else BandView.of("score_per_token", ctx.bands.score_per_token(spt)))
     score = score_interval(ctx.bands, m.score, ranked=m.rank is not None)
     # Causes are named for any interval wider than the tightest band.
@@ -221,5 +225,5 @@ def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult]
         simulated=ctx.simulated[e.id],
         truncation_note=premises.truncation_note(e, m.tasks.values()), tokens_note=tokens_note,
         score_per_token_note=spt_note, width_causes=premises.width_causes(m, e.truncation_observed) if wide else (),
-        groups=e.groups, preliminary=preliminary,
+        groups=e.groups, preliminary=preliminary, thin_evidence=thin,
     )

@@ -1,7 +1,7 @@
 -- The per-sample analyses (SAMPLES.md section 6), over two relations the caller provides:
---   analysis_tasks (et, model, template, sampler, base_task, token_limit): each (evaluation,
---                   task) with its number `et` and the run's recorded output-token limit
---                   (NULL: none);
+--   analysis_tasks (et, model, template, sampler, base_task, token_limit, answer_cap): each
+--                   (evaluation, task) with its number `et`, the run's recorded output-token
+--                   limit (NULL: none) and a recorded limit that only caps an answer;
 --   analysis_trials (et, point, sample, epoch, correct, truncated, options, tokens,
 --                    compressed): one row per trial, its (evaluation, task), point and
 --                    sample as numbers.
@@ -52,10 +52,10 @@ ORDER BY a.model, a.template, a.sampler, a.base_task, c.outcome
 
 -- name: recorded
 -- Per (evaluation, task): its trials, how many record output tokens, how many record
--- output text (a compressed size), the run's token limit when one is recorded, and the
--- hazard's top edge.
+-- output text (a compressed size), the run's token limit when one is recorded (a limit that
+-- only caps an answer apart, as `answer_cap`), and the hazard's top edge.
 SELECT a.model, a.template, a.sampler, a.base_task, r.trials, r.with_tokens, r.with_text, a.token_limit,
-       top_edge(a.token_limit, r.longest) AS top
+       a.answer_cap, top_edge(a.token_limit, r.longest) AS top
 FROM (SELECT et, count(*) AS trials, count(tokens) AS with_tokens, count(compressed) AS with_text,
              max(tokens) AS longest
       FROM analysis_trials GROUP BY et) r

@@ -329,10 +329,13 @@ ORDER BY 2, 3, 4, 1, 5;
 
 -- name: corpus_triples
 -- Corpus rollups over triples (sections 4, 6, 7). Rates are NULL when nothing is counted.
+-- A base field's rate is over all triples, as the gap rate is: a triple scored by
+-- log-likelihood does not miss the settings it never needed, so no field's rate exceeds
+-- the gap rate.
 SELECT count(*) AS triples,
        avg((len(missing) > 0)::INTEGER) AS gap_rate,
-       avg(list_contains(missing, 'temperature')::INTEGER) FILTER (WHERE sampled) AS temperature,
-       avg(list_contains(missing, 'max_tokens')::INTEGER) FILTER (WHERE sampled) AS max_tokens,
+       avg(list_contains(missing, 'temperature')::INTEGER) AS temperature,
+       avg(list_contains(missing, 'max_tokens')::INTEGER) AS max_tokens,
        avg(list_contains(missing, 'harness')::INTEGER) FILTER (WHERE agentic) AS harness,
        avg(list_contains(missing, 'eval_plan')::INTEGER) FILTER (WHERE agentic) AS eval_plan,
        avg(list_contains(missing, 'eval_limits')::INTEGER) FILTER (WHERE agentic) AS eval_limits,
