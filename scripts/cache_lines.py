@@ -39,13 +39,13 @@ WHOLE = (
     "builder/buildstate.py",  # the build state: a build with nothing changed does nothing
     "builder/cachekey.py",  # every cache file's name salted with this user's secret
     "builder/store/cache.py",  # the PointsDB cache: fingerprints, partial ingest, reuse
-    "builder/store/leftovers.py",  # what a killed build left in the cache folder
     "builder/stats/analysismemo.py",  # the per-sample analyses memo (JSON)
     "builder/site/reuse.py",  # the page keys: a page kept when its key and file are unchanged
     "builder/site/workers.py",  # the render pool, the build's one fork
     # Removed since, counted when `--at` names a revision that has them:
     "builder/forking.py",  # the ranking fork and the warm-up fork
     "builder/gcpause.py",  # gc.freeze() around the render phase (now in build.py's wiring)
+    "builder/store/leftovers.py",  # what a killed build left in the cache folder (now in store/cache.py)
     "builder/stats/memo.py",  # the statistics memo (npz) of intervals and win rates
     "builder/signals/memo.py",  # the signals memo (pickled shards)
     "builder/store/digests.py",  # the stat memo of input digests

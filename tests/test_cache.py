@@ -416,7 +416,7 @@ def test_a_killed_builds_half_written_pointsdb_is_removed(tmp_path):
     import subprocess
     import sys
 
-    from reasonboard.store.leftovers import remove_abandoned
+    from reasonboard.store.cache import remove_abandoned
 
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True).stdout.strip()

@@ -6,13 +6,16 @@ reuses it while its sources are unchanged. The database holds two independent pa
 content, plus the code that shaped the tables). A weekly update usually touches one part
 (new points, or new EEE records), so only that part is ingested again. Any change is made
 in a temporary copy that replaces the old file only once it is complete, so an interrupted
-or failed ingest never leaves a half-filled database behind.
+or failed ingest never leaves a half-filled database behind; what a killed build left
+(`pointsdb-<key>.duckdb.tmp-<pid>`, with DuckDB's `.wal` file and `.tmp` spill folder) is
+never read, and removed by the next build that ingests once its process is gone.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,7 +31,6 @@ from ..errors import InputError
 from ..resources import code_digest
 from .consistency import Mismatch
 from .keys import PointAliases
-from .leftovers import remove_abandoned, remove_tmp
 from .parts import PART_NAMES, PART_SOURCES, POINTS, REPORTED, StoreReport, from_user_db, ingest_points_part, ingest_reported_part
 from .pointsdb import PointsDB
 from .reported import read_reported
@@ -219,3 +221,33 @@ def _report(summaries: dict[str, dict[str, Any]], ingested: tuple[str, ...]) -> 
                        warnings=list(points.get("warnings", [])), reported=summaries[REPORTED],
                        mismatches=[Mismatch.from_json(m) for m in points.get("mismatches", [])],
                        ignored=list(points.get("ignored", [])))
+
+
+ABANDONED = re.compile(r"^pointsdb-[^/]*\.duckdb\.tmp-(\d+)(\.wal|\.tmp)?$")
+
+
+def remove_abandoned(cache_dir: Path) -> None:
+    """Remove the PointsDBs killed builds left half-written (their process is gone)."""
+    for path in cache_dir.iterdir():
+        found = ABANDONED.match(path.name)
+        if found and not _alive(int(found.group(1))):
+            remove_tmp(path)
+
+
+def remove_tmp(path: Path) -> None:
+    """A PointsDB being written, with DuckDB's files beside it."""
+    for leftover in (path, path.with_name(path.name + ".wal"), path.with_name(path.name + ".tmp")):
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process, or no such number
+        pass
+    return True
