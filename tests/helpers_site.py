@@ -132,3 +132,23 @@ def section(doc: Node, heading_id: str) -> Node:
 
 def row_cells(row: Node) -> list[Node]:
     return [c for c in row.children if isinstance(c, Node) and c.tag in ("td", "th")]
+
+
+def badge_sentence(doc: Node, badge: Node) -> str:
+    """What a signal badge says in full, as a reader gets it: its own hidden sentence, or the
+    sentence its `aria-describedby` names (the key under a result table)."""
+    own = badge.find("span", cls="badge-text")
+    if own is not None:
+        return own.text
+    note = doc.by_id(badge.attrs["aria-describedby"])
+    assert note is not None, f"badge {badge.text!r} names a sentence the page lacks"
+    found = note.find("span", cls="badge-sentence")
+    assert found is not None
+    return found.text
+
+
+def column_cell(table: Node, row: Node, heading: str) -> Node:
+    """The cell of `row` under the column `heading` of `table` (by position, as a reader
+    lines them up)."""
+    names = [c.text.strip() for c in row_cells(table.find("thead").find("tr"))]
+    return row_cells(row)[names.index(heading)]

@@ -201,10 +201,9 @@ SCROLLER_PROBLEMS = """() => {
 
 
 def chart_rows(figure) -> list[dict]:
-    """A figure's rows as the page writes them by column (`{"keys", "rows"}`), rebuilt here
-    as dicts, a null value left out as site.js leaves it."""
-    data = json.loads(figure.locator("script.chart-data").text_content())
-    return [{k: v for k, v in zip(data["keys"], values) if v is not None} for values in data["rows"]]
+    """The rows a figure was drawn from, as site.js gave them to Vega: the page's own rows
+    (written by column, a null value left out) or those it read from the twin table."""
+    return figure.evaluate("f => f.rbRows")
 
 
 def _open_drawn(session: Session, path: Path) -> None:
@@ -432,3 +431,51 @@ def test_the_per_sample_analyses_draw_with_their_tables_at_both_widths(browser, 
             assert session.errors == [] and session.warnings == [] and session.blocked == []
         finally:
             session.close()
+
+
+def test_charts_drawn_from_their_tables_have_the_data_files_numbers(browser, default_build):
+    """A model page's charts carry no numbers of their own: site.js reads them from the twin
+    tables. What it read is checked against the data files, an independent source, to the
+    precision the tables print (a third decimal of C_P, hazards and quartiles of bits per
+    token to two, the ReasonScore to one)."""
+    out = default_build.out
+    pages = [p for p in html_pages(out) if p.startswith("models/")]
+    full = next((p for p in pages if 'data-chart="budget"' in (out / p).read_text(encoding="utf-8")), None)
+    if full is None:
+        pytest.skip("the default data has no per-sample trials with tokens, text and a token limit")
+    assert "chart-data" not in (out / full).read_text(encoding="utf-8")
+    slug = full.removeprefix("models/").removesuffix(".html")
+    board = json.loads((out / "data" / "leaderboard.json").read_text())
+    entry = next(m for m in board["models"] if m["slug"] == slug)
+    analyses = json.loads((out / "data" / "analyses" / f"{slug}.json").read_text())
+    session = Session(browser)
+    try:
+        _open_drawn(session, out / full)
+        forest = chart_rows(session.page.locator("figure[data-chart=forest-probability]"))
+        assert [r["label"] for r in forest] == list(entry["tasks"])
+        for r in forest:
+            task = entry["tasks"][r["label"]]
+            assert r["center"] == pytest.approx((task["low"] + task["high"]) / 2, abs=6e-4)
+            assert (r["low"], r["high"]) == (pytest.approx(task["low"], abs=6e-4), pytest.approx(task["high"], abs=6e-4))
+        sweep = analyses["budget_sweep"]
+        budget = chart_rows(session.page.locator("figure[data-chart=budget]"))
+        assert [r["center"] for r in budget] == [pytest.approx(v, abs=0.051) for v in sweep["reasonscore"]]
+        assert [r["low"] for r in budget] == [pytest.approx(v, abs=0.11) for v in sweep["ci_low"]]
+        assert [r["high"] for r in budget] == [pytest.approx(v, abs=0.11) for v in sweep["ci_high"]]
+        compression = chart_rows(session.page.locator("figure[data-chart=compression]"))
+        expected = [(f"{task} · {outcome}", q) for task, t in analyses["tasks"].items() if "compression" in t
+                    for outcome, q in zip(t["compression"]["outcome"], t["compression"]["bits_per_token"]) if q]
+        assert [r["label"] for r in compression] == [label for label, _ in expected]
+        for r, (_, (q1, median, q3)) in zip(compression, expected):
+            assert (r["q1"], r["median"], r["q3"]) == (pytest.approx(q1, abs=0.0051), pytest.approx(median, abs=0.0051),
+                                                       pytest.approx(q3, abs=0.0051))
+        hazard = chart_rows(session.page.locator("figure[data-chart=hazard]"))
+        for r in hazard:
+            h = analyses["tasks"][r["series"]]["hazard"]
+            n = h["low"].index(int(r["bin"].split("–")[0].rstrip("+").replace(",", "")))
+            assert r["hazard"] == pytest.approx(h["hazard"][n], abs=6e-4)
+            assert r["low"] == pytest.approx(max(h["ci_low"][n], 0), abs=6e-4)
+            assert r["high"] == pytest.approx(min(h["ci_high"][n], 1), abs=6e-4)
+        assert hazard and session.errors == [] and session.warnings == []
+    finally:
+        session.close()

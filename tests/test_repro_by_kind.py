@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers_site import page
+from helpers_site import badge_sentence, column_cell, page
 from reasonboard.cli import main
 from reasonboard.signals.reproducibility import required_fields
 
@@ -36,12 +36,14 @@ def _results(site: Path, model_page: str) -> dict[str, tuple[str, str]]:
     """{benchmark: (the "Missing for reproducibility" cell, the R badge's text)} of the result
     rows a model page shows, as a reader sees them."""
     rows = {}
-    for tr in page(site, model_page).find_all("tr"):
+    doc = page(site, model_page)
+    table = doc.by_id("reported-results")
+    for tr in table.find_all("tr"):
         if not tr.attrs.get("id", "").startswith("r-"):
             continue
-        cell = next(td for td in tr.find_all("td") if td.attrs.get("data-label") == "Missing for reproducibility")
+        cell = column_cell(table, tr, "Missing for reproducibility")
         badge = next(li for li in tr.find_all("li", cls="badge") if li.find("b").text == "R")
-        rows[tr.find("th").text.strip()] = (cell.text.strip(), badge.find("span", cls="badge-text").text)
+        rows[tr.find("th").text.strip()] = (cell.text.strip(), badge_sentence(doc, badge))
     return rows
 
 

@@ -106,9 +106,16 @@ def model_pages(site: Path) -> dict[str, Node]:
 
 
 def said(node: Node) -> str:
-    """The text and the hover titles of a page or an element: all a reader can see."""
+    """The text and the hover titles of a page or an element: all a reader can see, with the
+    sentences its badges point to (`aria-describedby`: the key under a result table, shown
+    on hover and read with the badge)."""
     titles = " ".join(n.attrs["title"] for n in node.iter() if "title" in n.attrs)
-    return f"{node.text} {titles}"
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    described = " ".join(root.by_id(n.attrs["aria-describedby"]).text for n in node.iter()
+                         if "aria-describedby" in n.attrs and n.tag == "li")
+    return f"{node.text} {titles} {described}"
 
 
 def capped(f: Facts) -> bool:

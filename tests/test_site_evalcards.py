@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import posixpath
 
-from helpers_site import html_pages, page, section
+from helpers_site import badge_sentence, html_pages, page, section
 from reasonboard.site.views.badges import triple_anchor
 from reasonboard.store.cardfields import FIELDS
 
@@ -76,9 +76,8 @@ def test_not_checked_never_reads_like_within_threshold(default_build):
 
 
 def test_within_badge_names_each_check_once(default_build):
-    titles = [li.find("span", cls="badge-text").text
-              for rel in html_pages(default_build.out) if rel.startswith("benchmarks/")
-              for li in page(default_build.out, rel).find_all("li", cls="badge")
+    docs = [page(default_build.out, rel) for rel in html_pages(default_build.out) if rel.startswith("benchmarks/")]
+    titles = [badge_sentence(doc, li) for doc in docs for li in doc.find_all("li", cls="badge")
               if li.find("b").text == "X"]
     within = [t for t in titles if "within" in t]
     assert within, "the default data has results whose reports agree"

@@ -36,7 +36,11 @@ from jinja2.utils import htmlsafe_json_dumps
 class Chart:
     """One chart on one page: which kind, its data rows, and how it is described.
 
-    `twin` is the id of the element (table or text) holding the same numbers.
+    `twin` is the id of the element (table or text) holding the same numbers. With
+    `from_twin`, the page carries no data of its own: `site.js` reads the chart's rows from
+    the twin table (its reader of this kind), so the numbers are on the page once and the
+    chart cannot disagree with its table; `rows` are then what that reading gives, for the
+    tests of the views. `series`: how many of the twin's rows a chart of series draws.
     """
 
     kind: str
@@ -44,6 +48,8 @@ class Chart:
     label: str
     twin: str
     rows: tuple[dict[str, Any], ...]
+    from_twin: bool = False
+    series: int = 0
 
     @property
     def data_json(self) -> str:

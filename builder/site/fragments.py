@@ -98,6 +98,7 @@ class Fragments:
         self._band = env.get_template("partials/band.html")
         self._missing = env.get_template("partials/missing.html")
         self._badges_of = lru_cache(maxsize=1 << 16)(self._render_badges)
+        self._keyed_badges_of = lru_cache(maxsize=1 << 16)(self._render_keyed_badges)
         self._band_of = lru_cache(maxsize=1024)(self._render_band)
         self._missing_of = lru_cache(maxsize=1 << 16)(self._render_missing)
         self._interval = Stencil(env, "partials/interval.html", ("present", "range"), ("text", "range_text"),
@@ -136,7 +137,10 @@ class Fragments:
         return self._band_of(b, bool(full)) if b else Markup("")
 
     def _render_badges(self, items: tuple[Any, ...]) -> Markup:
-        return _partial(self._badges, badges=items)
+        return _partial(self._badges, badges=items, keyed=False)
+
+    def _render_keyed_badges(self, items: tuple[Any, ...]) -> Markup:
+        return _partial(self._badges, badges=items, keyed=True)
 
     def _render_band(self, b: Any, full: bool) -> Markup:
         return _partial(self._band, band=b, full=full)
@@ -173,10 +177,13 @@ class Fragments:
         result of the corpus, so the rows are the bulk of a large site's markup: the partial
         is rendered once per row shape and filled per row (`Stencil`), every value escaped.
         The loop is written out (no call per row) and links are made once per page
-        directory (`_hrefs`): these rows were most of the cost of the result tables.
+        directory (`_hrefs`): these rows were most of the cost of the result tables. Their
+        badges point to their sentences in the table's key (`badge_key`), which says each
+        distinct one once: a benchmark's row pages repeat a few dozen sentences over
+        hundreds of rows.
         """
         show_model = bool(show_model)
-        fill, href, missing, badges = self._result_fill, self._hrefs(url), self._missing_of, self._badges_of
+        fill, href, missing, badges = self._result_fill, self._hrefs(url), self._missing_of, self._keyed_badges_of
         out = []
         for r in rows:
             has_model = show_model and bool(r.model)
@@ -193,6 +200,12 @@ class Fragments:
                 badges=badges(_as_tuple(r.badges)),
             ))
         return Markup("".join(out))
+
+    @staticmethod
+    def badge_key(rows: Iterable[Any]) -> tuple[Any, ...]:
+        """The distinct badges of result `rows`, in the order they first appear (rows, then
+        each row's badges): the key under a result table, one sentence each."""
+        return tuple(dict.fromkeys(b for r in rows for b in r.badges))
 
     def _hrefs(self, url: Callable[..., str]) -> Callable[[str, str | None], str]:
         """`text(url(path, fragment))`, memoised for the page directory in use when `url`
@@ -226,24 +239,28 @@ class Fragments:
         iv_none = interval[(False, True)](text="", range_text="")
         bar_none = cibar[(False,)](description="", left="", width="", center="")
         iv_fill, bar_fill = interval[(True, True)], cibar[(True,)]
+        results = list(results)
+        centers = fmt.sort_keys([t.interval.center if t.interval else None for t in results])
+        rates = fmt.sort_keys([t.truncation_rate for t in results])
+        per_trial = fmt.sort_keys([t.tokens_per_trial for t in results])
         out = []
-        for t in results:
+        for i, t in enumerate(results):
             iv = t.interval
             truncated = t.truncation_note is None
             tokens = t.tokens_note is None
             label = t.task.label
             out.append(fill[(truncated, tokens)](
                 row_key=text(label.lower()), task_href=href(t.task.path, None), task_label=text(label),
-                center_sort=_sort_key(iv.center),
+                center_sort=centers[i],
                 interval=iv_fill(text=iv.text, range_text=iv.range_text) if iv else iv_none,
                 band=band(iv.band, False) if iv.band else "",
                 cibar=bar_fill(description=iv.description, left=iv.bar_left, width=iv.bar_width,
                                center=iv.bar_center) if iv else bar_none,
                 total_sort=_sort_key(t.total), total=text(t.trials_text),
-                truncation_sort=_sort_key(t.truncation_rate) if truncated else "",
+                truncation_sort=rates[i] if truncated else "",
                 truncation=text(fmt.percent(t.truncation_rate)) if truncated else "",
                 truncation_note="" if truncated else text(t.truncation_note),
-                tokens_sort=_sort_key(t.tokens_per_trial) if tokens else "",
+                tokens_sort=per_trial[i] if tokens else "",
                 tokens=text(fmt.tokens(t.tokens_per_trial)) if tokens else "",
                 tokens_note="" if tokens else text(t.tokens_note),
             ))

@@ -124,6 +124,7 @@ def environment(templates_dir: SearchPath) -> jinja2.Environment:
     env.globals["link_items"] = link_items
     env.globals["link_list"] = link_list
     env.globals["result_rows"] = fragments.result_rows
+    env.globals["badge_key"] = fragments.badge_key
     env.globals["task_rows"] = fragments.task_rows
     env.globals["estimator_rows"] = fragments.estimator_rows
     env.globals["release_rows"] = release_rows

@@ -323,6 +323,107 @@
     });
   }
 
+  // Charts whose numbers are their twin table's (figure data-from="table id"): one reader
+  // per kind turns the table's rows, as the reader sees them, into the chart's rows, so the
+  // page holds each number once and the chart cannot disagree with its table. Read before
+  // any table is sorted, in the order the page was built.
+  function numbersIn(text) {
+    var found = text.replace(/\u2212/g, "-").match(/-?\d[\d,]*(?:\.\d+)?/g) || [];
+    return found.map(function (s) { return Number(s.replace(/,/g, "")); });
+  }
+
+  function bodyRows(table) {
+    var rows = [];
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (row) { rows.push(row); });
+    });
+    return rows;
+  }
+
+  function dataCells(row) {
+    return Array.prototype.filter.call(row.cells, function (cell) { return cell.tagName === "TD"; });
+  }
+
+  function rowName(row) {
+    var head = row.querySelector("th");
+    return head ? head.textContent.replace(/\s+/g, " ").trim() : "";
+  }
+
+  var TWIN_READERS = {
+    // A table with one written interval per row (`center ± margin` and `[low, high]`).
+    "forest-probability": function (table) {
+      var out = [];
+      bodyRows(table).forEach(function (row) {
+        var text = row.querySelector(".iv-text");
+        var range = row.querySelector(".iv-range");
+        var ends = range ? numbersIn(range.textContent) : [];
+        if (!text || ends.length !== 2) { return; }
+        out.push({ label: rowName(row), order: out.length, center: numbersIn(text.textContent)[0],
+                   low: ends[0], high: ends[1], text: text.textContent, hollow: false });
+      });
+      return out;
+    },
+    // Task, outcome, trials, "median (q1–q3)" of bits per token, compressed bytes.
+    "compression": function (table) {
+      var out = [];
+      bodyRows(table).forEach(function (row) {
+        var cells = dataCells(row);
+        var bits = cells.length > 2 ? numbersIn(cells[2].textContent) : [];
+        if (bits.length !== 3) { return; }
+        var outcome = cells[0].textContent.trim();
+        out.push({ label: rowName(row) + " \u00b7 " + outcome, order: out.length, outcome: outcome,
+                   median: bits[0], q1: bits[1], q3: bits[2] });
+      });
+      return out;
+    },
+    // A series per row (the first data-series of them), a bin per column: "h [low, high]".
+    "hazard": function (table, figure) {
+      var bins = Array.prototype.slice.call(table.tHead.rows[0].cells, 1).map(function (cell) {
+        return cell.textContent.trim();
+      });
+      var limit = Number(figure.getAttribute("data-series")) || Infinity;
+      var out = [];
+      bodyRows(table).slice(0, limit).forEach(function (row, series) {
+        dataCells(row).forEach(function (cell, n) {
+          var values = numbersIn(cell.textContent);
+          if (values.length !== 3) { return; }
+          out.push({ series: rowName(row), series_order: series, bin: bins[n], bin_order: n,
+                     hazard: values[0], low: values[1], high: values[2] });
+        });
+      });
+      return out;
+    },
+    // Budget, tokens (or "per task"), "score ± margin", then the tasks.
+    "budget": function (table) {
+      var out = [];
+      bodyRows(table).forEach(function (row) {
+        var cells = dataCells(row);
+        var score = cells.length > 1 ? numbersIn(cells[1].textContent) : [];
+        if (score.length !== 2) { return; }
+        var tokens = cells[0].textContent.trim();
+        var name = rowName(row);
+        out.push({ budget: numbersIn(tokens).length ? name + " (" + tokens + ")" : name, order: out.length,
+                   center: score[0], low: score[0] - score[1], high: score[0] + score[1],
+                   text: cells[1].textContent.trim() });
+      });
+      return out;
+    }
+  };
+
+  function readChartRows() {
+    Array.prototype.forEach.call(document.querySelectorAll("figure[data-chart]"), function (figure) {
+      var twin = figure.getAttribute("data-from");
+      var data = figure.querySelector("script.chart-data");
+      var reader = TWIN_READERS[figure.getAttribute("data-chart")];
+      var table = twin ? document.getElementById(twin) : null;
+      if (twin) {
+        figure.rbRows = reader && table && table.tBodies ? reader(table, figure) : null;
+      } else if (data) {
+        figure.rbRows = chartRows(JSON.parse(data.textContent));
+      }
+    });
+  }
+
   function drawCharts() {
     var figures = document.querySelectorAll("figure[data-chart]");
     if (!figures.length) { return; }
@@ -335,11 +436,15 @@
     Array.prototype.forEach.call(figures, function (figure) {
       var kind = figure.getAttribute("data-chart");
       var template = window.RB_CHART_SPECS[kind];
-      var data = figure.querySelector("script.chart-data");
       var target = figure.querySelector(".chart-canvas");
-      if (!template || !data || !target) { return; }
+      if (!template || !target) { return; }
+      if (!figure.rbRows) {
+        figure.className += " failed";
+        console.error("reasonboard: chart " + figure.id + " found no rows in its table");
+        return;
+      }
       var spec = JSON.parse(JSON.stringify(template));
-      spec.datasets = { rows: chartRows(JSON.parse(data.textContent)) };
+      spec.datasets = { rows: JSON.parse(JSON.stringify(figure.rbRows)) };
       fixStepHeight(spec);
       // Long model names: give axis labels at most 40% of the width the chart really has.
       var width = target.clientWidth || 600;
@@ -419,7 +524,27 @@
     bar.hidden = false;
   }
 
+  // A result row's badge names its sentence in the key under its table (aria-describedby,
+  // which screen readers read with the badge); on hover or focus it shows that sentence as
+  // the other badges do (style.css `.badge-text`), copied from the key when first wanted.
+  function showBadgeSentence(event) {
+    var badge = event.target;
+    while (badge && badge.nodeType === 1 && !(badge.tagName === "LI" && badge.hasAttribute("aria-describedby"))) {
+      badge = badge.parentNode;
+    }
+    if (!badge || badge.nodeType !== 1 || badge.querySelector(".badge-text")) { return; }
+    var note = document.getElementById(badge.getAttribute("aria-describedby"));
+    var sentence = note && note.querySelector(".badge-sentence");
+    if (!sentence) { return; }
+    var tip = document.createElement("span");
+    tip.className = "badge-text";
+    tip.setAttribute("aria-hidden", "true");
+    tip.textContent = sentence.textContent;
+    badge.appendChild(tip);
+  }
+
   function start() {
+    readChartRows();
     currentState = readState();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), setUpSorting);
     Array.prototype.forEach.call(document.querySelectorAll("form[data-filter-for]"), setUpFilter);
@@ -437,6 +562,8 @@
       writeState({});
     });
     Array.prototype.forEach.call(document.querySelectorAll("[data-compare-bar]"), setUpCompare);
+    document.addEventListener("mouseover", showBadgeSentence);
+    document.addEventListener("focusin", showBadgeSentence);
     drawCharts();
   }
 

@@ -113,9 +113,9 @@ def model_analyses(a: EvaluationAnalyses, label: str) -> ModelAnalyses:
     charted = len({row["series"] for row in haz_data})
     with_bins = len(haz_rows)
     comp_chart = Chart("compression", "compression-chart", f"Bits per output token of {label}'s outputs by outcome",
-                       "compression-table", tuple(comp_data)) if comp_data else None
+                       "compression-table", tuple(comp_data), from_twin=True) if comp_data else None
     haz_chart = Chart("hazard", "hazard-chart", f"Token hazard of {label} on each task", "hazard-table",
-                      tuple(haz_data)) if haz_data else None
+                      tuple(haz_data), from_twin=True, series=CHART_SERIES) if haz_data else None
     sweep_rows, sweep_tasks, sweep_chart = _sweep(a.sweep, label)
     return ModelAnalyses(comp_chart, tuple(comp_rows), tuple(comp_notes), haz_chart, haz_bins, tuple(haz_rows),
                          tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note, charted, with_bins,
@@ -238,7 +238,7 @@ def _sweep(sweep: Sweep | None, label: str) -> tuple[tuple[BudgetRow, ...], tupl
                      "center": round(level.center, 2), "low": round(level.ci_low, 2), "high": round(level.ci_high, 2),
                      "text": score})
     chart = Chart("budget", "budget-chart", f"ReasonScore of {label} at each output-token budget", "budget-table",
-                  tuple(data))
+                  tuple(data), from_twin=True)
     return tuple(rows), tasks, chart
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence, TypeVar
 
+from ...slugs import name_hash
 from ...stats.bands import Band
 from ...stats.verdicts import PairedResult
 from .. import format as fmt
@@ -161,7 +162,7 @@ class TieMark:
         holm = "significant" if t.significant else "not significant"
         return (f"{verdict}: paired test on {t.shared:,} shared items ({t.method}), difference "
                 f"{paired_number(t.effect, self.scale)} (95% {paired_number(t.low, self.scale)} to "
-                f"{paired_number(t.high, self.scale)}), p = {p_text(t.p)}, {holm} after Holm's correction over the "
+                f"{paired_number(t.high, self.scale)}), p = {p_text(t.p, t.method)}, {holm} after Holm's correction over the "
                 "adjacent pairs tested")
 
 
@@ -184,8 +185,16 @@ def paired_number(value: float, scale: str) -> str:
     return f"{value:+.1f}" if scale == "points" else f"{value:+.3f}"
 
 
-def p_text(p: float) -> str:
-    """A raw p as printed beside a verdict."""
+#: A bootstrap p of 0 says only that no resample crossed zero: its resolution is 2 / draws,
+#: so "< 0.0001" would claim more than a few thousand draws can show.
+NO_CROSSING = "0 (no resample crossed zero)"
+
+
+def p_text(p: float, method: str = "") -> str:
+    """A raw p as printed beside a verdict; `method` "bootstrap" marks a p of 0 as the
+    bootstrap's floor, not a probability of zero."""
+    if p == 0 and method == "bootstrap":
+        return NO_CROSSING
     return "< 0.0001" if p < 0.0001 else f"{p:.4f}".rstrip("0").rstrip(".") if p < 1 else "1"
 
 
@@ -203,6 +212,12 @@ class Badge:
     state: str
     value: str
     text: str
+
+    @property
+    def note_id(self) -> str:
+        """The id of this badge's sentence in the key under a result table: a table of many
+        rows says each distinct sentence once, and each badge points to it (`aria-describedby`)."""
+        return "b-" + name_hash("\x1f".join((self.letter, self.name, self.state, self.value, self.text)), 8)
 
 
 @dataclass(frozen=True)

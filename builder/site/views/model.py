@@ -89,7 +89,7 @@ class Neighbour:
 
     @property
     def p_text(self) -> str:
-        return "—" if self.paired is None else p_text(self.paired.p)
+        return "—" if self.paired is None else p_text(self.paired.p, self.paired.method)
 
     @property
     def verdict(self) -> str:
@@ -252,7 +252,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         ))
     chart = None
     if task_results:
-        chart = Chart(kind="forest-probability", id="task-intervals", twin="task-results",
+        chart = Chart(kind="forest-probability", id="task-intervals", twin="task-results", from_twin=True,
                       label=f"C_P intervals of {row.label} on each of {len(task_results)} tasks",
                       rows=tuple({"label": r.task.label, "order": n, "low": r.interval.low, "high": r.interval.high,
                                   "center": r.interval.center, "text": r.interval.text, "hollow": False}
