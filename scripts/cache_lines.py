@@ -3,9 +3,10 @@
     python scripts/cache_lines.py [--list] [--at REV]
 
 The machinery is what a build keeps between runs, or does to go faster than one process
-rendering every page from scratch: the PointsDB cache and its partial ingest, the statistics
-and analyses memos, the build state, the page keys, the salted cache names, the render pool
-(the one fork), the collector pause, and the writer's byte comparison. The modules that are
+rendering every page from scratch: the PointsDB cache and its partial ingest, the analyses
+memo, the build state (with the summary it keeps for a build with nothing to do), the page
+keys, the salted cache names, the render pool (the one fork), the collector's freeze, and
+the writer's byte comparison. The modules that are
 nothing else are counted whole; in modules that do something else too, the named functions
 and classes are counted, and in the functions that use the machinery among other work (the
 build, the ingest, the ranking, the render loop), the statements that name it (`WIRING`: a
@@ -20,7 +21,8 @@ The issue that asked to halve the machinery counted it at about 2,100 lines; the
 at most half of that. `--at REV` counts a git revision's files the same way (what it lacks,
 a module since removed or one not yet written, is listed as absent), so earlier engines are
 counted by the same rule: the modules removed since (`forking.py`, the signals memo, the
-stat memo of input digests, the pickling shortcuts) are in the lists below.
+stat memo of input digests, the pickling shortcuts, the statistics memo, the collector
+pause, the leftovers module folded into the PointsDB cache) are in the lists below.
 """
 
 from __future__ import annotations
