@@ -5,12 +5,12 @@
 Fixture as `benchmarks/run.py`: `reasonboard demo --models N` points beside the full Every Eval
 Ever corpus and the 16 cards (about 2,500 evaluations at N = 2000). A clean build of the data
 (A) fills the cache; then, `--rounds` times and alternating, each scenario rebuilds after one
-model's points change (A → B, B → A, ...) with one cache removed just before the build:
+model's trials change with one cache removed just before the build:
 
 * `all caches`: what a lab's rebuild costs;
 * `no PointsDB`: the store ingests every input again (`pointsdb-*.duckdb` removed);
-* `no statistics memo`: every interval and win rate is computed (`statistics-*.npz` removed);
-* `no Jinja cache`: every template is compiled (`jinja/` removed);
+* `no analyses memo`: the per-sample analyses run over every trial (`analyses-*.json` removed);
+* `no page keys`: every page is rendered (the build state, `build-*.json`, removed);
 
 and a build with nothing changed, with and without the build state (`build-*.json`), is timed
 the same way. Each figure is the median wall time of a build in a fresh process; the gain of a
@@ -33,8 +33,8 @@ from run import DEFAULT_CARDS, DEFAULT_EEE, change_one_model, make_fixture, meas
 SCENARIOS = {
     "all caches": (),
     "no PointsDB": ("pointsdb-*.duckdb",),
-    "no statistics memo": ("statistics-*.npz",),
-    "no Jinja cache": ("jinja",),
+    "no analyses memo": ("analyses-*.json",),
+    "no page keys": ("build-*.json",),
 }
 
 
@@ -65,7 +65,7 @@ def main() -> None:
         unchanged: list[int] = []
         for _ in range(args.rounds):
             for name, patterns in SCENARIOS.items():
-                change_one_model(data / "points")
+                change_one_model(data / "trials")
                 remove(cache, patterns)
                 summary, wall, _ = measured_build(data, site, cache)
                 walls[name].append(wall)

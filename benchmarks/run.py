@@ -20,15 +20,23 @@ fresh process so peak memory is the build's own:
 
 `--profile` adds a cProfile summary of the full build (top functions by cumulative time).
 
-`--scale` instead measures, in one run, the builds at `--models 2000` and
-`--models 8000` (about 2,500 and 10,000 evaluations beside the EEE corpus): wall time, site
-bytes, largest file and peak RSS of each (each build's own, from `wait4`), the growth
-exponents `log(y2/y1) / log(n2/n1)` over the two evaluation counts, a rebuild after one
-model's points change at the small size (time, files rewritten, equal to a clean build;
-`--rounds` changes in a row, each beside its own clean build, and the median ratio), the
-small build's ratio to its I/O floor: parsing every input file once (JSON, CSV, JSONL)
-and writing the same output bytes to a fresh directory, the cold build (empty cache, as in a
-CI job) and the pull-request workflow's two builds (base and head) sharing one restored cache.
+`--scale` instead measures, in one run, at `--sizes` (default 2000: about 2,500 evaluations
+beside the EEE corpus; `--data DIR` copies a fixture made earlier instead of making one),
+each build in a fresh process with its CPU seconds (the build process, DuckDB's threads and
+the render workers it reaped) beside its wall time:
+
+* the cold build: an empty cache and a new output folder, as in a CI job with no cache
+  restored; its site's bytes, largest file and peak RSS; its ratio to the I/O floor
+  (parsing every input file once, JSON, CSV, JSONL, and writing the same output bytes to a
+  fresh folder);
+* a build with nothing changed;
+* the pull-request workflow's two builds sharing one restored cache: a copy of the cold
+  build's cache, then the base into a new folder and the head (one model's trials changed,
+  in its own copy of the data) into another, as the scaffolded pr-report.yml does;
+* a rebuild after one model's trials change, against the cold build (`--verify` also makes
+  a clean build of the changed data and compares the two sites byte for byte).
+
+With two sizes, the growth exponents `log(y2/y1) / log(n2/n1)` of the cold builds.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ import hashlib
 import io
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -120,7 +129,7 @@ dump, cache = sys.argv[1:3]
 with open(dump, "rb") as f:
     results, content_dir = pickle.load(f)
 timings = {}
-files = render_site(results, content_dir, TEMPLATES_DIR, cache_dir=Path(cache), timings=timings)
+files = render_site(results, content_dir, TEMPLATES_DIR, timings=timings)
 pages = [body for path, body in files.items() if path.endswith(".html")]
 print(json.dumps({"seconds": timings["page model"] + timings["templates"], "pages": len(pages),
                   "bytes": sum(map(len, pages))}))
@@ -173,10 +182,18 @@ PLAIN_TEMPLATE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 {% endfor %}</tbody></table>
 </main><footer>{{ site_title }}. Every score is shown with its 95% interval.</footer></body></html>"""
 
+def cpu_of_children() -> float:
+    """CPU seconds (user and system) of every child process waited for so far, with the
+    children they waited for (a build's render workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measured_build(data: Path, out: Path, cache: Path, profile: bool = False) -> tuple[dict, float, int]:
     """One build in a child process: (its summary, wall seconds, this child's own peak RSS in
-    MB; the summary's `worker_rss_kb` is its largest forked worker's); with `profile`, the
-    child's profile is printed."""
+    MB; the summary's `worker_rss_kb` is its largest forked worker's, its `cpu` the CPU
+    seconds of the build and its workers); with `profile`, the child's profile is printed."""
+    cpu = cpu_of_children()
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", BUILD_SNIPPET, str(data), str(out), str(cache),
                              "1" if profile else "0"],
@@ -189,6 +206,7 @@ def measured_build(data: Path, out: Path, cache: Path, profile: bool = False) ->
     if profile:
         print(stderr)
     summary = json.loads(stdout.strip().splitlines()[-1])
+    summary["cpu"] = cpu_of_children() - cpu
     return summary, wall, int(summary.get("peak_rss_kb", 0)) // 1024
 
 
@@ -250,86 +268,95 @@ def evaluation_count(site: Path) -> int:
 
 
 def scale(args: argparse.Namespace, work: Path) -> None:
-    """The scale table, both sizes in one run (see the module docstring)."""
+    """The scale figures (see the module docstring)."""
     rows = []
     for models in args.sizes:
         data, site, cache = work / f"data-{models}", work / f"site-{models}", work / f"cache-{models}"
         for path in (site, cache):
             shutil.rmtree(path, ignore_errors=True)
-        make_fixture(data, models, args.eee, args.cards)
+        if args.data is not None:
+            shutil.rmtree(data, ignore_errors=True)
+            shutil.copytree(args.data, data)
+        else:
+            make_fixture(data, models, args.eee, args.cards)
         summary, wall, peak = measured_build(data, site, cache)
         total, largest, largest_path, count = site_size(site)
         n = evaluation_count(site)
         worker = int(summary.get("worker_rss_kb", 0)) // 1024
-        rows.append({"models": models, "evaluations": n, "wall": wall, "bytes": total, "largest": largest,
-                     "largest_path": largest_path, "files": count, "peak_mb": peak, "pages": summary["pages"]})
-        print(f"{n:6d} evaluations (demo --models {models}): build {wall:6.1f} s, site {total / 1e6:7.1f} MB "
-              f"in {count} files, largest {largest_path} {largest / 1e6:.1f} MB, peak RSS {peak} MB "
-              f"(largest render worker {worker} MB, sharing the build's memory until either writes)", flush=True)
-    import math
-    small, big = rows[0], rows[-1]
+        rows.append({"models": models, "evaluations": n, "wall": wall, "cpu": summary["cpu"], "bytes": total,
+                     "largest": largest, "peak_mb": peak})
+        print(f"{n:6d} evaluations (demo --models {models}), cold build (empty cache, new output folder, as in "
+              f"CI): {summary['cpu']:.1f} CPU s ({wall:.1f} s wall); site {total / 1e6:.1f} MB in {count} files, "
+              f"largest {largest_path} {largest / 1e6:.1f} MB; peak RSS {peak} MB (largest render worker {worker} MB)",
+              flush=True)
+        print("  phases (wall): " + ", ".join(f"{k} {v:.1f}s" for k, v in summary["timings"].items()), flush=True)
     if len(rows) > 1:
+        import math
+        small, big = rows[0], rows[-1]
         growth = math.log(big["evaluations"] / small["evaluations"])
-        for key, name in (("wall", "time"), ("bytes", "bytes"), ("largest", "largest file"), ("peak_mb", "peak RSS")):
+        for key, name in (("cpu", "CPU time"), ("bytes", "bytes"), ("largest", "largest file"), ("peak_mb", "peak RSS")):
             print(f"growth exponent {name:13s} {math.log(big[key] / small[key]) / growth:5.2f} "
                   f"({small['evaluations']} -> {big['evaluations']} evaluations)")
+    small = rows[0]
     data, site, cache = (work / f"data-{small['models']}", work / f"site-{small['models']}",
                          work / f"cache-{small['models']}")
     floor = io_floor(data, site, work)
-    print(f"I/O floor of the {small['evaluations']}-evaluation build: {floor:.2f} s; "
-          f"build / floor = {small['wall'] / floor:.1f}")
-    # A build with nothing changed, as a lab's CI runs most days: it hashes every input and
-    # finds the site up to date.
-    _, wall_same, _ = measured_build(data, site, cache)
-    print(f"nothing changed: {wall_same:.2f} s wall (the site is up to date)")
-    print(f"cold build (empty cache, as a CI job without a restored cache): {small['wall']:.1f} s wall")
-    pull_request_builds(data, cache, work, small["wall"])
-    one_model_rebuild(data, site, cache, work, args.rounds)
+    print(f"I/O floor of the {small['evaluations']}-evaluation build: {floor:.2f} s; cold build / floor = "
+          f"{small['wall'] / floor:.1f} by wall time, {small['cpu'] / floor:.1f} by the build's CPU seconds", flush=True)
+    again, wall_same, _ = measured_build(data, site, cache)
+    print(f"nothing changed: {again['cpu']:.2f} CPU s ({wall_same:.2f} s wall; "
+          f"{'up to date' if not again['fresh'] else 'rebuilt'})", flush=True)
+    pull_request_builds(data, cache, work, small)
+    one_model_rebuild(data, site, cache, work, small, args.verify)
 
 
-def pull_request_builds(data: Path, cache: Path, work: Path, cold: float) -> None:
+def pull_request_builds(data: Path, cache: Path, work: Path, cold: dict) -> None:
     """The pull-request workflow's two builds sharing one restored cache: the cache of the
     last build of the base (`cache`, copied as `actions/cache` restores it), then the base
-    built into a new folder and the head (the base with one model's points changed, in its
+    built into a new folder and the head (the base with one model's trials changed, in its
     own checkout) built with the same cache, as the scaffolded pr-report.yml does."""
     restored, head = work / "pr-cache", work / "pr-head-data"
     for path in (restored, head, work / "pr-base-site", work / "pr-head-site"):
         shutil.rmtree(path, ignore_errors=True)
     shutil.copytree(cache, restored)
     shutil.copytree(data, head)
-    change_one_model(head / "points")
-    _, wall_base, _ = measured_build(data, work / "pr-base-site", restored)
-    _, wall_head, _ = measured_build(head, work / "pr-head-site", restored)
-    print(f"pull request, one restored cache: base {wall_base:.1f} s, head {wall_head:.1f} s "
-          f"(together {wall_base + wall_head:.1f} s, against {2 * cold:.1f} s for two cold builds)", flush=True)
+    change_one_model(head / "trials")
+    base, wall_base, _ = measured_build(data, work / "pr-base-site", restored)
+    head_run, wall_head, _ = measured_build(head, work / "pr-head-site", restored)
+    cpu = base["cpu"] + head_run["cpu"]
+    print(f"pull request, one restored cache: base {base['cpu']:.1f} CPU s ({wall_base:.1f} s wall), head "
+          f"{head_run['cpu']:.1f} CPU s ({wall_head:.1f} s wall); together {cpu:.1f} CPU s, "
+          f"{cpu / (2 * cold['cpu']):.2f} of two cold builds ({2 * cold['cpu']:.1f} CPU s)", flush=True)
+    for path in (restored, head, work / "pr-base-site", work / "pr-head-site"):
+        shutil.rmtree(path, ignore_errors=True)
 
 
-def one_model_rebuild(data: Path, site: Path, cache: Path, work: Path, rounds: int = 1) -> None:
-    """Change one model's points, rebuild, and compare with a clean build of the same inputs:
-    time against that clean build, files rewritten, byte identity. With `rounds`,
-    that many changes in a row, each rebuild timed beside its own clean build (made right
-    after it, so both meet the machine in the same mood); the ratio reported is the median."""
-    ratios = []
-    for _ in range(rounds):
-        before = mtimes(site)
-        time.sleep(0.05)
-        changed_file = change_one_model(data / "trials")
-        one, wall_one, _ = measured_build(data, site, cache)
-        after = mtimes(site)
-        rewritten = sum(1 for p in after if before.get(p) != after[p])
-        clean = work / "clean"
-        shutil.rmtree(clean, ignore_errors=True)
+def one_model_rebuild(data: Path, site: Path, cache: Path, work: Path, clean: dict | None = None,
+                      verify: bool = True) -> None:
+    """Change one model's trials and rebuild: CPU and wall time against the `clean` build
+    (when given; else a clean build of the changed inputs, made right after it), files
+    rewritten, and with `verify` whether the site equals a clean build byte for byte."""
+    before = mtimes(site)
+    time.sleep(0.05)
+    changed_file = change_one_model(data / "trials")
+    one, wall_one, _ = measured_build(data, site, cache)
+    after = mtimes(site)
+    rewritten = sum(1 for p in after if before.get(p) != after[p])
+    identical = "not checked"
+    if verify or clean is None:
+        fresh = work / "clean"
+        shutil.rmtree(fresh, ignore_errors=True)
         shutil.rmtree(work / "clean-cache", ignore_errors=True)
-        _, wall_full_one, _ = measured_build(data, clean, work / "clean-cache")
-        identical = tree_digest(site) == tree_digest(clean)
-        ratios.append(wall_one / wall_full_one)
-        print(f"one model changed ({changed_file.name}): {wall_one:.1f} s wall "
-              f"(clean build of the same inputs {wall_full_one:.1f} s, ratio {wall_one / wall_full_one:.2f}), "
-              f"rewrote {rewritten} of {len(after)} files (build says {one['changed']}), "
-              f"equals a clean build: {identical}", flush=True)
-    if rounds > 1:
-        print(f"one-model rebuild / clean build: median {median(ratios):.2f} of {rounds} "
-              f"(each {', '.join(f'{r:.2f}' for r in ratios)})")
+        rebuilt, wall_clean, _ = measured_build(data, fresh, work / "clean-cache")
+        identical = str(tree_digest(site) == tree_digest(fresh))
+        clean = clean or {"cpu": rebuilt["cpu"], "wall": wall_clean}
+        shutil.rmtree(fresh, ignore_errors=True)
+        shutil.rmtree(work / "clean-cache", ignore_errors=True)
+    print(f"one model changed ({changed_file.name}): {one['cpu']:.1f} CPU s ({wall_one:.1f} s wall), "
+          f"{one['cpu'] / clean['cpu']:.2f} of a clean build's CPU ({clean['cpu']:.1f} s; by wall "
+          f"{wall_one / clean['wall']:.2f}); rewrote {rewritten} of {len(after)} files (build says {one['changed']}), "
+          f"equals a clean build: {identical}", flush=True)
+    print("  phases (wall): " + ", ".join(f"{k} {v:.1f}s" for k, v in one["timings"].items()), flush=True)
 
 
 def plain_jinja_render(site: Path, page_size: int = 100) -> dict:
@@ -442,9 +469,12 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="work in this directory and keep it")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--rounds", type=int, default=3, help="throughput measurements per side (median)")
-    parser.add_argument("--scale", action="store_true", help="the two-size scale table instead")
-    parser.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=[2000, 8000],
-                        help="demo --models sizes for --scale (default 2000,8000)")
+    parser.add_argument("--scale", action="store_true", help="the scale figures instead (see the docstring)")
+    parser.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=[2000],
+                        help="demo --models sizes for --scale, comma-separated (default 2000)")
+    parser.add_argument("--data", type=Path, help="--scale: copy this fixture (a data folder) instead of making one")
+    parser.add_argument("--verify", action="store_true",
+                        help="--scale: compare the one-model rebuild with a clean build (one more build)")
     args = parser.parse_args()
     if not args.eee.is_dir():
         sys.exit(f"EEE corpus not found at {args.eee} (pass --eee)")

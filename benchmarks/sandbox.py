@@ -57,8 +57,7 @@ def main() -> None:
         for name, make in (("sandboxed", templating.sandboxed), ("plain", plain)):
             render_module.sandboxed = make
             start, cpu = time.perf_counter(), time.process_time()
-            files = render_module.render_site(results, g.project.content_dirs, g.project.templates_dirs,
-                                              cache_dir=tmp / "cache")
+            files = render_module.render_site(results, g.project.content_dirs, g.project.templates_dirs)
             took = (time.perf_counter() - start, time.process_time() - cpu)
             pages = sum(1 for p in files if p.endswith(".html"))
             best[name] = min(best.get(name, took), took)

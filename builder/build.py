@@ -8,6 +8,7 @@ files only once every one is staged, so a failed build leaves the previous site 
 
 from __future__ import annotations
 
+import gc
 import time
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -19,7 +20,6 @@ from .cachekey import salted
 from .compareoutputs import TaskOutcomes, compare_files, item_outcomes
 from .config import SiteConfig, load_config
 from .errors import InputError
-from .gcpause import frozen_heap
 from .outputs import analyses_files, data_files
 from .project import Project, resolve_project
 from .results import BuildResults
@@ -31,12 +31,11 @@ from .site.reuse import PageReuse
 from .site.writer import check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
-from .stats.analysismemo import AnalysesMemo
+from .stats.analysismemo import AnalysesMemo, code_salt
 from .stats.bands import Bands, load_bands
 from .stats.comparisons import with_comparisons
 from .stats.history import score_history
-from .stats.leaderboard import LeaderboardResult, memo_salt, rank_board, read_board, with_analyses, with_curves
-from .stats.memo import RankMemo, code_salt
+from .stats.leaderboard import LeaderboardResult, rank_board, read_board, with_analyses, with_curves
 from .store.cache import Fingerprints, describe_ingest, fingerprints, open_store
 from .store.parts import StoreReport
 
@@ -183,8 +182,13 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
             yield path, files.pop(path)
         yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples)
 
-    with frozen_heap():
-        written = publish(results, project, cache_dir=cache_dir, data=data, reuse=reuse)
+    # The results (hundreds of thousands of objects, no cycles) live until the build ends:
+    # frozen, the collector never walks them while the pages allocate millions of objects.
+    gc.freeze()
+    try:
+        written = publish(results, project, data=data, reuse=reuse)
+    finally:
+        gc.unfreeze()
     phase("render and write")
 
     models = board.leaderboard.models
@@ -237,9 +241,9 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
     """Config -> PointsDB -> statistics -> signals: everything a build computes before it
     renders. `sources` are the data directory's fingerprints when the caller has them.
 
-    A model's ReasonScore interval and a pair's win rate come from the statistics memo in
-    the cache when their inputs are unchanged (stats/memo.py); everything else is computed
-    on every build."""
+    An evaluation's per-sample analyses come from the analyses memo in the cache when its
+    trials are unchanged (stats/analysismemo.py); everything else is computed on every
+    build."""
     data_dir = project.data_dir
     db, store = open_store(data_dir, project.cache_dir, options.db_path, config, options.strict,
                            salt=cache_salt(config), known=sources)
@@ -247,17 +251,13 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         check_inputs(options, data_dir, store)
         phase("store")
         inputs = read_board(db, config)
-        salt = memo_salt(config, inputs.tasks)
-        memo_path = project.cache_dir / f"statistics-{salted(salt)}.npz"
-        memo = RankMemo.load(memo_path, salt)
         # A PointsDB given with --db has no digests this build made: its analyses are computed.
-        analyses_path = project.cache_dir / f"analyses-{salted(code_salt())}.json"
-        analyses_memo = AnalysesMemo.load(analyses_path, code_salt()) if options.db_path is None else None
-        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands, memo), config), analyses_memo)
-        with suppress(OSError):  # a memo only saves time
-            memo.fresh().save(memo_path)
-            if analyses_memo is not None:
-                analyses_memo.save(analyses_path)
+        memo_path = project.cache_dir / f"analyses-{salted(code_salt())}.json"
+        memo = AnalysesMemo.load(memo_path, code_salt()) if options.db_path is None else None
+        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands), config), memo)
+        if memo is not None:
+            with suppress(OSError):  # a memo only saves time
+                memo.save(memo_path)
         phase("statistics")
         # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
         # page, and its organisation names the board's own results; a lab's data never does.

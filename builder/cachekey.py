@@ -8,8 +8,8 @@ publish forged ranks with `data/` untouched, since a name made from the inputs a
 predictable. So every name is `salted`: an HMAC of what the entry depends on, keyed by 32
 random bytes this user keeps in `$XDG_CACHE_HOME/reasonboard/salt` (`~/.cache/...`), never in
 the project. An entry made elsewhere never has the name this build looks for, and is
-ignored; it is data in any case (DuckDB, JSON, npz), never code. Where no salt can be kept
-(a read-only home), each process draws its own: nothing is reused, nothing is trusted.
+ignored; it is data in any case (DuckDB, JSON), never code. Where no salt can be kept (a
+read-only home, a damaged file), each process draws its own: nothing is reused or trusted.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import os
 import secrets
+from contextlib import suppress
 from pathlib import Path
 
 _SALT: bytes | None = None
@@ -29,37 +30,21 @@ def salt_path() -> Path:
 
 
 def machine_salt() -> bytes:
-    """This user's secret, made on first use (readable by the user alone)."""
+    """This user's secret, made on first use, readable by the user alone (of two builds
+    starting at once, the first to create the file writes it)."""
     global _SALT
     if _SALT is None:
-        _SALT = _load_or_make(salt_path())
-    return _SALT
-
-
-def _load_or_make(path: Path) -> bytes:
-    try:
-        data = path.read_bytes()
-        if len(data) == 32:
-            return data
-    except OSError:
-        pass
-    fresh = secrets.token_bytes(32)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".salt-{os.getpid()}-{secrets.token_hex(4)}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(fresh)
+        path = salt_path()
+        with suppress(OSError):  # made already, or no place to keep it
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+                fh.write(secrets.token_bytes(32))
         try:
-            os.link(tmp, path)  # the first of two builds starting at once wins; both read it
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(tmp)
-        data = path.read_bytes()
-        return data if len(data) == 32 else fresh
-    except OSError:
-        return fresh
+            found = path.read_bytes()
+        except OSError:
+            found = b""
+        _SALT = found if len(found) == 32 else secrets.token_bytes(32)
+    return _SALT
 
 
 def salted(key: str, length: int = 24) -> str:

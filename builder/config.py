@@ -11,7 +11,6 @@ sets no title or organisation of its own gets the demo's (`with_demo_defaults`).
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -122,18 +121,17 @@ def _regex(value: Any) -> str:
 
 #: Characters of a configured regular expression.
 MAX_PATTERN = 1000
-_RE2: tuple[int, duckdb.DuckDBPyConnection] | None = None
 
 
 def matching(pattern: str, texts: list[str]) -> list[str]:
     """The `texts` that `pattern` matches anywhere, sorted. Matched by RE2 (DuckDB's
     `regexp_matches`), in time linear in the text whatever the pattern: a config's
-    `^(a|aa)+$` cannot hang the build as Python's backtracking `re` would."""
-    global _RE2
-    if _RE2 is None or _RE2[0] != os.getpid():  # one per process: none is shared with a forked one
-        _RE2 = (os.getpid(), duckdb.connect())
-    rows = _RE2[1].execute("SELECT t FROM unnest(?::VARCHAR[]) AS u(t) WHERE regexp_matches(t, ?) ORDER BY t",
-                            [texts or [""], pattern]).fetchall()
+    `^(a|aa)+$` cannot hang the build as Python's backtracking `re` would. The connection
+    is closed before returning: an open one keeps DuckDB's threads running, and the render
+    pool must not fork beside them (a build makes a few such calls)."""
+    with duckdb.connect() as con:
+        rows = con.execute("SELECT t FROM unnest(?::VARCHAR[]) AS u(t) WHERE regexp_matches(t, ?) ORDER BY t",
+                           [texts or [""], pattern]).fetchall()
     return [r[0] for r in rows] if texts else []
 
 

@@ -3,9 +3,10 @@
     python scripts/cache_lines.py [--list] [--at REV]
 
 The machinery is what a build keeps between runs, or does to go faster than one process
-rendering every page from scratch: the PointsDB cache and its partial ingest, the statistics
-and analyses memos, the build state, the page keys, the salted cache names, the render pool
-(the one fork), the collector pause, and the writer's byte comparison. The modules that are
+rendering every page from scratch: the PointsDB cache and its partial ingest, the analyses
+memo, the build state (with the summary it keeps for a build with nothing to do), the page
+keys, the salted cache names, the render pool (the one fork), the collector's freeze, and
+the writer's byte comparison. The modules that are
 nothing else are counted whole; in modules that do something else too, the named functions
 and classes are counted, and in the functions that use the machinery among other work (the
 build, the ingest, the ranking, the render loop), the statements that name it (`WIRING`: a
@@ -20,7 +21,8 @@ The issue that asked to halve the machinery counted it at about 2,100 lines; the
 at most half of that. `--at REV` counts a git revision's files the same way (what it lacks,
 a module since removed or one not yet written, is listed as absent), so earlier engines are
 counted by the same rule: the modules removed since (`forking.py`, the signals memo, the
-stat memo of input digests, the pickling shortcuts) are in the lists below.
+stat memo of input digests, the pickling shortcuts, the statistics memo, the collector
+pause, the leftovers module folded into the PointsDB cache) are in the lists below.
 """
 
 from __future__ import annotations
@@ -38,15 +40,15 @@ ROOT = Path(__file__).resolve().parent.parent
 WHOLE = (
     "builder/buildstate.py",  # the build state: a build with nothing changed does nothing
     "builder/cachekey.py",  # every cache file's name salted with this user's secret
-    "builder/gcpause.py",  # gc.freeze() around the render phase
     "builder/store/cache.py",  # the PointsDB cache: fingerprints, partial ingest, reuse
-    "builder/store/leftovers.py",  # what a killed build left in the cache folder
-    "builder/stats/memo.py",  # the statistics memo (npz)
     "builder/stats/analysismemo.py",  # the per-sample analyses memo (JSON)
     "builder/site/reuse.py",  # the page keys: a page kept when its key and file are unchanged
     "builder/site/workers.py",  # the render pool, the build's one fork
     # Removed since, counted when `--at` names a revision that has them:
     "builder/forking.py",  # the ranking fork and the warm-up fork
+    "builder/gcpause.py",  # gc.freeze() around the render phase (now in build.py's wiring)
+    "builder/store/leftovers.py",  # what a killed build left in the cache folder (now in store/cache.py)
+    "builder/stats/memo.py",  # the statistics memo (npz) of intervals and win rates
     "builder/signals/memo.py",  # the signals memo (pickled shards)
     "builder/store/digests.py",  # the stat memo of input digests
     "builder/stats/records.py",  # quick_pickle: the pickling shortcuts for the ranking fork's pipe
@@ -56,14 +58,15 @@ WHOLE = (
 PARTS = (
     ("builder/site/writer.py", ("Staged", "Stage.put", "Stage._link", "_same_bytes")),  # the byte comparison
     ("builder/site/render.py", ("PageInputs",)),  # the record whose digest is a page's key
-    ("builder/build.py", ("cache_salt",)),
-    ("builder/stats/leaderboard.py", ("memo_salt",)),
+    ("builder/build.py", ("cache_salt", "BuildSummary.recorded", "BuildSummary.up_to_date")),  # the state's summary
+    ("builder/stats/leaderboard.py", ("memo_salt",)),  # removed since, with stats/memo.py
 )
 
 #: Functions doing other work too: (module, qualified name, the names whose statements count).
 WIRING = (
     ("builder/build.py", "run_build", ("previous", "key", "build_key", "settings_key", "settings", "load_state",
-                                       "clear_state", "save_state", "reuse", "frozen_heap", "fingerprints")),
+                                       "clear_state", "save_state", "reuse", "frozen_heap", "freeze", "unfreeze",
+                                       "fingerprints")),
     ("builder/build.py", "gather", ("memo", "memo_path", "salt", "analyses_memo", "analyses_path", "salted",
                                     "cache_salt", "sources", "known")),
     ("builder/store/ingest.py", "ingest_points", ("digests", "kept", "kept_files", "touched", "recorded", "known")),

@@ -21,7 +21,7 @@ PACKAGE = ROOT / "builder"
 #: Stages in pipeline order: (name, module prefixes). The first matching prefix wins, so a
 #: more specific prefix comes before a general one.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("errors", "names", "confined", "cachekey", "atomic", "resources", "slugs", "vocabulary", "gcpause",
+    ("foundation", ("errors", "names", "confined", "cachekey", "atomic", "resources", "slugs", "vocabulary",
                     "progress", "interrupt", "__init__")),
     # The project's settings (site.toml, where its directories are) are an input like the data.
     ("sources", ("sources", "config", "project")),

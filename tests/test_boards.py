@@ -139,6 +139,27 @@ def test_suggested_boards_pasted_into_site_toml_rank_their_evaluations(real_buil
         assert len(rows) >= 2
 
 
+def test_a_board_states_the_tie_rule_its_marks_follow(real_boards_build):
+    """Where a paired test decides an adjacent mark, the page never says that "≈ tied" means
+    overlapping ranges, nor that overlapping intervals are statistically tied."""
+    pages = ["index.html", *(f"boards/{p.name}" for p in sorted((real_boards_build.out / "boards").glob("*.html")))]
+    paired_seen = 0
+    for rel in pages:
+        doc = page(real_boards_build.out, rel)
+        rule = doc.find("p", cls="adjacent-rule")
+        if rule is None:
+            continue
+        text = doc.text
+        if "paired test" in rule.text:
+            paired_seen += 1
+            assert "means a row's range overlaps the next row's" not in text, rel
+            assert "are statistically tied" not in text, rel
+            assert "the data do not tell a row from the next" in text, rel
+        else:
+            assert "means a row's range overlaps the next row's" in text, rel
+    assert paired_seen  # the popularity logs answer the same 100 items
+
+
 def test_a_board_hides_no_result_from_model_and_task_pages(real_boards_build):
     """Every evaluation's page lists every task it has, on the front page's board or not,
     and every task in the data has its page."""

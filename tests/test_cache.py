@@ -378,24 +378,6 @@ def test_the_cache_key_covers_the_store_and_its_readers_only():
     assert "signals" not in CODE_FOLDERS
 
 
-@pytest.mark.parametrize("pattern", ["*.json", "**/*", "**/*.json"])
-def test_input_listing_matches_pathlibs_glob(tmp_path, pattern):
-    """The store lists its inputs with one os.scandir walk instead of pathlib's recursive glob:
-    the same paths (hidden names, nested and hidden folders, links to files, links to
-    folders listed but not entered, a dangling link, a suffix in capitals)."""
-    from reasonboard.store.cache import _listing
-
-    root = tmp_path / "eee"
-    for rel in ("a.json", "b.txt", ".hidden.json", "UP.JSON", "x/c.json", "x/y/d.json", "x/y/e.csv",
-                ".dot/f.json", "outside/g.json"):
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text("{}")
-    (root / "link.json").symlink_to(root / "x" / "c.json")
-    (root / "x" / "linked_dir").symlink_to(root / "outside", target_is_directory=True)
-    (root / "dangling.json").symlink_to(root / "missing.json")
-    assert sorted(Path(e.path) for e in _listing(root, pattern)) == sorted(root.glob(pattern))
-
-
 def test_reported_files_read_beside_the_points_store_what_one_after_the_other_stores(data, tmp_path):
     """The reported part is read in a thread while the points are ingested: the stored rows
     are those of reading them after the points, and with both parts bad the error is the
@@ -434,7 +416,7 @@ def test_a_killed_builds_half_written_pointsdb_is_removed(tmp_path):
     import subprocess
     import sys
 
-    from reasonboard.store.leftovers import remove_abandoned
+    from reasonboard.store.cache import remove_abandoned
 
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True).stdout.strip()

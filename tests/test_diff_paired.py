@@ -81,6 +81,14 @@ def test_regrade_of_the_same_items_is_significant_and_noise_is_not(tmp_path):
     text = CliRunner().invoke(main, ["diff", str(base), str(head)]).output
     lines = {c: next(line for line in text.splitlines() if f"| {c} |" in line) for c in ("regraded", "noisy", "bare")}
     assert "paired on 50 shared items" in lines["regraded"] and "significant after Holm" in lines["regraded"]
+    # The paired figure is named "effect" (it is not the Δ column's difference of centers); a
+    # bootstrap p of 0 is the bootstrap's floor and is said to be, never "p = 0" alone.
+    test = regraded["test"]
+    effect = f"effect {'+' if test['effect'] >= 0 else '-'}{abs(test['effect']):.1f}"
+    assert effect in lines["regraded"] and "Δ" not in lines["regraded"].split("|")[-2]
+    floor = "p = 0 (no resample crossed zero)"
+    assert (floor in lines["regraded"]) == (test["p"] == 0 and test["method"] == "bootstrap")
+    assert "p = 0," not in text
     assert lines["regraded"].startswith("| `++` |")
     assert "not significant after Holm" in lines["noisy"] and lines["noisy"].startswith("| `~` |")
     assert lines["bare"].endswith("| overlap |")

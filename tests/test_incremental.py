@@ -240,6 +240,25 @@ def test_two_render_workers_write_the_bytes_of_one(demo, tmp_path, monkeypatch, 
     assert [p for p in one if one[p] != two[p]] == []
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc (Linux)")
+def test_the_render_pool_forks_a_process_with_one_thread(demo, tmp_path, monkeypatch):
+    """A thread running at the fork (DuckDB keeps a pool of them per open database) would be
+    copied stopped, holding its locks, into every worker (Python 3.12+ warns of deadlocks):
+    the build closes every connection before the pages are made, so it forks with the
+    threads it started with (one, in a build's own process)."""
+    from reasonboard.site import workers
+
+    monkeypatch.setattr(workers, "CHUNK", 2)
+    monkeypatch.setenv("REASONBOARD_WORKERS", "2")
+    threads = []
+    real = os.fork
+    count = lambda: len(list(Path("/proc/self/task").iterdir()))
+    monkeypatch.setattr(os, "fork", lambda: threads.append(count()) or real())
+    before = count()
+    build(demo, tmp_path / "site", tmp_path / "cache")
+    assert threads == [before]
+
+
 @pytest.mark.parametrize("where", ["page", "data files"])
 def test_a_failure_in_a_forked_worker_leaves_the_previous_site_untouched(demo, tmp_path, monkeypatch, where):
     """Workers stage their files themselves; one failing (a page, or the data files made

@@ -98,3 +98,13 @@ def test_pages_name_their_rule_and_agree_with_the_data(default_build, paired):
     for label, e in by_label.items():
         [line] = [r for r in rows if label in r]
         assert line.rstrip().endswith("not distinguishable" if not e["significant"] else "distinct")
+
+
+def test_a_bootstrap_p_of_zero_is_printed_as_the_bootstraps_floor():
+    from reasonboard.site.views.base import p_text
+
+    # No resample crossed zero: with a few thousand draws that bounds p near 2 / draws, so
+    # "< 0.0001" would claim more than the bootstrap can show. McNemar's exact p can be that small.
+    assert p_text(0.0, "bootstrap") == "0 (no resample crossed zero)"
+    assert p_text(0.0, "mcnemar") == "< 0.0001" and p_text(0.00002, "mcnemar") == "< 0.0001"
+    assert p_text(0.004, "bootstrap") == "0.004" and p_text(1.0, "bootstrap") == "1"

@@ -87,7 +87,7 @@ def test_the_same_machine_reuses_its_own_cache(tmp_path, monkeypatch):
     assert run_build(BuildOptions(project=lab)).ingested == ()  # the PointsDB came from the cache
 
 
-@pytest.mark.parametrize("damage", ["pointsdb-*.duckdb", "statistics-*.npz"])
+@pytest.mark.parametrize("damage", ["pointsdb-*.duckdb", "build-*.json"])
 def test_a_damaged_cache_entry_is_made_again(tmp_path, monkeypatch, honest, damage):
     as_machine(monkeypatch, tmp_path / "home")
     lab = make_lab(tmp_path / "lab")

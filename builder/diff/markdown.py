@@ -43,8 +43,10 @@ MARKS = {SIGNIFICANT_GAIN: "++", SIGNIFICANT_DROP: "!!", WITHIN_INTERVALS: "~", 
 LEGEND = ("`++` significant gain, `!!` significant drop; `~` changed, not significant; `=` same score, rank or "
           "band moved; `x` not comparable (one side has no score). Each row's notes name its rule: *paired* "
           "(both builds publish per-sample outcomes: the ReasonScore change bootstrapped on the items both "
-          "answered, significant after Holm's correction over the report's paired tests) or *overlap* (the old "
-          "and new ReasonScore intervals do not overlap).")
+          "answered, significant after Holm's correction over the report's paired tests; its *effect* is the "
+          "difference of the two ReasonScores recomputed on those items, so it can differ from Δ, the difference "
+          "of the published centers, in the last digit) or *overlap* (the old and new ReasonScore intervals do not "
+          "overlap).")
 
 # Tables are cut in this order when the report outgrows MAX_BYTES: card and tie details first,
 # then the not-significant moves, then added/removed models, the significant moves last.

@@ -122,5 +122,8 @@ def rule_note(c: ModelChange) -> str:
     if t is None:
         return "overlap"  # why (no per-sample outcomes, too few shared items): the JSON's rule_note
     verdict = "significant" if t.significant else "not significant"
-    return (f"paired on {t.shared:,} shared items: Δ {signed(t.effect)} (95% {signed(t.low)} to {signed(t.high)}), "
-            f"p = {t.p:.2g}, {verdict} after Holm")
+    # "effect", not "Δ": the paired difference is of the two ReasonScores recomputed on the
+    # shared items, which can differ from the Δ column (of the published centers) in its last digit.
+    p = "0 (no resample crossed zero)" if t.p == 0 and t.method == "bootstrap" else f"{t.p:.2g}"
+    return (f"paired on {t.shared:,} shared items: effect {signed(t.effect)} (95% {signed(t.low)} to "
+            f"{signed(t.high)}), p = {p}, {verdict} after Holm")

@@ -3,7 +3,6 @@ project's static files, and write them all through the writer (all or nothing)."
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ..errors import InputError
@@ -15,7 +14,7 @@ from .writer import DuplicatePath, Output, OutputPathError, WriteReport, staging
 
 
 def publish(results: BuildResults, project: Project, data: Callable[[], Iterable[tuple[str, bytes]]],
-            cache_dir: Path | None = None, reuse: PageReuse | None = None) -> WriteReport:
+            reuse: PageReuse | None = None) -> WriteReport:
     """Write the site of `results` into `project.out_dir`: the pages and assets (templates
     and content along the project's lookup order), the data files `data()` yields (in a render
     worker, while the pages render, one at a time: the per-sample files can be many), and the
@@ -29,8 +28,8 @@ def publish(results: BuildResults, project: Project, data: Callable[[], Iterable
 
     with staging(project.out_dir, incremental=True) as stage:
         def outputs() -> Iterator[tuple[str, Output]]:
-            yield from iter_site(results, project.content_dirs, project.templates_dirs, cache_dir=cache_dir,
-                                 stage=stage, alongside=data, reuse=reuse)
+            yield from iter_site(results, project.content_dirs, project.templates_dirs, stage=stage, alongside=data,
+                                 reuse=reuse)
             for site_path, source in static.items():
                 yield site_path, project.read_static(source)
 

@@ -106,9 +106,9 @@ def load_content(content_dirs: SearchPath) -> list[ContentPage]:
     return sorted(pages, key=lambda p: (p.order, p.slug))
 
 
-def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jinja2.Environment:
-    """The sandboxed environment (templating.py) with the page helpers below; `cache_dir`
-    is not used (compiled templates are never kept between builds)."""
+def environment(templates_dir: SearchPath) -> jinja2.Environment:
+    """The sandboxed environment (templating.py) with the page helpers below (compiled
+    templates are never kept between builds)."""
     env = sandboxed(search_path(templates_dir))
     # Fragments that repeat on many rows (see fragments.py), called in templates as
     # `badges(items)`, `missing(names, none_text, inline=...)`, `band(b, full=...)` (their
@@ -132,22 +132,22 @@ def environment(templates_dir: SearchPath, cache_dir: Path | None = None) -> jin
 
 
 def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
-                cache_dir: Path | None = None, timings: dict[str, float] | None = None) -> SiteFiles:
+                timings: dict[str, float] | None = None) -> SiteFiles:
     """Render every page and asset; returns relative output path -> bytes.
 
     `content_dirs` and `templates_dirs` are one directory or a lookup order (project, then
-    package); `cache_dir` is not used; `timings`, when given, receives the seconds spent
+    package); `timings`, when given, receives the seconds spent
     per phase.
     """
     files = SiteFiles()
-    for path, body in iter_site(results, content_dirs, templates_dirs, cache_dir, timings):
+    for path, body in iter_site(results, content_dirs, templates_dirs, timings):
         assert isinstance(body, bytes)  # no stage: every page comes as bytes
         files.add(path, body)
     return files
 
 
 def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
-              cache_dir: Path | None = None, timings: dict[str, float] | None = None,
+              timings: dict[str, float] | None = None,
               stage: Stage | None = None, alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
               workers: int | None = None, reuse: PageReuse | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
@@ -178,7 +178,7 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     clock.lap("assets")
     yield from clock.paused(asset_files)
 
-    env = environment(templates_dir, cache_dir)
+    env = environment(templates_dir)
     # What every page's template receives besides its own view; the list of pages is not
     # (no template needs it, and each page's key would have to hold every other page).
     site, has_signals, footer = replace(model, pages=()), results.signals is not None, results.config.footer

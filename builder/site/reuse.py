@@ -2,21 +2,12 @@
 whose key is the one the previous build recorded for its file, with that file untouched
 since, is not rendered again (the writer keeps the file).
 
-Complete by construction, not by a list of inputs kept by hand:
-
-* The template receives one frozen record (`render.PageInputs`: the page's view, the site's
-  facts, the assets' names, ...) and the environment's helpers. `encode` walks the record
-  field by field, down to its scalars, with every value's exact type; a value of a kind it
-  does not know (a function, an object with an address, a context object) is an error, so a
-  view can never hand a template something the key does not hold.
-* The helpers are functions of their arguments, the package's code and the templates;
-  `templates_salt` digests those (every file along the template lookup order, the code, the
-  Jinja and Python versions), and salts every key.
-
-The record is encoded as a stream of self-delimiting tokens (scalars with their type and
-length, containers with their size, dataclasses with their class and field names), so two
-different records never share an encoding. No pickle, no `repr` of objects: the same values
-give the same key in any process, on any run.
+Complete by construction: the template receives one frozen record (`render.PageInputs`) and
+helpers that are functions of their arguments, the code and the templates. `encode` walks
+the record down to its scalars, with every value's exact type, as self-delimiting tokens (no
+pickle, no `repr`: the same values give the same key in any process); a value it does not
+know (a function, an object with an address) is an error, never left out. `templates_salt`
+digests the templates along their lookup order, the code and the library versions.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ model's trials changed runs the analyses' SQL over that model's trials only.
 
 The statements of `store/sql/analyses.sql` give rows grouped by evaluation, and an
 evaluation's rows depend on nothing but its own trials, its recorded generation arguments
-(the token limit) and the site's estimator, besides the code and the libraries (`code_salt`).
+(the token limit) and the site's estimator, besides the code, the libraries and the machine
+(`code_salt`).
 An entry is keyed by a digest of exactly those: the evaluation's name, its generation
 arguments, the estimator, and each trials file it has rows in, with the digest the PointsDB
 keeps of that file's bytes and of the store's code. A file's rows change only when that
@@ -23,11 +24,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import platform
+import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+import duckdb
+import numpy as np
+
 from ..atomic import write_atomically
+from ..resources import code_digest
 from ..store.pointsdb import PointsDB
 from ..store.trialfiles import TRIALS_DIR
 from .analysissql import STATEMENTS, EvalKey, Rows
@@ -45,6 +53,16 @@ LEFT JOIN point_files f USING (source)
 LEFT JOIN evaluations e USING (model, template, sampler)
 GROUP BY ALL ORDER BY ALL
 """
+
+
+@lru_cache(maxsize=1)
+def code_salt() -> str:
+    """What decides an entry besides its inputs: the package's code and SQL, Python, numpy
+    and DuckDB with their versions, and the machine (numeric kernels differ in the last bit
+    between versions and CPU code paths). A memo of other code or another machine is unused."""
+    features = getattr(getattr(np, "_core", None), "_multiarray_umath", None)
+    return repr((code_digest(), sys.version, platform.machine(), platform.libc_ver(), np.__version__,
+                 duckdb.__version__, sorted(getattr(features, "__cpu_features__", {}).items())))
 
 
 @dataclass

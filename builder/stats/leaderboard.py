@@ -45,7 +45,6 @@ from .boardsuggest import board_advice
 from .curves import difficulty_curves
 from .evaluations import Evaluation, identify
 from .grid import EVAL_KEYS, Tables, grid, r3, r6, rounded
-from .memo import RankMemo, code_salt
 from .pairwise import neighbour_win_rates, pairwise
 from .reasonscore import reasonscore_v2
 from .significance import rank_order, significance
@@ -163,19 +162,9 @@ def with_analyses(db: PointsDB, result: LeaderboardResult, memo: AnalysesMemo | 
     return replace(result, analyses=compute_analyses(db, result.leaderboard, memo))
 
 
-def memo_salt(config: SiteConfig, tasks: tuple[str, ...]) -> str:
-    """What decides a memoised interval or win rate besides its own rows (memo.py): the
-    statistics' code, the bootstrap's draws and seed, and the tasks."""
-    return "\0".join([code_salt(), f"draws={config.bootstrap}", f"seed={config.seed}", *tasks])
-
-
-def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: RankMemo | None = None) -> LeaderboardResult:
+def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands) -> LeaderboardResult:
     """The leaderboard, the pairwise result and the task rankings (no curves yet: they need
-    the store again, `with_curves`). With a `memo` of an earlier build (salted with
-    `memo_salt`), the intervals and win rates of unchanged models are taken from it, and
-    what this build used is added to its `used` entries."""
-    if memo is not None and memo.salt != memo_salt(config, inputs.tasks):
-        raise ValueError("the memo was made for other settings or code")
+    the store again, `with_curves`)."""
     tasks = list(inputs.tasks)
     evaluations = inputs.evaluations
     ids = [e.id for e in evaluations]
@@ -220,7 +209,7 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
     first_order: np.ndarray | None = None
     for spec in inputs.boards:
         columns = [tasks.index(t) for t in spec.tasks]
-        leaderboard, order = _rank_on(inputs, columns, short_grid[:, columns], config, bands, memo, task_results,
+        leaderboard, order = _rank_on(inputs, columns, short_grid[:, columns], config, bands, task_results,
                                       tier_rows)
         boards.append(RankedBoard(spec.name, spec.description, leaderboard))
         if first_order is None:
@@ -228,7 +217,7 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
     assert first_order is not None, "a config always has at least one board"
     columns = [tasks.index(t) for t in inputs.boards[0].tasks]
     pw = _pairwise(first_order, config.pairwise_top, ids, {k: v[:, columns] for k, v in col.items()},
-                   present[:, columns], mode, memo)
+                   present[:, columns], mode)
     leaderboard = boards[0].leaderboard
     # Each task's ranking lists every evaluation with that task, on a board or not.
     rankings = task_rankings(leaderboard.models, tasks, inputs.task_items)
@@ -236,7 +225,6 @@ def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands, memo: Rank
 
 
 def _rank_on(inputs: BoardInputs, columns: list[int], short: np.ndarray, config: SiteConfig, bands: Bands,
-             memo: RankMemo | None,
              task_results: list[dict[str, TaskResult]],
              tier_rows: list[tuple[dict[str, TierResult], float | None]]) -> tuple[Leaderboard, np.ndarray]:
     """One board's leaderboard over the task `columns` of the grid, and the rank order (row
@@ -250,7 +238,7 @@ def _rank_on(inputs: BoardInputs, columns: list[int], short: np.ndarray, config:
     col = {k: v[:, columns] for k, v in inputs.grid.columns.items()}
     mode = config.mode
     scores = reasonscore_v2(col[f"{mode}_low"], col[f"{mode}_high"], present,
-                            draws=config.bootstrap, seed=config.seed, memo=memo.scores if memo else None)
+                            draws=config.bootstrap, seed=config.seed)
     complete = np.asarray(present.all(axis=1) & (len(tasks) > 0), dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         truncation = np.nansum(col["trials_truncated"], axis=1) / np.nansum(col["trials"], axis=1)
@@ -355,7 +343,7 @@ def _tiers(names: tuple[str, ...], tier_grid: Tables) -> dict[int, dict[str, tup
 
 
 def _pairwise(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.ndarray],
-              present: np.ndarray, mode: str, memo: RankMemo | None) -> Pairwise:
+              present: np.ndarray, mode: str) -> Pairwise:
     """The win-rate matrix and Bradley–Terry ranking of the top models, and every ranked
     model's win rates against its two neighbours on either side (§8)."""
     est, low, high = (col[f"{mode}_{p}"][order] for p in ("est", "low", "high"))
@@ -363,8 +351,7 @@ def _pairwise(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.n
     ranked_ids = [ids[i] for i in order.tolist()]
     near: dict[str, list[NeighbourRate]] = {i: [] for i in ranked_ids}
     if len(order) >= 2:
-        pairs, rates, shared = neighbour_win_rates(est, low, high, ranked_present,
-                                                   memo=memo.pairs if memo else None)
+        pairs, rates, shared = neighbour_win_rates(est, low, high, ranked_present)
         for (a, b), rate, n in sorted(zip(pairs.tolist(), rates.tolist(), shared.tolist())):
             near[ranked_ids[a]].append(NeighbourRate(ranked_ids[b], r6(rate), int(n)))
     neighbours = {i: tuple(rates) for i, rates in near.items()}
@@ -372,7 +359,7 @@ def _pairwise(order: np.ndarray, top_n: int, ids: list[str], col: dict[str, np.n
     top_ids = tuple(ranked_ids[top])
     if len(top_ids) < 2:
         return Pairwise(top_ids, (), (), {}, (), neighbours)
-    pw = pairwise(est[top], low[top], high[top], ranked_present[top], memo.pairs if memo else None)
+    pw = pairwise(est[top], low[top], high[top], ranked_present[top])
     bt_order = np.lexsort((np.array(top_ids, dtype=object), -pw.strength))
     return Pairwise(
         models=top_ids,

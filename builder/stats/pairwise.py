@@ -20,8 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .memo import Memo, row_keys
-
 Z95 = 1.959963984540054
 MIN_K = 2.0
 CELLS = 256
@@ -198,25 +196,13 @@ def _beats(g: _Grids, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def pair_win_rates(alpha: np.ndarray, beta: np.ndarray, present: np.ndarray,
-                   pairs: np.ndarray, memo: Memo | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean over shared tasks of P(X_a > X_b) for each row (a, b) of `pairs`.
 
     `alpha`, `beta`, `present` are (M, T). Returns the rates (NaN where no task is shared)
-    and the shared-task counts. With a `memo` (memo.py), the pairs it knows are taken from
-    it, and only the others computed, from the rows they use: a pair's rate depends on its
-    two rows alone (each grid and each integral is computed by itself).
+    and the shared-task counts.
     """
     pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
-    if memo is not None:
-        keys = row_keys(alpha, beta, present)
-
-        def compute(at: np.ndarray) -> np.ndarray:
-            rows, inverse = np.unique(pairs[at], return_inverse=True)
-            rate, shared = pair_win_rates(alpha[rows], beta[rows], present[rows], inverse.reshape(-1, 2))
-            return np.stack([rate, shared], axis=1)
-
-        known = memo.fill([keys[a] + keys[b] for a, b in pairs.tolist()], compute)
-        return known[:, 0].copy(), known[:, 1].astype(int)
     m, t = alpha.shape
     a, b = pairs[:, 0], pairs[:, 1]
     both = present[a] & present[b]  # (P, T)
@@ -235,7 +221,7 @@ def pair_win_rates(alpha: np.ndarray, beta: np.ndarray, present: np.ndarray,
 
 
 def win_rates(center: np.ndarray, low: np.ndarray, high: np.ndarray,
-              present: np.ndarray, memo: Memo | None = None) -> tuple[np.ndarray, np.ndarray]:
+              present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(M, M) overall win rates (row beats column; NaN on the diagonal) and shared-task counts.
 
     Each unordered pair is integrated once: for continuous distributions
@@ -245,7 +231,7 @@ def win_rates(center: np.ndarray, low: np.ndarray, high: np.ndarray,
     present = np.asarray(present, dtype=bool)
     m = len(alpha)
     rows, cols = np.triu_indices(m, k=1)
-    upper, shared_upper = pair_win_rates(alpha, beta, present, np.stack([rows, cols], axis=1), memo)
+    upper, shared_upper = pair_win_rates(alpha, beta, present, np.stack([rows, cols], axis=1))
     rate = np.full((m, m), np.nan)
     shared = np.zeros((m, m), dtype=int)
     rate[rows, cols], rate[cols, rows] = upper, 1.0 - upper
@@ -255,7 +241,7 @@ def win_rates(center: np.ndarray, low: np.ndarray, high: np.ndarray,
 
 
 def neighbour_win_rates(center: np.ndarray, low: np.ndarray, high: np.ndarray, present: np.ndarray,
-                        reach: int = 2, memo: Memo | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                        reach: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Win rates of each model (rows in rank order) against the `reach` models on either side.
 
     Returns `pairs` (P, 2) of row indices, the rate of the first over the second, and the
@@ -264,7 +250,7 @@ def neighbour_win_rates(center: np.ndarray, low: np.ndarray, high: np.ndarray, p
     alpha, beta = beta_parameters(center, low, high)
     m = len(alpha)
     forward = np.array([(i, i + d) for d in range(1, reach + 1) for i in range(m - d)], dtype=int).reshape(-1, 2)
-    rate, shared = pair_win_rates(alpha, beta, np.asarray(present, dtype=bool), forward, memo)
+    rate, shared = pair_win_rates(alpha, beta, np.asarray(present, dtype=bool), forward)
     pairs = np.concatenate([forward, forward[:, ::-1]])
     return pairs, np.concatenate([rate, 1.0 - rate]), np.concatenate([shared, shared])
 
@@ -335,9 +321,8 @@ def _newton_start(w: np.ndarray, n: np.ndarray, total_wins: np.ndarray, steps: i
     return strength
 
 
-def pairwise(center: np.ndarray, low: np.ndarray, high: np.ndarray, present: np.ndarray,
-             memo: Memo | None = None) -> Pairwise:
-    rate, shared = win_rates(center, low, high, present, memo)
+def pairwise(center: np.ndarray, low: np.ndarray, high: np.ndarray, present: np.ndarray) -> Pairwise:
+    rate, shared = win_rates(center, low, high, present)
     expected = np.nansum(rate, axis=1)
     strength, iterations = bradley_terry(rate)
     return Pairwise(rate, shared, expected, strength, iterations)

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .memo import Memo, row_keys
-
 FLOOR = 0.01
 #: Models per chunk: 64 x 5000 x 12 doubles is about 30 MB per temporary.
 CHUNK = 64
@@ -44,21 +42,12 @@ def bootstrap_uniforms(tasks: int, draws: int, seed: int) -> np.ndarray:
 
 
 def reasonscore_v2(low: np.ndarray, high: np.ndarray, present: np.ndarray, draws: int = 5000,
-                   seed: int = 42, memo: Memo | None = None) -> ReasonScores:
+                   seed: int = 42) -> ReasonScores:
     """Bootstrap geometric-mean intervals for M models over T tasks.
 
     `low`, `high`: (M, T) task bounds on [0, 1] (any value where `present` is False);
-    `present`: (M, T) bool. A model with no task at all gets NaN. With a `memo` (memo.py,
-    whose salt must hold `draws`, `seed` and T), the intervals of rows it knows are taken
-    from it and only the others are computed: a model's interval depends on its row alone.
+    `present`: (M, T) bool. A model with no task at all gets NaN.
     """
-    if memo is not None:
-        def compute(rows: np.ndarray) -> np.ndarray:
-            found = reasonscore_v2(low[rows], high[rows], present[rows], draws, seed)
-            return np.stack([found.ci_low, found.ci_high], axis=1)
-
-        known = memo.fill(row_keys(low, high, present), compute)
-        return ReasonScores(known[:, 0].copy(), known[:, 1].copy())
     low = np.maximum(np.asarray(low, dtype=float), FLOOR)
     high = np.maximum(np.asarray(high, dtype=float), FLOOR)
     present = np.asarray(present, dtype=bool)

@@ -6,14 +6,16 @@ reuses it while its sources are unchanged. The database holds two independent pa
 content, plus the code that shaped the tables). A weekly update usually touches one part
 (new points, or new EEE records), so only that part is ingested again. Any change is made
 in a temporary copy that replaces the old file only once it is complete, so an interrupted
-or failed ingest never leaves a half-filled database behind.
+or failed ingest never leaves a half-filled database behind; what a killed build left
+(`pointsdb-<key>.duckdb.tmp-<pid>`, with DuckDB's `.wal` file and `.tmp` spill folder) is
+never read, and removed by the next build that ingests once its process is gone.
 """
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import os
+import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,7 +31,6 @@ from ..errors import InputError
 from ..resources import code_digest
 from .consistency import Mismatch
 from .keys import PointAliases
-from .leftovers import remove_abandoned, remove_tmp
 from .parts import PART_NAMES, PART_SOURCES, POINTS, REPORTED, StoreReport, from_user_db, ingest_points_part, ingest_reported_part
 from .pointsdb import PointsDB
 from .reported import read_reported
@@ -58,50 +59,15 @@ def _meta_keys(part: str) -> tuple[str, str]:
     return f"{part}_fingerprint", f"{part}_report"
 
 
-
-
-def source_entries(data_dir: Path, part: str) -> list[tuple[str, os.DirEntry[str] | Path]]:
-    """The input files of one part of the store: (path relative to `data_dir`, its entry or
-    path), in the order of their paths (as `pathlib` orders them: part by part)."""
-    found: list[tuple[str, os.DirEntry[str] | Path]] = []
+def source_files(data_dir: Path, part: str) -> list[tuple[str, Path]]:
+    """The input files of one part of the store: (path relative to `data_dir`, path), in the
+    order of their paths (part by part). Links to folders are listed but not entered."""
+    found: list[tuple[str, Path]] = []
     for name, pattern in PART_SOURCES[part]:
         path = data_dir / name
-        if pattern is None:
-            if path.is_file():
-                found.append((name, path))
-        elif path.is_dir():
-            # An entry's path is the part folder's as given, a separator, and the rest.
-            cut = len(str(path)) + 1
-            found += [(f"{name}/{entry.path[cut:].replace(os.sep, '/')}", entry) for entry in _listing(path, pattern)
-                      if entry.is_file()]
+        matches = [path] if pattern is None else path.glob(pattern) if path.is_dir() else []
+        found += [(p.relative_to(data_dir).as_posix(), p) for p in matches if p.is_file()]
     return sorted(found, key=lambda item: item[0].split("/"))
-
-
-def _listing(folder: Path, pattern: str) -> list[os.DirEntry[str]]:
-    """What `folder.glob(pattern)` yields for the patterns of `PART_SOURCES` ("*.json",
-    "**/*", "**/*.json", or a plain name), as directory entries, by one `os.scandir` walk:
-    pathlib's recursive glob and `Path` objects cost about 0.3 s on the 7,300 inputs of a
-    2,500-evaluation build, and an entry knows whether it is a file without another `stat`.
-    As with the glob: hidden names match, symbolic links to folders are listed but not
-    entered, names match case-sensitively, an unreadable folder is skipped
-    (tests/test_cache.py compares both)."""
-    recursive = pattern.startswith("**/")
-    name_pattern = pattern[3:] if recursive else pattern
-    if "/" in name_pattern or "**" in name_pattern:
-        raise ValueError(f"unsupported input pattern {pattern!r}")
-    out: list[os.DirEntry[str]] = []
-    folders = [str(folder)]
-    while folders:
-        try:
-            with os.scandir(folders.pop()) as entries:
-                for entry in entries:
-                    if fnmatch.fnmatchcase(entry.name, name_pattern):
-                        out.append(entry)
-                    if recursive and entry.is_dir(follow_symlinks=False):
-                        folders.append(entry.path)
-        except OSError:
-            continue
-    return out
 
 
 @dataclass(frozen=True)
@@ -139,10 +105,10 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
     def part_hash(part: str, extra: str) -> str:
         h = code.copy()
         h.update(part.encode())
-        for rel, entry in source_entries(data_dir, part):
+        for rel, path in source_files(data_dir, part):
             # Through the confined opener, like every other read of the project: a points file
             # linked to a file outside the data folder is refused here, not hashed and loaded.
-            with open_confined(Path(entry), data_dir) as handle:
+            with open_confined(path, data_dir) as handle:
                 content = hashlib.file_digest(handle, "sha256").digest()
             h.update(rel.encode())
             h.update(content)
@@ -153,12 +119,6 @@ def fingerprints(data_dir: Path, salt: str = "") -> Fingerprints:
 
     return Fingerprints(points=part_hash(POINTS, salt), reported=part_hash(REPORTED, salt), point_files=point_files,
                         code=store_code.hex())
-
-
-
-
-
-
 
 
 def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: SiteConfig,
@@ -263,3 +223,31 @@ def _report(summaries: dict[str, dict[str, Any]], ingested: tuple[str, ...]) -> 
                        ignored=list(points.get("ignored", [])))
 
 
+ABANDONED = re.compile(r"^pointsdb-[^/]*\.duckdb\.tmp-(\d+)(\.wal|\.tmp)?$")
+
+
+def remove_abandoned(cache_dir: Path) -> None:
+    """Remove the PointsDBs killed builds left half-written (their process is gone)."""
+    for path in cache_dir.iterdir():
+        found = ABANDONED.match(path.name)
+        if found and not _alive(int(found.group(1))):
+            remove_tmp(path)
+
+
+def remove_tmp(path: Path) -> None:
+    """A PointsDB being written, with DuckDB's files beside it."""
+    for leftover in (path, path.with_name(path.name + ".wal"), path.with_name(path.name + ".tmp")):
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process, or no such number
+        pass
+    return True

@@ -35,7 +35,8 @@
     if (Number(s) === 0) { return "+" + s; }
     return (v < 0 ? "\u2212" : "+") + s;
   }
-  function pText(p) {
+  function pText(p, method) {
+    if (p === 0 && method === "bootstrap") { return "0 (no resample crossed zero)"; }
     if (p < 0.0001) { return "< 0.0001"; }
     if (p >= 1) { return "1"; }
     return p.toFixed(4).replace(/0+$/, "").replace(/\.$/, "");
@@ -332,7 +333,7 @@
     var verdict = t.significant ? who + " is higher" : "not distinguishable";
     return verdict + ": paired on " + t.shared.toLocaleString("en-US") + " shared items (" +
       (t.method === "mcnemar" ? "exact McNemar" : "paired bootstrap") + "), difference " + signed(t.effect, digits) +
-      " (95% " + signed(t.low, digits) + " to " + signed(t.high, digits) + "), p = " + pText(t.p) + ", " +
+      " (95% " + signed(t.low, digits) + " to " + signed(t.high, digits) + "), p = " + pText(t.p, t.method) + ", " +
       (t.significant ? "significant" : "not significant") + " after Holm's correction over the " + family +
       " paired test" + (family === 1 ? "" : "s") + " on this page; " +
       (t.source === "build" ? "figures from the build" : "computed in your browser");

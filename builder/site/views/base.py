@@ -162,7 +162,7 @@ class TieMark:
         holm = "significant" if t.significant else "not significant"
         return (f"{verdict}: paired test on {t.shared:,} shared items ({t.method}), difference "
                 f"{paired_number(t.effect, self.scale)} (95% {paired_number(t.low, self.scale)} to "
-                f"{paired_number(t.high, self.scale)}), p = {p_text(t.p)}, {holm} after Holm's correction over the "
+                f"{paired_number(t.high, self.scale)}), p = {p_text(t.p, t.method)}, {holm} after Holm's correction over the "
                 "adjacent pairs tested")
 
 
@@ -185,8 +185,16 @@ def paired_number(value: float, scale: str) -> str:
     return f"{value:+.1f}" if scale == "points" else f"{value:+.3f}"
 
 
-def p_text(p: float) -> str:
-    """A raw p as printed beside a verdict."""
+#: A bootstrap p of 0 says only that no resample crossed zero: its resolution is 2 / draws,
+#: so "< 0.0001" would claim more than a few thousand draws can show.
+NO_CROSSING = "0 (no resample crossed zero)"
+
+
+def p_text(p: float, method: str = "") -> str:
+    """A raw p as printed beside a verdict; `method` "bootstrap" marks a p of 0 as the
+    bootstrap's floor, not a probability of zero."""
+    if p == 0 and method == "bootstrap":
+        return NO_CROSSING
     return "< 0.0001" if p < 0.0001 else f"{p:.4f}".rstrip("0").rstrip(".") if p < 1 else "1"
 
 

@@ -89,7 +89,7 @@ class Neighbour:
 
     @property
     def p_text(self) -> str:
-        return "—" if self.paired is None else p_text(self.paired.p)
+        return "—" if self.paired is None else p_text(self.paired.p, self.paired.method)
 
     @property
     def verdict(self) -> str:

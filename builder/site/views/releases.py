@@ -178,7 +178,7 @@ def rule_text(c: ReleaseChanges) -> str:
 def paired_move(t: MoveTest, significant: bool) -> str:
     """A move judged by the paired test, with its figures and Holm's verdict."""
     verdict = "significant after Holm" if significant else "not significant after Holm"
-    p = p_text(t.p)
+    p = p_text(t.p, t.method)
     return (f"paired test on {t.shared:,} shared items: {t.effect:+.1f} ({t.low:+.1f} to {t.high:+.1f}), "
             f"p {p if p.startswith('<') else '= ' + p}, {verdict}")
 
