@@ -26,10 +26,12 @@ SAMPLES_FOLDER = "data/samples"
 #: How the published files are written, for fewer bytes with the same values: Parquet's
 #: version 2 data pages store integers as deltas bit-packed per block (`tokens` and
 #: `compressed` are nine tenths of a file; the columns stay BIGINT, since the width packed
-#: is the values' own), and zstd level 19 takes another 2% for about 10 ms a file. Measured
-#: on the demo's 625 evaluations: 69.2 KB a file before, 61.3 KB after. Every DuckDB since
-#: 0.10 and pyarrow read them; `reasonboard diff` reads both these and version 1 files.
-PUBLISHED = "PARQUET_VERSION V2, COMPRESSION_LEVEL 19"
+#: is the values' own). Measured on the demo's 625 evaluations: 69.2 KB a file before, 61.3 KB
+#: after. zstd level 3: level 19 saves 1.0 % more bytes (38.28 MB against 38.68 MB for the 625
+#: files) for 2.4 times the CPU (20.1 s against 8.3 s), the build's largest cost per evaluation
+#: beside the pages. Every DuckDB since 0.10 and pyarrow read them; `reasonboard diff` reads both
+#: these and version 1 files.
+PUBLISHED = "PARQUET_VERSION V2, COMPRESSION_LEVEL 3"
 
 
 def samples_path(slug: str) -> str:
@@ -45,6 +47,10 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
     chosen = sorted((e for e in evaluations if e.trial_files and publish), key=lambda e: e.slug)
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
+    # A file of one evaluation is small: a second thread costs more CPU to coordinate than
+    # it saves (measured: a quarter more CPU for the same bytes), and it runs beside the
+    # render workers, which have the cores.
+    con.execute("SET threads = 1")
     try:
         with tempfile.TemporaryDirectory(prefix="reasonboard-samples-") as scratch:
             target = Path(scratch) / "samples.parquet"

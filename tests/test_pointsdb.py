@@ -268,16 +268,17 @@ def test_sums_do_not_depend_on_the_order_the_points_are_stored_in(tmp_path):
 
 
 def test_duckdb_memory_is_bounded_and_running_out_is_one_line(monkeypatch):
-    """The PointsDB's buffer pool is a share of the machine within bounds (DuckDB's own
-    default let a large build reach 18.7 GB), and a query that still runs out of memory
+    """The PointsDB's buffer pool is a tenth of the machine within 512 MB and 1 GB (DuckDB's
+    own default let a large build reach 18.7 GB), and a query that still runs out of memory
     ends the command with one line saying what to do, not a traceback."""
     import duckdb
     from reasonboard import cli
     from reasonboard.store import pointsdb
 
-    monkeypatch.setattr(pointsdb.os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096,
-                                                              "SC_PHYS_PAGES": (16 << 30) // 4096}[name])
-    assert pointsdb.memory_limit() == f"{int((16 << 30) * 0.4) >> 20}MB"
+    for machine, pool in ((16 << 30, 1 << 10), (8 << 30, int((8 << 30) * 0.1) >> 20), (2 << 30, 512)):
+        monkeypatch.setattr(pointsdb.os, "sysconf", lambda name, pages=machine // 4096: {
+            "SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": pages}[name])
+        assert pointsdb.memory_limit() == f"{pool}MB"
     with PointsDB() as fresh:
         limit = fresh.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     assert limit.endswith(("GiB", "MiB", "GB", "MB"))

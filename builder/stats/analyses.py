@@ -92,13 +92,63 @@ def trial_views(db: PointsDB, skip: Sequence[str] = ()) -> None:
                           coalesce({_LIMIT_COLUMNS}) AS token_limit
                    FROM evaluations) USING (model, template, sampler)""", [list(skip)])
     db.con.execute("""
-        CREATE OR REPLACE TEMP TABLE analysis_points AS
-        SELECT p.point, a.et FROM trial_points p JOIN analysis_tasks a USING (model, template, sampler, base_task)
+        CREATE OR REPLACE TEMP TABLE analysis_every_point AS
+        SELECT p.point, a.et, p.source FROM trial_points p
+        JOIN analysis_tasks a USING (model, template, sampler, base_task)
         WHERE p.source NOT IN (SELECT unnest(?::VARCHAR[]))""", [list(skip)])
+    db.con.execute("CREATE OR REPLACE TEMP TABLE analysis_points AS SELECT point, et FROM analysis_every_point")
     db.con.execute("""
         CREATE OR REPLACE TEMP VIEW analysis_trials AS
         SELECT a.et, t.point, t.sample, t.epoch, t.correct, t.truncated, t.options, t.tokens, t.compressed
         FROM trials t JOIN analysis_points a USING (point)""")
+
+
+#: Trials the statements read at once. Their quantiles hold every value of a group in memory,
+#: which DuckDB does not spill, so past this the statements run over batches of whole trials
+#: files: the memory they take is the batch's, whatever the number of evaluations.
+BATCH_TRIALS = 4_000_000
+
+
+def point_batches(db: PointsDB) -> list[tuple[int, int]]:
+    """Ranges of point numbers of `analysis_every_point` (`trial_views`), each a run of whole
+    trials files with at most `BATCH_TRIALS` trials between them (a larger file alone). A file's points
+    are numbered together (trialcodes.py), so its numbers are a range of their own; and an
+    (evaluation, task) has its trials in one file (the store refuses two), so a batch holds
+    each of the statements' groups whole."""
+    most = BATCH_TRIALS
+    row = db.con.execute("SELECT count(*) FROM trials").fetchone()
+    if row is None or row[0] <= most:
+        return [(-2**31, 2**31 - 1)]
+    files = db.con.execute("""
+        SELECT min(a.point), max(a.point), sum(c.n) FROM analysis_every_point a
+        JOIN (SELECT point, count(*) AS n FROM trials GROUP BY point) c USING (point)
+        GROUP BY a.source ORDER BY 1""").fetchall()
+    batches: list[tuple[int, int]] = []
+    held = most + 1
+    for low, high, trials in files:
+        if held + trials > most:
+            batches.append((low, high))
+            held = 0
+        batches[-1] = (batches[-1][0], high)
+        held += trials
+    return batches or [(-2**31, 2**31 - 1)]
+
+
+def batched_rows(db: PointsDB, mode: str) -> dict[str, Rows]:
+    """The statements' rows over every trial of `analysis_every_point`, a batch of trials files
+    at a time (`point_batches`). Each batch's rows come in the statements' order and hold their
+    (evaluation, task) groups whole, so a stable sort on the (evaluation, task) gives the rows
+    one run over all the trials gives."""
+    found: dict[str, Rows] = {}
+    batches = point_batches(db)
+    for low, high in batches:
+        db.con.execute("CREATE OR REPLACE TEMP TABLE analysis_points AS SELECT point, et FROM analysis_every_point "
+                       "WHERE point BETWEEN ? AND ?", [low, high])
+        for name, (names, rows) in run_statements(db, estimator(mode)).items():
+            found.setdefault(name, (names, []))[1].extend(rows)
+    if len(batches) == 1:
+        return found
+    return {name: (names, sorted(rows, key=lambda row: row[:4])) for name, (names, rows) in found.items()}
 
 
 def statement_rows(db: PointsDB, mode: str, memo: AnalysesMemo | None = None) -> dict[str, Rows]:
@@ -106,10 +156,10 @@ def statement_rows(db: PointsDB, mode: str, memo: AnalysesMemo | None = None) ->
     a `memo`, the evaluations it holds are not computed again (analysismemo.py)."""
     if memo is None:
         trial_views(db)
-        return run_statements(db, estimator(mode))
+        return batched_rows(db, mode)
     found, skip = memo.split(db, mode)
     trial_views(db, skip)
-    return memo.merge(run_statements(db, estimator(mode)), found)
+    return memo.merge(batched_rows(db, mode), found)
 
 
 def compute_analyses(db: PointsDB, board: Leaderboard, memo: AnalysesMemo | None = None) -> Analyses:
