@@ -442,6 +442,11 @@ def test_model_page_sections_say_what_was_not_recorded_and_draw_only_what_exists
     assert view.hazard_bins == ("32–64",) and view.hazard_rows[0].cells == ("1.000 [0.566, 1.000]",)
     assert [r["hazard"] for r in view.hazard_chart.rows] == [1.0]
     assert view.hazard_limited and view.hazard_notes == ()
+    # A bound computed as 0 from below (-0.0) prints as 0.000, never "-0.000".
+    zero = TaskHazard(64, True, (HazardBin(32, 64, 5, 0, 5, -0.0, -0.0, 0.434),))
+    view = model_analyses(EvaluationAnalyses(recorded={"t": Recorded(5, 5, 0, 64)}, compression={},
+                                             hazard={"t": zero}, sweep=None, sweep_note="x"), "M")
+    assert view.hazard_rows[0].cells == ("0.000 [0.000, 0.434]",)
     # No recorded limit on two tasks: one sentence names each task's top edge, and the page
     # does not say that a last bin runs to a limit; a top of one token leaves no bin.
     free = {t: TaskHazard(top, False, (HazardBin(32, 64, 5, 2, 1, 0.5, 0.1, 0.9),)) for t, top in (("a", 64), ("b", 2048))}

@@ -46,10 +46,16 @@ def _bin_label(b: HazardBin, last: bool, limited: bool) -> str:
     return f"{b.low:,}–{b.high:,}"
 
 
+def _unit_interval(estimate: float, low: float, high: float) -> str:
+    """"0.412 [0.380, 0.445]", the bounds clipped to [0, 1]; adding 0.0 turns a -0.0 (a bound
+    computed as 0 from below) into 0.0, which would otherwise print as "-0.000"."""
+    return f"{estimate + 0.0:.3f} [{max(low, 0.0) + 0.0:.3f}, {min(high, 1.0) + 0.0:.3f}]"
+
+
 def _hazard_text(b: HazardBin) -> str:
     if b.hazard is None or b.ci_low is None or b.ci_high is None:
         return "not reached"
-    return f"{b.hazard:.3f} [{max(b.ci_low, 0.0):.3f}, {min(b.ci_high, 1.0):.3f}]"
+    return _unit_interval(b.hazard, b.ci_low, b.ci_high)
 
 
 @dataclass(frozen=True)
@@ -231,8 +237,7 @@ def _sweep(sweep: Sweep | None, label: str) -> tuple[tuple[BudgetRow, ...], tupl
         name = budget_label(level.divisor)
         tokens = fmt.count(limit / level.divisor) if limit is not None else "per task"
         score = f"{level.center:.1f} ± {level.margin:.1f}"
-        cells = tuple(f"{e:.3f} [{max(lo, 0.0):.3f}, {min(hi, 1.0):.3f}]"
-                      for e, lo, hi in (level.tasks[t] for t in tasks))
+        cells = tuple(_unit_interval(*level.tasks[t]) for t in tasks)
         rows.append(BudgetRow(name, tokens, score, cells))
         data.append({"budget": name if limit is None else f"{name} ({tokens})", "order": n,
                      "center": round(level.center, 2), "low": round(level.ci_low, 2), "high": round(level.ci_high, 2),
