@@ -52,8 +52,9 @@ def boards_toml(data: Path, boards: int) -> str:
     """Every task, then the tasks split into `boards - 1` parts, as `[[boards]]`."""
     import duckdb
 
-    tasks = [r[0] for r in duckdb.sql(f"SELECT DISTINCT base_task FROM read_parquet('{data / 'trials'}/*.parquet') "
-                                      "ORDER BY 1").fetchall()]
+    with duckdb.connect() as con:
+        tasks = [r[0] for r in con.execute("SELECT DISTINCT base_task FROM read_parquet(?) ORDER BY 1",
+                                           [str(data / "trials" / "*.parquet")]).fetchall()]
     parts = [tasks[k::boards - 1] for k in range(boards - 1)]
     lines = ['[[boards]]', 'name = "All tasks"', f"tasks = {json.dumps(tasks)}"]
     for k, part in enumerate(parts, 1):

@@ -364,7 +364,10 @@ def test_committed_default_data_is_the_simulator_output(tmp_path):
 def writer(folder: Path) -> set[str]:
     """The `created_by` of every Parquet file in `folder`."""
     query = "SELECT DISTINCT created_by FROM parquet_file_metadata(?)"
-    return {r[0] for r in duckdb.execute(query, [str(folder / "*.parquet")]).fetchall()}
+    # A connection of its own, closed: duckdb's module-level one would keep its threads for
+    # the rest of the test session, beside every later fork of the render pool.
+    with duckdb.connect() as con:
+        return {r[0] for r in con.execute(query, [str(folder / "*.parquet")]).fetchall()}
 
 
 def file_rows(path: Path) -> tuple[list[tuple], list[tuple]]:

@@ -57,11 +57,12 @@ def board_order(site: Path, models: dict[str, Any]) -> list[str]:
 def items_of(model: dict[str, Any], task: str) -> dict[tuple[str, str], tuple[int, int, int, float]]:
     """(params, sample_id) -> (trials, correct, truncated, guess) of one evaluation on a task,
     summed from its trials file row by row."""
-    rows = duckdb.sql(
-        "SELECT params, sample_id, correct, truncated, options FROM read_parquet(?) "
-        "WHERE model = ? AND template = ? AND sampler = ? AND base_task = ?",
-        params=[str(ROOT / "data" / "trials" / "*.parquet"), model["model"], model["template"], model["sampler"],
-                task]).fetchall()
+    with duckdb.connect() as con:  # not the module-level connection, whose threads outlive the test
+        rows = con.execute(
+            "SELECT params, sample_id, correct, truncated, options FROM read_parquet(?) "
+            "WHERE model = ? AND template = ? AND sampler = ? AND base_task = ?",
+            [str(ROOT / "data" / "trials" / "*.parquet"), model["model"], model["template"], model["sampler"],
+             task]).fetchall()
     out: dict[tuple[str, str], tuple[int, int, int, float]] = {}
     for params, sid, correct, truncated, options in rows:
         m, e, t, g = out.get((params, sid), (0, 0, 0, 0.0))
