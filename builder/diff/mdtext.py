@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..stats.paired import NO_CROSSING, at_resolution
 from .report import ModelChange, ModelRef
 
 #: Rows a table shows before the rest is folded into `<details>`.
@@ -124,6 +125,6 @@ def rule_note(c: ModelChange) -> str:
     verdict = "significant" if t.significant else "not significant"
     # "effect", not "Δ": the paired difference is of the two ReasonScores recomputed on the
     # shared items, which can differ from the Δ column (of the published centers) in its last digit.
-    p = "0 (no resample crossed zero)" if t.p == 0 and t.method == "bootstrap" else f"{t.p:.2g}"
+    p = NO_CROSSING if at_resolution(t.p, t.method) else f"{t.p:.2g}"
     return (f"paired on {t.shared:,} shared items: effect {signed(t.effect)} (95% {signed(t.low)} to "
             f"{signed(t.high)}), p = {p}, {verdict} after Holm")

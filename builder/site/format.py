@@ -125,12 +125,11 @@ def sort_keys(values: list[float | int | None]) -> list[str]:
     empty for a missing value. Sorting compares numbers, so fewer digits change nothing a
     reader sees, only the bytes."""
     present = [v for v in values if v is not None]
-    exact = sorted(set(present))
-    for digits in range(1, 18):
-        if all(isinstance(v, int) for v in present):
-            break
-        if len({float(f"{v:.{digits}g}") for v in exact}) == len(exact):
-            return ["" if v is None else _short(v, digits) for v in values]
+    if not all(isinstance(v, int) for v in present):
+        exact = set(present)
+        for digits in range(1, 18):
+            if len({float(f"{v:.{digits}g}") for v in exact}) == len(exact):
+                return ["" if v is None else _short(v, digits) for v in values]
     return ["" if v is None else str(v) for v in values]
 
 

@@ -26,6 +26,15 @@ BOOTSTRAP = "bootstrap"
 #: geometric mean is the ReasonScore's own (10 to 1000).
 FLOOR = 0.01
 ALPHA = 0.05
+#: How a bootstrap p of 0 is printed: it says only that no resample crossed zero (the
+#: resolution is 2 / draws), so "< 0.0001" or "0" alone would claim more than the draws show.
+#: `compare.js` prints the same words in the browser.
+NO_CROSSING = "0 (no resample crossed zero)"
+
+
+def at_resolution(p: float, method: str) -> bool:
+    """Whether `p` is a bootstrap's 0, to be printed as `NO_CROSSING`."""
+    return p == 0 and method == BOOTSTRAP
 
 
 @dataclass(frozen=True)

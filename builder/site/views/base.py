@@ -10,6 +10,7 @@ from typing import Callable, Sequence, TypeVar
 
 from ...slugs import name_hash
 from ...stats.bands import Band
+from ...stats.paired import NO_CROSSING, at_resolution
 from ...stats.verdicts import PairedResult
 from .. import format as fmt
 from ..charts import Chart
@@ -185,15 +186,10 @@ def paired_number(value: float, scale: str) -> str:
     return f"{value:+.1f}" if scale == "points" else f"{value:+.3f}"
 
 
-#: A bootstrap p of 0 says only that no resample crossed zero: its resolution is 2 / draws,
-#: so "< 0.0001" would claim more than a few thousand draws can show.
-NO_CROSSING = "0 (no resample crossed zero)"
-
-
 def p_text(p: float, method: str = "") -> str:
-    """A raw p as printed beside a verdict; `method` "bootstrap" marks a p of 0 as the
-    bootstrap's floor, not a probability of zero."""
-    if p == 0 and method == "bootstrap":
+    """A raw p as printed beside a verdict; a bootstrap's 0 as its floor (`NO_CROSSING`),
+    not a probability of zero."""
+    if at_resolution(p, method):
         return NO_CROSSING
     return "< 0.0001" if p < 0.0001 else f"{p:.4f}".rstrip("0").rstrip(".") if p < 1 else "1"
 
