@@ -124,6 +124,8 @@ class TrialStore:
         self.con.execute("SET enable_progress_bar = false")
         self.con.execute(_statements()[0])
         self._runs: list[tuple[int, int, str, str, str, str, str]] = []
+        #: Each evaluation's number (its position in sorted order), set by `sum`.
+        self._evaluations: dict[tuple[str, str, str], int] = {}
         self._skipped: set[int] = set()
         self._pending: list[Trial] = []
         self._pending_runs: list[int] = []
@@ -190,11 +192,13 @@ class TrialStore:
             self.con.unregister("trial_batch")
 
     def _insert_runs(self) -> None:
+        self._evaluations = {key: k for k, key in enumerate(sorted({r[2:5] for r in self._runs}))}
         if not self._runs:
             return
         names = ("run_idx", "input_idx", "model", "template", "sampler", "task", "metric")
         columns = {name: np.array([r[i] for r in self._runs], dtype=np.int32 if i < 2 else object)
                    for i, name in enumerate(names)}
+        columns["evaluation"] = np.array([self._evaluations[r[2:5]] for r in self._runs], dtype=np.int32)
         columns["skipped"] = np.array([r[0] in self._skipped for r in self._runs], dtype=np.bool_)
         self.con.register("run_batch", columns)
         try:
@@ -213,12 +217,12 @@ class TrialStore:
         evaluation's file from a previous ingest), its trials of the tasks this ingest did
         not read are kept: ingesting one task's logs never drops another task's trials."""
         source = _sql("evaluation_trials")
-        parameters: list[object] = [model, template, sampler]
+        evaluation = self._evaluations[(model, template, sampler)]
+        parameters: list[object] = [evaluation]
         if earlier is not None:
             source = (f"({source} UNION ALL SELECT {trialfiles.select_list()} FROM read_parquet(?) "
-                      f"WHERE base_task NOT IN (SELECT task FROM ingest_kept WHERE model = ? AND template = ? "
-                      "AND sampler = ?))")
-            parameters += [str(earlier), model, template, sampler]
+                      "WHERE base_task NOT IN (SELECT task FROM ingest_kept WHERE evaluation = ?))")
+            parameters += [str(earlier), evaluation]
         trialfiles.write_trials(self.con, source, parameters, path)
 
     def sum(self) -> Summed:

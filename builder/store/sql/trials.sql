@@ -8,6 +8,7 @@
 CREATE OR REPLACE TABLE ingest_runs (
     run_idx   INTEGER NOT NULL,   -- order in which runs were read
     input_idx INTEGER NOT NULL,   -- the input's position in sorted path order (later wins)
+    evaluation INTEGER NOT NULL,  -- the (model, template, sampler)'s position in sorted order
     model     VARCHAR NOT NULL,
     template  VARCHAR NOT NULL,
     sampler   VARCHAR NOT NULL,
@@ -39,18 +40,21 @@ FROM trial_batch
 
 -- name: insert_runs
 INSERT INTO ingest_runs
-SELECT run_idx, input_idx, model, template, sampler, task, metric, skipped FROM run_batch
+SELECT run_idx, input_idx, evaluation, model, template, sampler, task, metric, skipped FROM run_batch
 
 -- name: resolve
 -- One row per trial identity: the input later in sorted path order wins, then the later
--- copy inside it.
+-- copy inside it. Stored in evaluation order, so that each evaluation's trials file reads
+-- only the row groups holding its rows (their min/max of `evaluation`), not every trial:
+-- a scan of the whole table per file made ingest quadratic in its evaluations.
 CREATE OR REPLACE TABLE ingest_kept AS
-SELECT r.model, r.template, r.sampler, r.task, r.metric, t.params, t.sample_id, t.epoch,
+SELECT r.evaluation, r.model, r.template, r.sampler, r.task, r.metric, t.params, t.sample_id, t.epoch,
        t.score, t.truncated, t.options, t.tokens, t.input_tokens, t.compressed
 FROM ingest_trials t JOIN ingest_runs r USING (run_idx)
 WHERE NOT r.skipped
 QUALIFY row_number() OVER (PARTITION BY r.model, r.template, r.sampler, r.task, t.params, t.sample_id, t.epoch
                            ORDER BY r.input_idx DESC, t.seq DESC) = 1
+ORDER BY r.evaluation
 
 -- name: replaced
 SELECT (SELECT count(*) FROM ingest_trials JOIN ingest_runs USING (run_idx) WHERE NOT skipped)
@@ -107,4 +111,4 @@ GROUP BY model, template, sampler ORDER BY model, template, sampler
         k.score AS credit, k.score >= 1 AND NOT k.truncated AS correct, k.truncated, k.options,
         k.tokens, k.input_tokens, k.compressed
  FROM ingest_kept k ANTI JOIN ingest_no_credit n USING (model, template, sampler, task)
- WHERE k.model = ? AND k.template = ? AND k.sampler = ?)
+ WHERE k.evaluation = ?)
