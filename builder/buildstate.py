@@ -11,8 +11,8 @@ whose file was touched since; the writer replaces only the files whose bytes cha
 rest keep their modification times.
 
 The file is JSON, `build-<salted hash of the output path>.json` in the cache directory:
-`{"key": ..., "files": {path: [size, mtime_ns] or, for a page, [size, mtime_ns, page key]},
-"summary": {...}}`. A missing, damaged or foreign file is no state: everything renders.
+`{"key": ..., "files": {path: [size, mtime_ns] or, for a page or a published samples file,
+[size, mtime_ns, its key]}, "summary": {...}}`. A missing, damaged or foreign file is no state: everything renders.
 
 The state lives in the cache directory, never in the published output.
 """
@@ -84,7 +84,7 @@ def build_key(settings: str, *, sources: str, db_path: Path | None) -> str:
 @dataclass(frozen=True)
 class BuildState:
     key: str
-    #: output path -> [size, mtime_ns] as the build left it, and a page's key after them
+    #: output path -> [size, mtime_ns] as the build left it, and a keyed file's key after them
     files: dict[str, list[Any]]
     #: the build's summary figures, warnings and skipped files, repeated when a later build finds nothing to do
     summary: dict[str, Any]
@@ -103,9 +103,10 @@ class BuildState:
                 return False
         return True
 
-    def pages(self) -> dict[str, tuple[str, int, int]]:
-        """Each page's key, size and modification time as the build left it (for
-        site/reuse.py); entries of any other shape are left out, so they render."""
+    def keyed(self) -> dict[str, tuple[str, int, int]]:
+        """Each keyed file's key (a page's, a published samples file's), size and modification
+        time as the build left it (for site/reuse.py); entries of any other shape are left
+        out, so they are made again."""
         found = {}
         for path, entry in self.files.items():
             if (len(entry) == 3 and isinstance(entry[2], str) and len(entry[2]) == 64
@@ -143,8 +144,8 @@ def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
 
 def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict[str, Any],
                page_keys: Mapping[str, str] | None = None) -> None:
-    """Record the key, the size and mtime of every file just written and each page's key
-    (atomically)."""
+    """Record the key, the size and mtime of every file just written and each keyed file's
+    key (`page_keys`: the pages' and the published samples files'), atomically."""
     page_keys = page_keys or {}
     files: dict[str, list[Any]] = {}
     for path in sorted(written):

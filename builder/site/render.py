@@ -148,7 +148,7 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
 
 def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
               timings: dict[str, float] | None = None,
-              stage: Stage | None = None, alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
+              stage: Stage | None = None, alongside: Callable[[], Iterable[tuple[str, Output]]] | None = None,
               workers: int | None = None, reuse: PageReuse | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site.

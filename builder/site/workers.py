@@ -72,7 +72,7 @@ class PageJob:
     pages: Sequence[Page | Deferred]
     render: Callable[[Page], bytes]
     stage: Stage | None
-    alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None
+    alongside: Callable[[], Iterable[tuple[str, Output]]] | None = None
     key: Callable[[Page], str] | None = None
     keep: Callable[[str, str], Staged | None] | None = None
     #: Whether this process takes jobs too (tests turn it off to run every job in a worker).
@@ -82,8 +82,8 @@ class PageJob:
         return (self.alongside is not None) + -(-len(self.pages) // CHUNK)
 
     def job(self, number: int, forked: bool = False) -> list[Record]:
-        def out(path: str, data: bytes) -> Output:
-            return self.stage.put(path, data) if forked and self.stage is not None else data
+        def out(path: str, data: Output) -> Output:
+            return self.stage.put(path, data) if forked and self.stage is not None and isinstance(data, bytes) else data
 
         if self.alongside is not None:
             if number == 0:
