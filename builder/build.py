@@ -171,7 +171,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     # The state is cleared first, so an interrupted write can never leave a state that
     # vouches for a half-replaced site.
     clear_state(cache_dir, out_dir)
-    reuse = PageReuse(out_dir, previous.keyed() if previous is not None else {})
+    reuse = PageReuse(out_dir, previous.files if previous is not None else {}, salt=settings)
     sample_keys = samples_keys(board.evaluations.values(), sources.point_files if sources else {},
                                config.publish_samples)
 

@@ -2,8 +2,9 @@
 
 After coverage.py's HTML status file and Lektor's build database: a build records a key
 (a hash of every input: the data, the config, the content and templates along their lookup
-order (project and package), the project's static files, the code) and a
-manifest of the files it wrote with their size and modification time. The next build
+order (project and package), the project's static files, the code and the template
+libraries' versions) and a manifest of the files it wrote with their size and modification
+time. The next build
 with the same key finds the output exactly as it left it and has nothing to do; a build
 with another key recomputes everything and renders every page whose key (site/reuse.py: a
 digest of everything its template receives) differs from the one recorded for its file, or
@@ -12,7 +13,8 @@ rest keep their modification times.
 
 The file is JSON, `build-<salted hash of the output path>.json` in the cache directory:
 `{"key": ..., "files": {path: [size, mtime_ns] or, for a page or a published samples file,
-[size, mtime_ns, its key]}, "summary": {...}}`. A missing, damaged or foreign file is no state: everything renders.
+[size, mtime_ns, its key]}, "summary": {...}}`. A missing, damaged or foreign file is no
+state: everything is made again.
 
 The state lives in the cache directory, never in the published output.
 """
@@ -22,7 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -32,8 +36,9 @@ from .confined import open_confined, read_confined
 from .resources import code_digest
 
 #: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
-#: 6: no page digests or keys; 7: each page's key from its complete inputs record
-STATE_VERSION = 7
+#: 6: no page digests or keys; 7: each page's key from its complete inputs record;
+#: 8: the published samples files' keys, and the settings key salts the pages'
+STATE_VERSION = 8
 
 
 def _hash_files(h: hashlib._Hash, paths: Iterable[Path], root: Path) -> None:
@@ -55,9 +60,11 @@ def tree_files(root: Path) -> list[Path]:
 def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], templates_dirs: Iterable[Path],
                  static_dir: Path | None, strict: bool, allow_empty: bool = False) -> str:
     """A hash of everything a build's output depends on besides the data (the base of
-    `build_key`)."""
+    `build_key`, and the salt of every page's key, site/reuse.py): with the code, the
+    libraries the templates run on."""
     h = hashlib.sha256()
-    h.update(f"reasonboard-build-state/{STATE_VERSION}\0strict={strict}\0allow_empty={allow_empty}\0".encode())
+    h.update(f"reasonboard-build-state/{STATE_VERSION}\0strict={strict}\0allow_empty={allow_empty}\0{sys.version}\0"
+             f"{version('jinja2')}\0{version('markupsafe')}\0".encode())
     if config_path is not None and config_path.is_file():
         h.update(b"config\0" + read_confined(config_path))
     # Each search path in order, tagged by kind and position: moving a file from the project
@@ -102,17 +109,6 @@ class BuildState:
             if stat is None or stat.st_size != size or stat.st_mtime_ns != mtime:
                 return False
         return True
-
-    def keyed(self) -> dict[str, tuple[str, int, int]]:
-        """Each keyed file's key (a page's, a published samples file's), size and modification
-        time as the build left it (for site/reuse.py); entries of any other shape are left
-        out, so they are made again."""
-        found = {}
-        for path, entry in self.files.items():
-            if (len(entry) == 3 and isinstance(entry[2], str) and len(entry[2]) == 64
-                    and all(type(v) is int for v in entry[:2])):
-                found[path] = (entry[2], entry[0], entry[1])
-        return found
 
 
 def _files_under(folder: str, prefix: str) -> dict[str, os.stat_result]:

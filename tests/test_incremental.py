@@ -435,7 +435,6 @@ def demo_trials(tmp_path_factory) -> Path:
 def flip_outcomes(path: Path) -> None:
     """Flip every fourth trial's outcome (correct <-> not, where not truncated) in one trials file."""
     import duckdb
-
     from reasonboard.store.pointsdb import sql_string
 
     temporary = path.with_name(path.name + ".tmp")
