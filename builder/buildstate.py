@@ -41,20 +41,15 @@ from .resources import code_digest
 STATE_VERSION = 8
 
 
-def _hash_files(h: hashlib._Hash, paths: Iterable[Path], root: Path) -> None:
-    for path in sorted(paths):
+def _hash_tree(h: hashlib._Hash, root: Path) -> None:
+    """Every file below `root` (none when it is no folder; no `__pycache__`), by path and content."""
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         h.update(path.relative_to(root).as_posix().encode())
         h.update(b"\0")
         # Confined like every read of the project: the state's key never reads what a link
         # out of the content, templates or static folder points at (the build refuses it).
         with open_confined(path, root) as handle:
             h.update(hashlib.file_digest(handle, "sha256").digest())
-
-
-def tree_files(root: Path) -> list[Path]:
-    if not root.is_dir():
-        return []
-    return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
 
 
 def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], templates_dirs: Iterable[Path],
@@ -73,7 +68,7 @@ def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], temp
                        ("static", [static_dir] if static_dir is not None else [])):
         for i, folder in enumerate(dirs):
             h.update(f"{kind}/{i}\0".encode())
-            _hash_files(h, tree_files(folder), folder)
+            _hash_tree(h, folder)
     h.update(f"code\0{code_digest()}".encode())
     return h.hexdigest()
 

@@ -102,12 +102,9 @@ class AnalysesMemo:
             if known:
                 digests[key] = hashlib.sha256(json.dumps([mode, key, args, files]).encode("utf-8")).hexdigest()
         found = {key: digest for key, digest in digests.items() if _whole(self.known.get(digest))}
-        holding: dict[str, list[EvalKey]] = {}
-        for key, sources in files_of.items():
-            for source in sources:
-                holding.setdefault(source, []).append(key)
+        needed = {source for key, sources in files_of.items() if key not in found for source in sources}
         self.digests = digests
-        return found, sorted(s for s, keys in holding.items() if all(k in found for k in keys))
+        return found, sorted({source for sources in files_of.values() for source in sources} - needed)
 
     def merge(self, computed: Mapping[str, Rows], found: Mapping[EvalKey, str]) -> dict[str, Rows]:
         """Each statement's rows: the found evaluations' from the memo, the others' as
