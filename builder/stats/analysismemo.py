@@ -26,6 +26,7 @@ import hashlib
 import json
 import platform
 import sys
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -77,13 +78,11 @@ class AnalysesMemo:
 
     @classmethod
     def load(cls, path: Path, salt: str) -> AnalysesMemo:
-        try:
+        with suppress(OSError, ValueError, KeyError, TypeError):  # a damaged or foreign file: an empty memo
             found = json.loads(path.read_bytes())
-            if found["salt"] != salt or not isinstance(found["entries"], dict):
-                return cls(salt)
-            return cls(salt, found["entries"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return cls(salt)
+            if found["salt"] == salt and isinstance(found["entries"], dict):
+                return cls(salt, found["entries"])
+        return cls(salt)
 
     def save(self, path: Path) -> None:
         """The entries this build used, written atomically; nothing when they are `known`."""
