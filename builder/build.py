@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from .analysesoutputs import analyses_files
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .cachekey import salted
 from .compareoutputs import TaskOutcomes, compare_files, item_outcomes
 from .config import SiteConfig, load_config
 from .errors import InputError
-from .outputs import analyses_files, data_files
+from .outputs import data_files
 from .project import Project, resolve_project
 from .results import BuildResults
 from .sampleoutputs import samples_files
