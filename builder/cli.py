@@ -95,7 +95,7 @@ def input_options(cache_help: str) -> Callable[[Decorated], Decorated]:
     options = (
         PROJECT_OPTION,
         click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="Input directory: points/, evals.json, eee/, cards/. Default: PROJECT/data."),
+                     help="Input directory: trials/, points/, evals.json, eee/, cards/. Default: PROJECT/data."),
         click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Use this PointsDB file instead of building one in the cache."),
         click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -196,7 +196,7 @@ def init(directory: Path, force: bool) -> None:
 @main.command()
 @click.option("--models", type=click.IntRange(min=1), default=16, show_default=True, help="How many models to simulate.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Directory to write points/ and evals.json into.")
+              help="Directory to write trials/ (one Parquet file per evaluation) and evals.json into.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Simulation seed.")
 @click.option("--force", is_flag=True, help="Write into a directory that is not empty (replaces its evals.json).")
 def demo(models: int, out_dir: Path, seed: int, force: bool) -> None:
@@ -208,7 +208,8 @@ def demo(models: int, out_dir: Path, seed: int, force: bool) -> None:
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    click.echo(f"wrote {written.points} points for {written.models} simulated models to {out_dir}")
+    click.echo(f"wrote {written.evaluations} trials files ({written.trials:,} trials in {written.points:,} points) "
+               f"for {written.models} simulated models to {out_dir}")
 
 
 @main.group()
@@ -262,7 +263,7 @@ def export_eee(project_dir: Path | None, out_dir: Path, data_dir: Path | None, d
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @PROJECT_OPTION
 @click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Data directory to write points/ingested/ and evals.json into. Default: PROJECT/data.")
+              help="Data directory to write trials/ and evals.json into. Default: PROJECT/data.")
 @click.option("--model", default=None, help="Model name for every input (default: as the harness names it).")
 @click.option("--template", default=None, help="Template name (default: from the harness, else 'default').")
 @click.option("--sampler", default=None, help="Sampler name (default: from the recorded generation settings).")
@@ -279,7 +280,8 @@ def ingest(paths: tuple[Path, ...], project_dir: Path | None, data_dir: Path | N
            organization: str | None, relationship: str | None, scorer: str | None, param_keys: str | None,
            partial: bool, strict: bool) -> None:
     """Turn per-sample harness outputs (Inspect AI, lm-evaluation-harness, HELM, lighteval,
-    Every Eval Ever instance-level JSONL) into points files and evals.json entries."""
+    Every Eval Ever instance-level JSONL) into trials files (one Parquet file per
+    evaluation, under DATA/trials/) and evals.json entries."""
     from .ingest import IngestOptions, run_ingest
     from .progress import DelayedBar
     from .project import resolve_project

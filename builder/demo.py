@@ -277,6 +277,7 @@ class DemoSummary:
     models: int
     evaluations: int
     points: int
+    trials: int
     files: tuple[Path, ...]
 
 
@@ -342,7 +343,7 @@ def write_demo(out_dir: str | Path, models: int = DEFAULT_MODELS, seed: int = DE
     (out_dir / TRIALS_DIR).mkdir(parents=True, exist_ok=True)
     for stale in _stale_demo_files(out_dir, names):
         stale.unlink()
-    files, points, evals = [], 0, []
+    files, points, trial_count, evals = [], 0, 0, []
     with TrialsWriter() as writer:
         for run in runs:
             simulated, trials = simulate_trials(run, seed)
@@ -350,7 +351,9 @@ def write_demo(out_dir: str | Path, models: int = DEFAULT_MODELS, seed: int = DE
             writer.write(run, PointTexts(simulated.task, simulated.params, simulated.tiers), trials, path)
             files.append(path)
             points += len(simulated)
+            trial_count += len(trials.point)
             evals.append(run.evals_entry())
     evals_path = out_dir / EVALS_FILE
     _write_text(evals_path, json.dumps(evals, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-    return DemoSummary(models=models, evaluations=len(runs), points=points, files=(*files, evals_path))
+    return DemoSummary(models=models, evaluations=len(runs), points=points, trials=trial_count,
+                       files=(*files, evals_path))

@@ -5,6 +5,8 @@ leaderboard and a plain Holm, never against the engine's own intermediate values
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import math
 
@@ -42,6 +44,24 @@ def test_adjacent_entries_follow_the_ranking_with_holm_over_them(default_build, 
         assert [e["significant"] for e in entries] == plain_holm([e["p"] for e in entries]), task
     for model, entries in paired["neighbours"].items():
         assert [e["significant"] for e in entries] == plain_holm([e["p"] for e in entries]), model
+
+
+def test_the_data_files_mark_what_the_board_prints(default_build, paired):
+    """`distinct_from_next` in leaderboard.json and its CSV is the board's mark: the paired
+    verdict where the row and the next were tested, else the overlap of their intervals. A
+    file saying "tied" where the page says "distinct" would mislead every tool reading it
+    (and the release pages, which are drawn from it)."""
+    tested = {e["a"]: e["significant"] for e in paired["adjacent"]}
+    rows = [m for m in default_build.leaderboard["models"] if m["rank"] is not None]
+    overlap = {a["id"]: a["reasonscore"]["ci_low"] > b["reasonscore"]["ci_high"] for a, b in itertools.pairwise(rows)}
+    assert any(tested[a] != overlap[a] for a in tested), "the demo has a pair the two rules disagree on"
+    for m in rows:
+        expected = tested.get(m["id"], overlap.get(m["id"]))
+        assert m["distinct_from_next"] == expected, m["id"]
+    csv_rows = list(csv.DictReader(io.StringIO((default_build.out / "data" / "leaderboard.csv").read_text())))
+    by_id = {r["id"]: r["distinct_from_next"] for r in csv_rows}
+    for m in rows:
+        assert by_id[m["id"]] == {True: "true", False: "false", None: ""}[m["distinct_from_next"]]
 
 
 def test_effect_equals_the_published_scores_when_every_item_is_shared(default_build, paired):

@@ -40,8 +40,17 @@ def probability(x: float | None) -> str:
 
 
 def percent(x: float | None, digits: int = 1) -> str:
-    """A share (0-1) as a percentage: `0.125` -> `12.5%`."""
-    return f"{100 * x:.{digits}f}%" if _ok(x) else MISSING
+    """A share (0-1) as a percentage: `0.125` -> `12.5%`. A share that is not 0 never reads
+    `0.0%`, nor one short of all `100.0%` (15 of 35,093 triples is `<0.1%`, not none)."""
+    if not _ok(x):
+        return MISSING
+    text = f"{100 * x:.{digits}f}"
+    step = f"{10 ** -digits:.{digits}f}"
+    if x > 0 and float(text) == 0:
+        return f"<{step}%"
+    if x < 1 and float(text) == 100:
+        return f">{100 - 10 ** -digits:.{digits}f}%"
+    return f"{text}%"
 
 
 def count(x: float | None) -> str:

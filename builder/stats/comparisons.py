@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 from ..config import SiteConfig
 from ..store.items import has_trials, task_items
 from ..store.pointsdb import PointsDB
-from .board import RankedBoard
+from .board import Leaderboard, RankedBoard
 from .boardtests import BoardTests, floored_logs
 from .leaderboard import LeaderboardResult
 from .paired import PairedTest, holm
@@ -50,7 +50,23 @@ def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig
     if not has_trials(db):
         return result
     with threadpool_limits(limits=1, user_api="blas"):
-        return replace(result, comparisons=compare_pairs(db, result, config))
+        found = compare_pairs(db, result, config)
+    boards = tuple(replace(b, leaderboard=marked(b.leaderboard, found.board(b.name, first=k == 0)))
+                   for k, b in enumerate(result.boards))
+    return replace(result, comparisons=found, boards=boards,
+                   leaderboard=marked(result.leaderboard, found.board_next))
+
+
+def marked(leaderboard: Leaderboard, tests: Mapping[str, PairedResult]) -> Leaderboard:
+    """`leaderboard` with each row's `distinct_from_next` the verdict its page prints: the
+    paired test's where the row and the next were tested on their shared items, else the
+    interval overlap's. `leaderboard.json`, its CSV and the release pages read that field,
+    so they cannot tell a reader "tied" where the board says "distinct"."""
+    if not tests:
+        return leaderboard
+    rows = tuple(replace(m, distinct_from_next=tests[m.id].significant) if m.id in tests else m
+                 for m in leaderboard.models)
+    return replace(leaderboard, models=rows)
 
 
 def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> Comparisons:
