@@ -178,7 +178,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         """The data files, sorted, then each evaluation's per-sample outcomes, one at a time."""
         files = {**data_files(board.leaderboard, board.pairwise, signals, board.comparisons),
                  **analyses_files(board.analyses, board.evaluations)}
-        files.update(compare_files(board.leaderboard, board.evaluations, board.comparisons, gathered.outcomes, config))
+        files.update(compare_files(board.leaderboard, board.evaluations, board.comparisons, gathered.outcomes, config,
+                                    board.boards))
         for path in sorted(files):
             yield path, files.pop(path)
         yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples)
