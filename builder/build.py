@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from .analysesoutputs import analyses_files
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .cachekey import salted
 from .compareoutputs import TaskOutcomes, compare_files, item_outcomes
 from .config import SiteConfig, load_config
 from .errors import InputError
-from .outputs import analyses_files, data_files
+from .outputs import data_files
 from .project import Project, resolve_project
 from .results import BuildResults
 from .sampleoutputs import samples_files, samples_keys
@@ -180,7 +181,8 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         (the previous build's file kept when its key is unchanged)."""
         files = {**data_files(board.leaderboard, board.pairwise, signals, board.comparisons),
                  **analyses_files(board.analyses, board.evaluations)}
-        files.update(compare_files(board.leaderboard, board.evaluations, board.comparisons, gathered.outcomes, config))
+        files.update(compare_files(board.leaderboard, board.evaluations, board.comparisons, gathered.outcomes, config,
+                                    board.boards))
         for path in sorted(files):
             yield path, files.pop(path)
         yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples,

@@ -28,14 +28,14 @@ ids. `publish_samples = false` writes no outcomes, and the page then compares by
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .config import SiteConfig
 from .outputs import compact
-from .stats.board import EvaluationRow, Leaderboard
+from .stats.board import EvaluationRow, Leaderboard, RankedBoard
 from .stats.evaluations import Evaluation
 from .stats.verdicts import Comparisons, PairedResult
 from .store.items import has_trials, task_items
@@ -163,11 +163,25 @@ def _row(row: EvaluationRow) -> dict[str, object]:
     }
 
 
+def _standing(row: EvaluationRow) -> list[object]:
+    """An evaluation's rank, status and ReasonScore `[center, low, high]` on a board."""
+    s = row.score
+    return [row.rank, row.status, _triple(s.ci_low, s.center, s.ci_high)]
+
+
 def compare_files(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation], comparisons: Comparisons,
-                  outcomes: Mapping[str, TaskOutcomes], config: SiteConfig) -> dict[str, bytes]:
-    """The compare view's data files (see the module's docstring), sorted keys, stable bytes."""
+                  outcomes: Mapping[str, TaskOutcomes], config: SiteConfig,
+                  boards: Sequence[RankedBoard] = ()) -> dict[str, bytes]:
+    """The compare view's data files (see the module's docstring), sorted keys, stable bytes.
+
+    With several boards, a board page's "Compare" link names its board, and the view
+    compares the two on that board's tasks and ReasonScore: `boards` lists every board (its
+    name and tasks; the first is `board`), each evaluation's file its standing on the others,
+    and `paired.boards` the adjacent tests the build computed on those."""
     published = config.publish_samples
     rows = {m.id: m for m in leaderboard.models}
+    others = tuple(boards[1:])
+    standings = [{m.id: m for m in b.leaderboard.models} for b in others]
     board: list[list[object]] = []
     for a, r in comparisons.board_next.items():
         board.append(_paired(a, r))
@@ -175,20 +189,29 @@ def compare_files(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation
         board += [_paired(a, r) for r in near]
     board += [_paired(a, r) for a, r in comparisons.matrix]
     unique_board = sorted({compact(x): x for x in board}.values(), key=compact)
-    index = {
+    paired: dict[str, object] = {
+        "board": unique_board,
+        "tasks": {task: [_paired(a, r) for a, r in found.items()] for task, found in comparisons.task_next.items() if found},
+    }
+    if others:
+        paired["boards"] = {b.name: [_paired(a, r) for a, r in comparisons.board(b.name, first=False).items()]
+                            for b in others}
+    index: dict[str, object] = {
         "schema": COMPARE_SCHEMA, "mode": leaderboard.settings.mode, "min_samples": config.min_samples,
         "draws": config.paired_draws, "seed": config.seed, "published": published,
         "board": list(leaderboard.settings.tasks),
         "layouts": {task: [list(s) for s in o.strata] for task, o in outcomes.items()} if published else {},
         "evaluations": {e.id: [e.slug, e.label] for e in evaluations.values()},
-        "paired": {"board": unique_board,
-                   "tasks": {task: [_paired(a, r) for a, r in found.items()]
-                             for task, found in comparisons.task_next.items() if found}},
+        "paired": paired,
     }
+    if others:
+        index["boards"] = [[b.name, list(b.tasks)] for b in boards]
     files = {f"{FOLDER}/index.js": _script("RB_COMPARE", None, index)}
     for e in evaluations.values():
         doc: dict[str, object] = _row(rows[e.id]) if e.id in rows else {"rank": None, "status": None, "score": None,
                                                                       "tasks": {}}
+        if others:
+            doc["boards"] = {b.name: _standing(found[e.id]) for b, found in zip(others, standings) if e.id in found}
         if published:
             doc["outcomes"] = {task: {**packed(o.codes[e.id][0]), "x": [list(x) for x in o.codes[e.id][1]]}
                                for task, o in outcomes.items() if e.id in o.codes}

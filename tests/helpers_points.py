@@ -61,6 +61,23 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
     return path
 
 
+def duck_rows(sql: str, params: list[Any] | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The column names and rows of one DuckDB statement, on a connection of its own that is
+    closed after: an unclosed connection keeps its worker threads for the rest of the test
+    session, and every later fork of the render pool then warns (Python 3.12+)."""
+    import duckdb
+
+    with duckdb.connect() as con:
+        cur = con.execute(sql, params or [])
+        return [d[0] for d in cur.description or ()], cur.fetchall()
+
+
+def parquet_rows(path: Path) -> list[dict[str, Any]]:
+    """A Parquet file's rows in file order, read plainly (DuckDB only as the reader)."""
+    names, rows = duck_rows("SELECT * FROM read_parquet(?)", [str(path)])
+    return [dict(zip(names, row)) for row in rows]
+
+
 def write_parquet(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
     """Write rows to Parquet with DuckDB's COPY (params as JSON text, lists as VARCHAR[])."""
     import duckdb
@@ -87,16 +104,31 @@ def write_parquet(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
 def ingest_rows(tmp_path: Path, rows: list[dict[str, Any]], name: str = "a.csv", evals: list | None = None):
     """A fresh in-memory PointsDB holding `rows` (written to `tmp_path/points/<name>`)."""
     from reasonboard.sources.evals import read_evals
-    from reasonboard.sources.points import discover_point_files
-    from reasonboard.store.ingest import ingest_evals, ingest_points
-    from reasonboard.store.pointsdb import PointsDB
+    from reasonboard.store.ingest import ingest_evals
 
     write_csv(tmp_path / "points" / name, rows)
-    db = PointsDB()
-    ingest_points(db, discover_point_files(tmp_path), tmp_path)
+    db = load_data(tmp_path)
     if evals is not None:
         (tmp_path / "evals.json").write_text(json.dumps(evals), encoding="utf-8")
         ingest_evals(db, read_evals(tmp_path / "evals.json"))
+    return db
+
+
+def load_data(data: Path) -> Any:
+    """A fresh in-memory PointsDB holding the points and trials files of `data`. Closed when
+    the ingest fails: the error's traceback would keep it, with DuckDB's threads, alive
+    until a garbage collection, and a later fork of the render pool would warn."""
+    from reasonboard.sources.points import discover_point_files
+    from reasonboard.store.ingest import ingest_points
+    from reasonboard.store.pointsdb import PointsDB
+    from reasonboard.store.trialfiles import discover_trial_files
+
+    db = PointsDB()
+    try:
+        ingest_points(db, discover_point_files(data) + discover_trial_files(data), data)
+    except BaseException:
+        db.close()
+        raise
     return db
 
 
@@ -207,14 +239,9 @@ def write_demo_points(out_dir: Path, models: int, seed: int) -> None:
 def trial_counters(data_dir: Path) -> dict[tuple[str, str, str, str], list[float]]:
     """(model, template, sampler, task) -> [n, n_t, n_e, g, tok] summed by hand over the trials
     files of `data_dir` (INGEST.md section 2), DuckDB used only to read the Parquet."""
-    import duckdb
-
     sums: dict[tuple[str, str, str, str], list[float]] = {}
     for path in sorted((data_dir / "trials").glob("*.parquet")):
-        cur = duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)])
-        names = [d[0] for d in cur.description]
-        for values in cur.fetchall():
-            r = dict(zip(names, values))
+        for r in parquet_rows(path):
             acc = sums.setdefault((r["model"], r["template"], r["sampler"], r["base_task"]), [0, 0, 0, 0.0, 0])
             acc[0] += 1
             acc[1] += r["truncated"]

@@ -11,7 +11,9 @@ from urllib.parse import quote
 import pytest
 from test_browser import DESKTOP, PHONE, Session, browser  # noqa: F401 - fixture
 from test_browser_views import _axe_source, _violations
+from test_compare_data import read_script
 from test_ingest_inspect import SET, plain_samples
+from test_paired_boards import board_order, built  # noqa: F401 - fixture
 from test_paired_real import MODELS, plain_cp, plain_mcnemar
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -151,3 +153,36 @@ def test_picking_two_on_the_leaderboard_opens_the_comparison(browser, default_bu
     finally:
         session.close()
     assert session.blocked == []
+
+
+def test_a_board_pages_compare_link_compares_on_that_board(browser, built):  # noqa: F811
+    """Picked on the second board's page, two evaluations are compared on that board's tasks
+    and ReasonScores (the scores its page prints), and the picker says which board; an
+    unknown board name is said, and the first board is used."""
+    site = built["site"]
+    order = board_order(site, built["models"])
+    a, b = order[0], order[1]
+    session = Session(browser, **DESKTOP)
+    try:
+        session.open(site / "boards" / "second.html")
+        for eid in (a, b):
+            session.page.locator(f"th[data-compare-id='{eid}'] input[type=checkbox]").check()
+        session.page.locator("a.compare-link").click()
+        session.page.wait_for_selector("#compare-overall", timeout=30000)
+        assert session.page.url.endswith("&board=Second")
+        overall = session.page.locator("#compare-overall").inner_text()
+        assert overall.startswith("Overall (ReasonScore on the “Second” board's 2 tasks, ")
+        # The second board's scores (test_paired_boards holds them equal to its page's).
+        _, index = read_script(site / "data" / "compare" / "index.js")
+        centers = [read_script(site / "data" / "compare" / "e" / f"{index['evaluations'][e][0]}.js")[1]
+                   ["boards"]["Second"][2][0] for e in (a, b)]
+        assert f"tasks, {centers[0]:.1f} against {centers[1]:.1f}): " in overall
+        assert "figures from the build" in overall
+        assert session.page.locator("#compare-board").input_value() == "Second"
+        session.page.goto(session.page.url.replace("board=Second", "board=Nope"), wait_until="load")
+        session.page.wait_for_selector("#compare-overall", timeout=30000)
+        assert "No board is named “Nope”" in session.page.locator(".compare-message").inner_text()
+        assert "“Front” board's 3 tasks" in session.page.locator("#compare-overall").inner_text()
+    finally:
+        session.close()
+    assert session.errors == [] and session.blocked == []

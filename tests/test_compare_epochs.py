@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from urllib.parse import quote
 
-import duckdb
 import pytest
 from click.testing import CliRunner
+from helpers_points import duck_rows
 from reasonboard.cli import main
 from test_compare_data import expand, read_script
 from test_design_effect import plain_deff
@@ -63,7 +63,7 @@ def crafted(tmp_path_factory) -> Path:
     for model in ("a", "b"):
         rows = [f"('{i:02d}', {e + 1}, {float(c)}, {c}, {t})"
                 for i, trials in enumerate(outcomes(model)) for e, (c, t) in enumerate(trials)]
-        duckdb.connect().execute(
+        duck_rows(
             f"COPY (SELECT '{model}' AS model, 't' AS template, 's' AS sampler, 'task' AS base_task, '{{}}' AS params, "
             "sample_id, epoch::INTEGER AS epoch, credit::DOUBLE AS credit, correct, truncated, "
             f"{OPTIONS}::INTEGER AS options, 100::BIGINT AS tokens, NULL::BIGINT AS input_tokens, "

@@ -16,6 +16,7 @@ import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from helpers_points import duck_rows, parquet_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reasonboard import demo, demoworld
@@ -272,9 +273,7 @@ def test_write_demo_is_byte_identical_and_loads(tmp_path):
 
 def plain_trials(path: Path) -> list[dict]:
     """A trials file's rows, read plainly (DuckDB only as the Parquet reader)."""
-    cur = duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)])
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+    return parquet_rows(path)
 
 
 def test_trials_files_sum_to_the_simulated_points(tmp_path):
@@ -372,9 +371,8 @@ def writer(folder: Path) -> set[str]:
 
 def file_rows(path: Path) -> tuple[list[tuple], list[tuple]]:
     """A Parquet file's schema and its rows in file order."""
-    con = duckdb.connect()
-    return (con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall(),
-            con.execute("SELECT * FROM read_parquet(?)", [str(path)]).fetchall())
+    return (duck_rows("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)])[1],
+            duck_rows("SELECT * FROM read_parquet(?)", [str(path)])[1])
 
 
 def test_default_leaderboard_has_leaders_ties_and_a_weak_tail():

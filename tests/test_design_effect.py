@@ -12,18 +12,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import duckdb
 import pytest
-from helpers_points import ref_estimate, ref_wilson, write_csv, write_demo_points
+from helpers_points import duck_rows, load_data, parquet_rows, ref_estimate, ref_wilson, write_csv, write_demo_points
 from reasonboard import demo
 from reasonboard.config import SiteConfig
 from reasonboard.ingest import IngestOptions, run_ingest
-from reasonboard.sources.points import discover_point_files
 from reasonboard.stats.bands import load_bands
 from reasonboard.stats.leaderboard import compute_leaderboard
-from reasonboard.store.ingest import ingest_points
 from reasonboard.store.pointsdb import PointsDB
-from reasonboard.store.trialfiles import discover_trial_files
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "per-instance" / "inspect"
@@ -60,11 +56,8 @@ def plain_deff(samples: list[list[tuple[bool, bool]]]) -> float:
 
 def plain_points(path: Path) -> dict[tuple, dict]:
     """Per point of a trials file: raw counters, samples and the design effect, by hand."""
-    cur = duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)])
-    names = [d[0] for d in cur.description]
     points: dict[tuple, dict] = {}
-    for values in cur.fetchall():
-        r = dict(zip(names, values))
+    for r in parquet_rows(path):
         p = points.setdefault((r["model"], r["template"], r["sampler"], r["base_task"], r["params"]),
                               {"n": 0, "n_t": 0, "n_e": 0, "g": 0.0, "samples": {}})
         p["n"] += 1
@@ -75,12 +68,6 @@ def plain_points(path: Path) -> dict[tuple, dict]:
     for p in points.values():
         p["deff"] = plain_deff(list(p["samples"].values()))
     return points
-
-
-def load(data: Path) -> PointsDB:
-    db = PointsDB()
-    ingest_points(db, discover_point_files(data) + discover_trial_files(data), data)
-    return db
 
 
 def stored(db: PointsDB) -> dict[tuple, tuple[int, float]]:
@@ -99,7 +86,7 @@ def write_trials(data: Path, points: dict[str, list[list[tuple[bool, bool]]]]) -
             for epoch, (correct, truncated) in enumerate(trials, start=1):
                 rows.append(f"('{params}', '{i}', {epoch}, {float(correct)}, {correct}, {truncated})")
     (data / "trials").mkdir(parents=True, exist_ok=True)
-    duckdb.connect().execute(
+    duck_rows(
         "COPY (SELECT 'm' AS model, 't' AS template, 's' AS sampler, 'task' AS base_task, params, sample_id, "
         "epoch::INTEGER AS epoch, credit::DOUBLE AS credit, correct, truncated, NULL::INTEGER AS options, "
         "NULL::BIGINT AS tokens, NULL::BIGINT AS input_tokens, NULL::BIGINT AS compressed "
@@ -121,7 +108,7 @@ CASES = {
 def test_design_effect_and_samples_by_hand(tmp_path):
     write_trials(tmp_path, CASES)
     expected = plain_points(tmp_path / "trials" / "m.parquet")
-    with load(tmp_path) as db:
+    with load_data(tmp_path) as db:
         got = stored(db)
     assert got.keys() == expected.keys()
     for key, p in expected.items():
@@ -139,7 +126,7 @@ def test_design_effect_and_samples_by_hand(tmp_path):
 def test_ten_samples_five_identical_epochs_count_as_ten(tmp_path):
     """The issue's example: E_I is Wilson for 6 of 10, not for 30 of 50."""
     write_trials(tmp_path, {"{}": CASES['{"case":"epochs agree"}']})
-    with load(tmp_path) as db:
+    with load_data(tmp_path) as db:
         agg = db.aggregate(mode="E_I")
         assert (agg["n"][0], agg["n_e"][0], agg["trials"][0], agg["samples"][0]) == (10.0, 6.0, 50.0, 10.0)
         assert (agg["low"][0], agg["high"][0]) == pytest.approx(ref_wilson(6, 10, Z95)[1:], abs=1e-12)
@@ -154,7 +141,7 @@ def test_a_points_file_with_samples(tmp_path):
          "truncated": 0, "guess": 0, "tokens": 0, "samples": ""},
     ], columns=("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess",
                 "tokens", "samples"))
-    with load(tmp_path) as db:
+    with load_data(tmp_path) as db:
         assert stored(db) == {("m", "t", "s", "x", "{}"): (10, 5.0), ("m", "t", "s", "y", "{}"): (40, 1.0)}
 
 
@@ -170,7 +157,7 @@ def test_a_bad_samples_column(tmp_path, value, problem):
         columns=("model", "template", "sampler", "base_task", "params", "total", "correct", "truncated", "guess",
                  "tokens", "samples"))
     with pytest.raises(InputError, match=problem):
-        load(tmp_path).close()
+        load_data(tmp_path).close()
 
 
 # -- real logs with epochs -------------------------------------------------------------------
@@ -184,7 +171,7 @@ def test_real_logs_with_epochs_give_the_interval_of_their_samples(tmp_path, log,
     assert [len(p["samples"]) for p in expected.values()] == [samples]
     assert [p["n"] for p in expected.values()] == [samples * epochs]
     [(key, p)] = expected.items()
-    with load(tmp_path) as db:
+    with load_data(tmp_path) as db:
         agg = db.aggregate(group_by=("model", "template", "sampler", "base_task"), mode=["C_P", "E_I"])
     d = p["deff"]
     assert d > 1
@@ -222,7 +209,7 @@ def test_simulated_epochs_give_the_interval_of_their_samples(demo_with_epochs):
         acc[4] += p["n"]
         acc[5] += len(p["samples"])
     assert any(p["deff"] > 1.05 for p in points.values())  # hard items stay hard across epochs
-    with load(data) as db:
+    with load_data(data) as db:
         agg = db.aggregate(filters={"model": run.model, "sampler": run.sampler}, mode="C_P")
     for row in agg.rows():
         n, n_t, n_e, g, trials, samples = by_task[row["base_task"]]
@@ -249,10 +236,10 @@ def test_the_default_demo_gives_the_same_numbers_through_its_trials(tmp_path):
     give the same ReasonScores, ranks and task results byte for byte: one trial per sample
     is a design effect of 1."""
     write_demo_points(tmp_path, demo.DEFAULT_MODELS, demo.DEFAULT_SEED)
-    with load(ROOT / "data") as db:
+    with load_data(ROOT / "data") as db:
         from_trials = board(db)
         assert db.con.execute("SELECT count(*) FROM points WHERE deff <> 1 OR samples <> total").fetchone() == (0,)
-    with load(tmp_path) as db:
+    with load_data(tmp_path) as db:
         from_points = board(db)
     assert from_trials.keys() == from_points.keys() and len(from_trials) == 20
     for key in from_trials:

@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import duckdb
 import pytest
 from click.testing import CliRunner
 from conftest import build_site
-from helpers_points import ingest_rows, point
+from helpers_points import ingest_rows, parquet_rows, point
 from helpers_site import page
 from reasonboard.cli import main
 from reasonboard.config import SiteConfig
@@ -32,9 +31,7 @@ SHORT = INSPECT / "every_eval_ever" / "tests" / "data" / "inspect" / "inspect_sh
 
 
 def rows(path: Path) -> list[dict]:
-    cur = duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)])
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, values)) for values in cur.fetchall()]
+    return parquet_rows(path)
 
 
 # -- status (section 4) on crafted points ----------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 from conftest import ROOT, build_real
 from helpers_site import page, row_cells
 from reasonboard.build import BuildOptions, run_build
+from test_compare_data import read_script
 from test_paired import plain_task
 from test_site_paired import plain_holm
 
@@ -142,3 +144,34 @@ def test_a_second_board_of_the_real_logs_is_paired_as_the_first(real_data, tmp_p
     assert second.find(cls="adjacent-rule").text == front.find(cls="adjacent-rule").text
     assert f"{len(entries)} of the {len(entries)} adjacent pair" in second.find(cls="adjacent-rule").text
     assert [c.text for c in second.find_all("span", cls="tie")] == [c.text for c in front.find_all("span", cls="tie")]
+
+
+def test_the_compare_view_knows_every_board(built):
+    """A board page's "Compare" link names its board, so the compare view's data hold each
+    board's tasks, each evaluation's standing on the boards after the first (as the board's
+    page prints it) and the build's paired tests there (as pairwise.json has them)."""
+    site = built["site"]
+    _, index = read_script(site / "data" / "compare" / "index.js")
+    assert index["boards"] == [["Front", list(FIRST)], ["Second", list(SECOND)]]
+    assert index["board"] == list(FIRST)
+    assert index["paired"]["boards"]["Second"] == [
+        [e["a"], e["b"], e["shared"], e["effect"], e["low"], e["high"], e["p"], e["method"]]
+        for e in built["paired"]["boards"]["Second"]]
+    order = board_order(site, built["models"])
+    printed = {}
+    for row in page(site, "boards/second.html").by_id("leaderboard").find("tbody").find_all("tr"):
+        link = row.find("a")
+        score = re.search(r"(\d+\.\d) ± \d+\.\d", row.text)
+        if link is not None and score:
+            printed[link.text] = float(score.group(1))
+    for eid, (slug, label) in index["evaluations"].items():
+        _, doc = read_script(site / "data" / "compare" / "e" / f"{slug}.js")
+        rank, status, score = doc["boards"]["Second"]
+        if eid in order:
+            assert rank == order.index(eid) + 1 and status == "ranked"
+            assert round(score[0], 1) == printed[label] and score[1] <= score[0] <= score[2]
+        else:
+            assert rank is None and status != "ranked"
+        assert "Front" not in doc["boards"]
+    page_html = (site / "boards" / "second.html").read_text(encoding="utf-8")
+    assert 'data-compare-board="Second"' in page_html

@@ -40,6 +40,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import ROOT
+from helpers_points import duck_rows
 from helpers_site import Node, html_pages, page, row_cells
 from reasonboard.cli import main
 
@@ -81,15 +82,14 @@ class Facts:
 
 def facts(data: Path) -> dict[str, Facts]:
     """Per evaluation and task, summed from the trials files ingest wrote (one row a trial)."""
-    import duckdb
 
     found: dict[str, Facts] = defaultdict(Facts)
     files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))
-    rows = duckdb.connect().execute(
+    _, rows = duck_rows(
         """SELECT model, template, sampler, base_task, count(*), count(*) FILTER (WHERE truncated),
                   coalesce(sum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0),
                   coalesce(sum(tokens), 0), count(DISTINCT (params, sample_id))
-           FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files]).fetchall()
+           FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files])
     for model, template, sampler, task, total, truncated, guess, tokens, samples in rows:
         one = found[f"{model}|{template}|{sampler}"].tasks[task]
         one.update(total=total, truncated=truncated, guess=guess, tokens=tokens, samples=samples)

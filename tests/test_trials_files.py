@@ -12,31 +12,19 @@ import json
 import shutil
 from pathlib import Path
 
-import duckdb
 import pytest
+from helpers_points import duck_rows, load_data, parquet_rows
 from reasonboard.errors import InputError
 from reasonboard.ingest import IngestOptions, run_ingest
 from reasonboard.sources.points import discover_point_files
 from reasonboard.store import trialfiles
 from reasonboard.store.ingest import ingest_points
 from reasonboard.store.pointsdb import PointsDB
-from reasonboard.store.trialfiles import discover_trial_files, trials_file_name
+from reasonboard.store.trialfiles import trials_file_name
 
 DATA = Path(__file__).parent / "data" / "per-instance"
 SET = DATA / "inspect" / "inspect_ai" / "log-sets" / "set"
 STREAMING = DATA / "inspect" / "inspect_ai" / "tests" / "log" / "test_eval_log" / "log_streaming.eval"
-
-
-def plain_rows(path: Path) -> list[dict]:
-    cur = duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)])
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
-
-
-def load(data: Path) -> PointsDB:
-    db = PointsDB()
-    ingest_points(db, discover_point_files(data) + discover_trial_files(data), data)
-    return db
 
 
 def stored_points(db: PointsDB) -> dict[tuple, tuple]:
@@ -54,7 +42,7 @@ def whole_tree(tmp_path_factory):
 
 def test_every_real_file_gives_through_its_trials_file_the_points_ingest_summed(whole_tree):
     data, result = whole_tree
-    with load(data) as db:
+    with load_data(data) as db:
         stored = stored_points(db)
     summed = {(p.model, p.template, p.sampler, p.base_task, p.params): (p.total, p.correct, p.truncated, p.guess, p.tokens)
               for p in result.points}
@@ -70,9 +58,9 @@ def test_trials_files_by_hand(whole_tree):
     assert {f.name for f in files} == {trials_file_name(*e) for e in evaluations}
     by_hand: dict[tuple, list] = {}
     for path in files:
-        names = [d[0] for d in duckdb.connect().execute("SELECT * FROM read_parquet(?)", [str(path)]).description]
+        names, _ = duck_rows("SELECT * FROM read_parquet(?) LIMIT 0", [str(path)])
         assert tuple(names) == trialfiles.NAMES
-        rows = plain_rows(path)
+        rows = parquet_rows(path)
         keys = [(r["base_task"], r["params"], r["sample_id"], r["epoch"]) for r in rows]
         assert keys == sorted(keys) and len(set(keys)) == len(keys)
         for r in rows:
@@ -84,7 +72,7 @@ def test_trials_files_by_hand(whole_tree):
             p[2] += r["truncated"]
             p[3] += 1 / r["options"] if r["options"] and not r["truncated"] else 0.0
             p[4] += r["tokens"] or 0
-    with load(data) as db:
+    with load_data(data) as db:
         stored = stored_points(db)
     assert stored.keys() == by_hand.keys()
     for key, (n, ne, nt, g, tok) in by_hand.items():
@@ -94,7 +82,7 @@ def test_trials_files_by_hand(whole_tree):
 
 def test_partial_credit_is_kept_and_helm_names_the_dataset(whole_tree):
     data, _ = whole_tree
-    rows = [r for f in (data / "trials").glob("*.parquet") for r in plain_rows(f)]
+    rows = [r for f in (data / "trials").glob("*.parquet") for r in parquet_rows(f)]
     partial = [r for r in rows if 0 < r["credit"] < 1]
     assert partial and not any(r["correct"] for r in partial)
     tasks = {r["base_task"] for r in rows}
@@ -106,7 +94,7 @@ def test_partial_credit_is_kept_and_helm_names_the_dataset(whole_tree):
 def test_epochs_are_kept_as_trials_of_one_sample(tmp_path):
     run_ingest(IngestOptions(paths=(STREAMING,), data_dir=tmp_path))
     [path] = (tmp_path / "trials").glob("*.parquet")
-    rows = plain_rows(path)
+    rows = parquet_rows(path)
     assert sorted((r["sample_id"], r["epoch"]) for r in rows) == [("1", 1), ("1", 2), ("2", 1), ("2", 2)]
 
 
@@ -135,7 +123,7 @@ def test_the_same_task_in_a_points_file_and_a_trials_file_names_both(tmp_path):
     (data / "points").mkdir()
     (data / "points" / "mine.csv").write_text(rows)
     with pytest.raises(InputError) as raised:
-        load(data)
+        load_data(data)
     message = str(raised.value)
     name = trials_file_name("openai/gpt-5", "default", "default")
     assert f"trials/{name}" in message and "points/mine.csv" in message and "popularity" in message
@@ -149,7 +137,7 @@ def test_old_ingested_points_are_named_with_the_fix(tmp_path):
     (old / "gpt5.csv").write_text("model,template,sampler,base_task,params,total,correct,truncated,guess,tokens\n"
                                   "openai/gpt-5,default,default,popularity,{},100,50,0,0,100\n")
     with pytest.raises(InputError, match=r"earlier reasonboard ingest.*delete points/ingested/"):
-        load(data)
+        load_data(data)
     shutil.rmtree(data / "trials")
     with PointsDB() as db:
         report = ingest_points(db, discover_point_files(data), data)
@@ -159,7 +147,7 @@ def test_old_ingested_points_are_named_with_the_fix(tmp_path):
 
 def write_rows(path: Path, select: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    duckdb.connect().execute(f"COPY ({select}) TO '{path}' (FORMAT parquet)")
+    duck_rows(f"COPY ({select}) TO '{path}' (FORMAT parquet)")
 
 
 GOOD = ("SELECT 'm' AS model, 't' AS template, 's' AS sampler, 'task' AS base_task, '{}' AS params, "
@@ -182,7 +170,7 @@ GOOD = ("SELECT 'm' AS model, 't' AS template, 's' AS sampler, 'task' AS base_ta
 def test_a_bad_trials_file_is_named_with_its_row(tmp_path, select, problem, row):
     write_rows(tmp_path / "trials" / "bad.parquet", select)
     with pytest.raises(InputError) as raised:
-        load(tmp_path)
+        load_data(tmp_path)
     assert problem in raised.value.problem and raised.value.path.endswith("bad.parquet")
     assert raised.value.row == row
 
@@ -193,12 +181,12 @@ def test_epochs_past_a_bit_mask_are_no_repeat(tmp_path):
     write_rows(tmp_path / "trials" / "good.parquet",
                GOOD.replace("i::VARCHAR AS sample_id", "'x' AS sample_id").replace("1 AS epoch", "i + 1 AS epoch")
                .replace("range(5)", "range(70)"))
-    with load(tmp_path) as db:
+    with load_data(tmp_path) as db:
         assert db.con.execute("SELECT total, samples FROM points").fetchall() == [(70, 1)]
 
 
 def test_a_good_hand_made_trials_file_loads(tmp_path):
     write_rows(tmp_path / "trials" / "good.parquet", GOOD.replace("'{}' AS params", "'{\"b\": \"1\", \"a\": \"2\"}' AS params"))
-    with load(tmp_path) as db:
+    with load_data(tmp_path) as db:
         assert stored_points(db) == {("m", "t", "s", "task", '{"a":"2","b":"1"}'): (5, 5, 0, 0.0, 50.0)}
         assert db.con.execute("SELECT DISTINCT params FROM trial_points").fetchall() == [('{"a":"2","b":"1"}',)]

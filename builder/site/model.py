@@ -121,7 +121,8 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     pages += groups
     pages += [task_page(ctx, results.task_rankings[t], config.page_size) for t in tasks]
     pages.append(pairwise_page(ctx, config.pairwise_top))
-    pages.append(compare_page(config, results.leaderboard.settings.mode, any(ctx.simulated.values())))
+    pages.append(compare_page(config, results.leaderboard.settings.mode, any(ctx.simulated.values()),
+                              len(results.boards)))
     budget = budget_page([(m.id, ctx.ref(m.id), m.rank) for m in models if m.rank is not None],
                          results.analyses.ranks, config.page_size, any(ctx.simulated.values()))
     if budget is not None:

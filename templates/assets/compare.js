@@ -29,6 +29,27 @@
     return script ? script.getAttribute("src").replace(/data\/compare\/index\.js.*$/, "") : "";
   }
 
+  /* ---- the board the overall score is on ---- */
+  /* The board a "Compare" link names (?board=NAME, from a board page), else the first: its
+     name (none when the site has one board), tasks, precomputed tests, and each side's
+     standing on it ([rank, status, [center, low, high]]). */
+  function chosenBoard(name) {
+    var boards = index.boards || [];
+    var k = 0;
+    for (var i = 0; i < boards.length; i++) { if (boards[i][0] === name) { k = i; } }
+    return {
+      name: boards.length ? boards[k][0] : null, tasks: k ? boards[k][1] : index.board,
+      tests: k ? ((index.paired.boards || {})[boards[k][0]] || []) : index.paired.board,
+      standing: function (E) {
+        if (!k) { return E.score; }
+        var s = (E.boards || {})[boards[k][0]];
+        return s ? s[2] : null;
+      },
+      unknown: Boolean(name) && !boards.some(function (b) { return b[0] === name; })
+    };
+  }
+  function boardWords(board) { return board.name ? "the “" + board.name + "” board's" : "the board's"; }
+
   /* ---- numbers as the site prints them ---- */
   function signed(v, digits) {
     var s = Math.abs(v).toFixed(digits);
@@ -260,10 +281,11 @@
   function overlap(x, y) { return !(x[1] > y[2] || y[1] > x[2]); }
 
   /* ---- the comparison ---- */
-  function compare(a, b) {
+  function compare(a, b, chosen) {
     var A = window.RB_COMPARE_EVALS[a], B = window.RB_COMPARE_EVALS[b];
     var labelA = index.evaluations[a][1], labelB = index.evaluations[b][1];
-    var board = index.board, tasks = board.slice();
+    var board = chosen.tasks, tasks = board.slice();
+    var scoreA = chosen.standing(A), scoreB = chosen.standing(B);
     Object.keys(A.tasks).concat(Object.keys(B.tasks)).sort().forEach(function (t) {
       if (tasks.indexOf(t) < 0) { tasks.push(t); }
     });
@@ -295,19 +317,19 @@
     var overall = {};
     var missingA = board.filter(function (t) { return !A.tasks[t]; }),
         missingB = board.filter(function (t) { return !B.tasks[t]; });
-    if (missingA.length || missingB.length || !A.score || !B.score) {
+    if (missingA.length || missingB.length || !scoreA || !scoreB) {
       var had = function (missing, label) {
         return label + " has " + (board.length - missing.length) + " of them";
       };
-      overall.none = "the board's ReasonScore covers " + board.length + " task" + (board.length === 1 ? "" : "s") +
+      overall.none = boardWords(chosen) + " ReasonScore covers " + board.length + " task" + (board.length === 1 ? "" : "s") +
         (board.length <= 3 ? " (" + board.join(", ") + ")" : "") + ": " + had(missingA, labelA) + ", " +
         had(missingB, labelB);
-      if (!missingA.length && !missingB.length) { overall.none = "a ReasonScore on the board is not recorded"; }
+      if (!missingA.length && !missingB.length) { overall.none = "a ReasonScore on " + boardWords(chosen).replace(/'s$/, "") + " is not recorded"; }
     } else {
       var boardRows = rows.filter(function (r) { return r.onBoard; });
       if (boardRows.every(function (r) { return r.test; })) {
         overall.browser = boardTest(boardRows.map(function (r) { return r.found; }));
-        overall.test = precomputed(index.paired.board, a, b) || overall.browser;
+        overall.test = precomputed(chosen.tests, a, b) || overall.browser;
         paired.push(overall.test);
       } else {
         var first = boardRows.filter(function (r) { return !r.test; })[0];
@@ -315,7 +337,7 @@
       }
     }
     holm(paired);
-    render(a, b, labelA, labelB, A, B, rows, overall, paired.length);
+    render(a, b, labelA, labelB, [scoreA, scoreB], chosen, rows, overall, paired.length);
     window.RB_COMPARE_RESULT = {rows: rows.map(function (r) {
       return {task: r.task, shared: r.shared === undefined ? null : r.shared, test: r.test || null,
               browser: r.browser || null, why: r.why || null,
@@ -343,7 +365,7 @@
     return (x[0] > y[0] ? labelA : labelB) + " is higher: their 95% intervals do not overlap";
   }
 
-  function render(a, b, labelA, labelB, A, B, rows, overall, family) {
+  function render(a, b, labelA, labelB, scores, chosen, rows, overall, family) {
     var root = rootPath();
     var h = el("h2", "");
     [[a, labelA], [b, labelB]].forEach(function (x, k) {
@@ -355,16 +377,18 @@
     result.appendChild(h);
     var summary = el("p", "", "compare-overall");
     summary.id = "compare-overall";
+    var on = "ReasonScore on " + boardWords(chosen) + " " + chosen.tasks.length + " task" +
+      (chosen.tasks.length === 1 ? "" : "s");
     if (overall.none) {
-      summary.textContent = "Overall: no comparison on the board's ReasonScore, because " + overall.none + ".";
+      summary.textContent = "Overall: no comparison on " + boardWords(chosen) + " ReasonScore, because " + overall.none + ".";
     } else if (overall.test) {
-      summary.textContent = "Overall (ReasonScore on the board's " + index.board.length + " tasks, " +
-        A.score[0].toFixed(1) + " against " + B.score[0].toFixed(1) + "): " +
+      summary.textContent = "Overall (" + on + ", " +
+        scores[0][0].toFixed(1) + " against " + scores[1][0].toFixed(1) + "): " +
         pairedText(overall.test, "points", labelA, labelB, family) + ".";
     } else {
-      summary.textContent = "Overall (ReasonScore on the board's " + index.board.length + " tasks): " + labelA + " " +
-        tripleText(A.score, 1) + ", " + labelB + " " +
-        tripleText(B.score, 1) + "; " + overlapText(A.score, B.score, labelA, labelB) +
+      summary.textContent = "Overall (" + on + "): " + labelA + " " +
+        tripleText(scores[0], 1) + ", " + labelB + " " +
+        tripleText(scores[1], 1) + "; " + overlapText(scores[0], scores[1], labelA, labelB) +
         " (not paired: " + overall.why + ").";
     }
     result.appendChild(summary);
@@ -422,9 +446,20 @@
   }
 
   /* ---- the picker and the URL ---- */
-  function fillPicker(a, b) {
+  function fillPicker(a, b, chosen) {
     var form = document.getElementById("compare-pick");
     if (!form) { return; }
+    var boardSelect = document.getElementById("compare-board");
+    if (boardSelect && index.boards) {
+      index.boards.forEach(function (board) {
+        var option = el("option", board[0]);
+        option.value = board[0];
+        if (board[0] === chosen.name) { option.selected = true; }
+        boardSelect.appendChild(option);
+      });
+      boardSelect.disabled = false;
+      document.getElementById("compare-board-field").hidden = false;
+    }
     var ids = Object.keys(index.evaluations).sort(function (x, y) {
       var lx = index.evaluations[x][1].toLowerCase(), ly = index.evaluations[y][1].toLowerCase();
       return lx < ly ? -1 : lx > ly ? 1 : (x < y ? -1 : 1);
@@ -455,8 +490,11 @@
     return;
   }
   var query = new URLSearchParams(location.search);
-  var a = query.get("a"), b = query.get("b");
-  fillPicker(a, b);
+  var a = query.get("a"), b = query.get("b"), chosen = chosenBoard(query.get("board"));
+  fillPicker(a, b, chosen);
+  if (chosen.unknown) {
+    message("No board is named “" + query.get("board") + "”; the overall score below is " + boardWords(chosen) + ".");
+  }
   if (a === null && b === null) {
     message("Choose two evaluations above, or tick two “Compare” boxes on the leaderboard.");
     return;
@@ -482,7 +520,7 @@
           " did not load (data/compare/e/), so the two cannot be compared here.");
         return;
       }
-      compare(a, b);
+      compare(a, b, chosen);
     });
   });
 }());

@@ -484,8 +484,9 @@
       boxes.forEach(function (box) { box.checked = chosen.indexOf(box) !== -1; });
       var names = chosen.map(function (box) { return box.getAttribute("data-label"); });
       if (chosen.length === 2) {
+        var board = bar.getAttribute("data-compare-board");
         link.href = bar.getAttribute("data-compare-href") + "?a=" + encodeURIComponent(chosen[0].value) +
-          "&b=" + encodeURIComponent(chosen[1].value);
+          "&b=" + encodeURIComponent(chosen[1].value) + (board ? "&board=" + encodeURIComponent(board) : "");
         link.textContent = "Compare " + names[0] + " with " + names[1];
         link.hidden = false;
         status.textContent = "";

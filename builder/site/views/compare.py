@@ -23,11 +23,13 @@ class ComparePage(Page):
     min_samples: int
     draws: int
     published: bool
+    #: The site has several boards: the page says which one the overall score is on.
+    boards: bool = False
 
 
-def compare_page(config: SiteConfig, mode: str, simulated: bool) -> ComparePage:
+def compare_page(config: SiteConfig, mode: str, simulated: bool, boards: int = 1) -> ComparePage:
     return ComparePage(
         path=PATH, title="Compare two evaluations", template="compare.html", simulated=simulated,
         description="Any two evaluations compared task by task and overall, paired on the items both answered",
         index=f"{FOLDER}/index.js", mode=mode, min_samples=config.min_samples, draws=config.paired_draws,
-        published=config.publish_samples)
+        published=config.publish_samples, boards=boards > 1)
