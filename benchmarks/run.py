@@ -28,7 +28,8 @@ the render workers it reaped) beside its wall time:
 * the cold build: an empty cache and a new output folder, as in a CI job with no cache
   restored; its site's bytes, largest file and peak RSS; its ratio to the I/O floor
   (parsing every input file once, JSON, CSV, JSONL, and writing the same output bytes to a
-  fresh folder);
+  fresh folder), and beside it to that floor plus one DuckDB scan decoding every trial once
+  (`decode_scan`: the first floor reads the trials files as bytes only);
 * a build with nothing changed;
 * the pull-request workflow's two builds sharing one restored cache: a copy of the cold
   build's cache, then the base into a new folder and the head (one model's trials changed,
@@ -254,6 +255,24 @@ def io_floor(data: Path, site: Path, work: Path) -> float:
     return seconds
 
 
+def decode_scan(data: Path) -> tuple[float, float, int]:
+    """(CPU seconds, wall seconds, trials) of one DuckDB scan that decodes every value of every
+    trials file once (a hash of each column, aggregated): what any build from trials must at
+    least do beyond reading their bytes. DuckDB's threads are this process's, so CPU counts them."""
+    import duckdb
+
+    files = sorted(str(p) for p in (data / "trials").glob("*.parquet"))
+    if not files:
+        return 0.0, 0.0, 0
+    con = duckdb.connect()
+    cpu, start = time.process_time(), time.perf_counter()
+    (trials, *_hashes), = con.execute("SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM read_parquet(?)",
+                                      [files]).fetchall()
+    found = time.process_time() - cpu, time.perf_counter() - start, int(trials)
+    con.close()
+    return found
+
+
 def make_fixture(data: Path, models: int, eee: Path, cards: Path) -> None:
     shutil.rmtree(data, ignore_errors=True)
     subprocess.run([sys.executable, "-c", "from reasonboard.cli import main; main()", "demo", "--models", str(models), "--out", str(data)],
@@ -303,6 +322,10 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     floor = io_floor(data, site, work)
     print(f"I/O floor of the {small['evaluations']}-evaluation build: {floor:.2f} s; cold build / floor = "
           f"{small['wall'] / floor:.1f} by wall time, {small['cpu'] / floor:.1f} by the build's CPU seconds", flush=True)
+    scan_cpu, scan_wall, trials = decode_scan(data)
+    print(f"  beside it, the floor with every trial decoded once (plus one DuckDB scan of every value of the "
+          f"{trials:,} trials: {scan_cpu:.2f} CPU s, {scan_wall:.2f} s wall): {floor + scan_cpu:.2f} s; cold build / "
+          f"that floor = {small['cpu'] / (floor + scan_cpu):.1f} by the build's CPU seconds", flush=True)
     again, wall_same, _ = measured_build(data, site, cache)
     print(f"nothing changed: {again['cpu']:.2f} CPU s ({wall_same:.2f} s wall; "
           f"{'up to date' if not again['fresh'] else 'rebuilt'})", flush=True)

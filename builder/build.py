@@ -15,20 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from .analysesoutputs import analyses_files
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .cachekey import salted
 from .compareoutputs import TaskOutcomes, compare_files, item_outcomes
 from .config import SiteConfig, load_config
 from .errors import InputError
-from .outputs import analyses_files, data_files
+from .outputs import data_files
 from .project import Project, resolve_project
 from .results import BuildResults
-from .sampleoutputs import samples_files
+from .sampleoutputs import samples_files, samples_keys
 from .signals import Signals, compute_signals, own_results
 from .site import publish
 from .site.hosting import pages_limits
 from .site.reuse import PageReuse
-from .site.writer import check_output_dir
+from .site.writer import Output, check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
 from .stats.analysismemo import AnalysesMemo, code_salt
@@ -171,17 +172,21 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     # The state is cleared first, so an interrupted write can never leave a state that
     # vouches for a half-replaced site.
     clear_state(cache_dir, out_dir)
-    reuse = PageReuse(out_dir, previous.pages() if previous is not None else {})
+    reuse = PageReuse(out_dir, previous.files if previous is not None else {}, salt=settings)
+    sample_keys = samples_keys(board.evaluations.values(), sources.point_files if sources else {},
+                               config.publish_samples)
 
-    def data() -> Iterator[tuple[str, bytes]]:
-        """The data files, sorted, then each evaluation's per-sample outcomes, one at a time."""
+    def data() -> Iterator[tuple[str, Output]]:
+        """The data files, sorted, then each evaluation's per-sample outcomes, one at a time
+        (the previous build's file kept when its key is unchanged)."""
         files = {**data_files(board.leaderboard, board.pairwise, signals, board.comparisons),
                  **analyses_files(board.analyses, board.evaluations)}
         files.update(compare_files(board.leaderboard, board.evaluations, board.comparisons, gathered.outcomes, config,
                                     board.boards))
         for path in sorted(files):
             yield path, files.pop(path)
-        yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples)
+        yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples,
+                                 keep=lambda path: reuse.keep(path, sample_keys[path]) if path in sample_keys else None)
 
     # The results (hundreds of thousands of objects, no cycles) live until the build ends:
     # frozen, the collector never walks them while the pages allocate millions of objects.
@@ -206,7 +211,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         skipped=[tuple(p) for p in store.reported.get("problems", [])],
         changed=written.files - written.unchanged, rendered=reuse.rendered, kept=reuse.kept,
     )
-    save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), reuse.keys)
+    save_state(cache_dir, out_dir, key, written.paths, summary.recorded(), {**reuse.keys, **sample_keys})
     return summary
 
 

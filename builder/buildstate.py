@@ -2,8 +2,9 @@
 
 After coverage.py's HTML status file and Lektor's build database: a build records a key
 (a hash of every input: the data, the config, the content and templates along their lookup
-order (project and package), the project's static files, the code) and a
-manifest of the files it wrote with their size and modification time. The next build
+order (project and package), the project's static files, the code and the template
+libraries' versions) and a manifest of the files it wrote with their size and modification
+time. The next build
 with the same key finds the output exactly as it left it and has nothing to do; a build
 with another key recomputes everything and renders every page whose key (site/reuse.py: a
 digest of everything its template receives) differs from the one recorded for its file, or
@@ -11,8 +12,9 @@ whose file was touched since; the writer replaces only the files whose bytes cha
 rest keep their modification times.
 
 The file is JSON, `build-<salted hash of the output path>.json` in the cache directory:
-`{"key": ..., "files": {path: [size, mtime_ns] or, for a page, [size, mtime_ns, page key]},
-"summary": {...}}`. A missing, damaged or foreign file is no state: everything renders.
+`{"key": ..., "files": {path: [size, mtime_ns] or, for a page or a published samples file,
+[size, mtime_ns, its key]}, "summary": {...}}`. A missing, damaged or foreign file is no
+state: everything is made again.
 
 The state lives in the cache directory, never in the published output.
 """
@@ -22,7 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -32,12 +36,14 @@ from .confined import open_confined, read_confined
 from .resources import code_digest
 
 #: 2: the summary keeps warnings and skipped files; 3: project lookup order and static/;
-#: 6: no page digests or keys; 7: each page's key from its complete inputs record
-STATE_VERSION = 7
+#: 6: no page digests or keys; 7: each page's key from its complete inputs record;
+#: 8: the published samples files' keys, and the settings key salts the pages'
+STATE_VERSION = 8
 
 
-def _hash_files(h: hashlib._Hash, paths: Iterable[Path], root: Path) -> None:
-    for path in sorted(paths):
+def _hash_tree(h: hashlib._Hash, root: Path) -> None:
+    """Every file below `root` (none when it is no folder; no `__pycache__`), by path and content."""
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         h.update(path.relative_to(root).as_posix().encode())
         h.update(b"\0")
         # Confined like every read of the project: the state's key never reads what a link
@@ -46,18 +52,14 @@ def _hash_files(h: hashlib._Hash, paths: Iterable[Path], root: Path) -> None:
             h.update(hashlib.file_digest(handle, "sha256").digest())
 
 
-def tree_files(root: Path) -> list[Path]:
-    if not root.is_dir():
-        return []
-    return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-
-
 def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], templates_dirs: Iterable[Path],
                  static_dir: Path | None, strict: bool, allow_empty: bool = False) -> str:
     """A hash of everything a build's output depends on besides the data (the base of
-    `build_key`)."""
+    `build_key`, and the salt of every page's key, site/reuse.py): with the code, the
+    libraries the templates run on."""
     h = hashlib.sha256()
-    h.update(f"reasonboard-build-state/{STATE_VERSION}\0strict={strict}\0allow_empty={allow_empty}\0".encode())
+    h.update(f"reasonboard-build-state/{STATE_VERSION}\0strict={strict}\0allow_empty={allow_empty}\0{sys.version}\0"
+             f"{version('jinja2')}\0{version('markupsafe')}\0".encode())
     if config_path is not None and config_path.is_file():
         h.update(b"config\0" + read_confined(config_path))
     # Each search path in order, tagged by kind and position: moving a file from the project
@@ -66,7 +68,7 @@ def settings_key(*, config_path: Path | None, content_dirs: Iterable[Path], temp
                        ("static", [static_dir] if static_dir is not None else [])):
         for i, folder in enumerate(dirs):
             h.update(f"{kind}/{i}\0".encode())
-            _hash_files(h, tree_files(folder), folder)
+            _hash_tree(h, folder)
     h.update(f"code\0{code_digest()}".encode())
     return h.hexdigest()
 
@@ -84,7 +86,7 @@ def build_key(settings: str, *, sources: str, db_path: Path | None) -> str:
 @dataclass(frozen=True)
 class BuildState:
     key: str
-    #: output path -> [size, mtime_ns] as the build left it, and a page's key after them
+    #: output path -> [size, mtime_ns] as the build left it, and a keyed file's key after them
     files: dict[str, list[Any]]
     #: the build's summary figures, warnings and skipped files, repeated when a later build finds nothing to do
     summary: dict[str, Any]
@@ -102,16 +104,6 @@ class BuildState:
             if stat is None or stat.st_size != size or stat.st_mtime_ns != mtime:
                 return False
         return True
-
-    def pages(self) -> dict[str, tuple[str, int, int]]:
-        """Each page's key, size and modification time as the build left it (for
-        site/reuse.py); entries of any other shape are left out, so they render."""
-        found = {}
-        for path, entry in self.files.items():
-            if (len(entry) == 3 and isinstance(entry[2], str) and len(entry[2]) == 64
-                    and all(type(v) is int for v in entry[:2])):
-                found[path] = (entry[2], entry[0], entry[1])
-        return found
 
 
 def _files_under(folder: str, prefix: str) -> dict[str, os.stat_result]:
@@ -143,8 +135,8 @@ def load_state(cache_dir: Path, out_dir: Path) -> BuildState | None:
 
 def save_state(cache_dir: Path, out_dir: Path, key: str, written: Iterable[str], summary: dict[str, Any],
                page_keys: Mapping[str, str] | None = None) -> None:
-    """Record the key, the size and mtime of every file just written and each page's key
-    (atomically)."""
+    """Record the key, the size and mtime of every file just written and each keyed file's
+    key (`page_keys`: the pages' and the published samples files'), atomically."""
     page_keys = page_keys or {}
     files: dict[str, list[Any]] = {}
     for path in sorted(written):

@@ -25,12 +25,7 @@ from .signals.model import Signals, TripleSignals
 from .signals.provenance import Provenance
 from .signals.reproducibility import Reproducibility
 from .signals.rounding import r6
-from .stats.analyses import Analyses, EvaluationAnalyses
 from .stats.board import EvaluationRow, Leaderboard, Pairwise, TaskResult
-from .stats.budget import DIVISORS
-from .stats.compression import Quartiles
-from .stats.evaluations import Evaluation
-from .stats.grid import r3
 from .stats.verdicts import Comparisons, PairedResult
 from .vocabulary import MODES
 
@@ -320,60 +315,3 @@ def triple_lines(triples: Iterable[TripleSignals]) -> list[str]:
             strings[t.benchmark], around[1] + _scores(c) + around[2], strings[t.metric], strings[t.model],
             party_lists[t.parties], provenance[1], _scalar(t.reports), reproducibility[1]))
     return lines
-
-
-# -- the per-sample analyses (SAMPLES.md section 6) -------------------------------------
-
-ANALYSES_SCHEMA = "reasonboard.analyses/1"
-
-
-def analyses_files(analyses: Analyses, evaluations: Mapping[str, Evaluation]) -> dict[str, bytes]:
-    """`data/analyses.json` (each evaluation with trials: its file and its rank at each
-    budget) and `data/analyses/<evaluation slug>.json` (its compression, hazard and sweep)."""
-    if not analyses.evaluations:
-        return {}
-    files, index = {}, []
-    for eid in sorted(analyses.evaluations):
-        e, path = evaluations[eid], f"data/analyses/{evaluations[eid].slug}.json"
-        rank = analyses.ranks.get(eid)
-        index.append({"id": eid, "file": path, "budget_ranks": list(rank.ranks) if rank else None,
-                      "budget_rank_ranges": [list(x) for x in rank.ranges] if rank else None,
-                      "rank_depends_on_budget": rank.depends if rank else None})
-        files[path] = dump_json(_analyses_document(e, analyses.evaluations[eid]))
-    files["data/analyses.json"] = dump_json({"schema": ANALYSES_SCHEMA, "budget_divisors": list(DIVISORS),
-                                             "evaluations": index})
-    return files
-
-
-def _quartiles(q: Quartiles | None) -> list[float | None] | None:
-    return None if q is None else [r6(q.q1), r6(q.median), r6(q.q3)]
-
-
-def _analyses_document(e: Evaluation, a: EvaluationAnalyses) -> dict[str, Any]:
-    """Columns rather than records (a list per field): the file stays a few kilobytes."""
-    tasks: dict[str, Any] = {}
-    for task, rec in a.recorded.items():
-        c, h = a.compression.get(task), a.hazard.get(task)
-        tasks[task] = {
-            "trials": rec.trials, "with_tokens": rec.with_tokens, "with_text": rec.with_text,
-            "token_limit": rec.limit,
-            "compression": None if c is None else {
-                "looping": list(c.looping), "outcome": [o.outcome for o in c.outcomes],
-                "trials": [o.trials for o in c.outcomes], "bits_trials": [o.bits_trials for o in c.outcomes],
-                "bits_per_token": [_quartiles(o.bits) for o in c.outcomes],
-                "size_trials": [o.size_trials for o in c.outcomes], "compressed": [_quartiles(o.size) for o in c.outcomes]},
-            "hazard": None if h is None else {
-                "top": h.top, "top_is_limit": h.limited, "low": [b.low for b in h.bins], "high": [b.high for b in h.bins],
-                "ending": [b.ending for b in h.bins], "events": [b.events for b in h.bins],
-                "at_risk": [b.at_risk for b in h.bins], "hazard": [r6(b.hazard) for b in h.bins],
-                "ci_low": [r6(b.ci_low) for b in h.bins], "ci_high": [r6(b.ci_high) for b in h.bins]},
-        }
-    sweep = None
-    if a.sweep is not None:
-        levels = a.sweep.levels
-        sweep = {"limits": dict(a.sweep.limits), "divisor": [lv.divisor for lv in levels],
-                 "reasonscore": [r3(lv.center) for lv in levels], "margin": [r3(lv.margin) for lv in levels],
-                 "ci_low": [r3(lv.ci_low) for lv in levels], "ci_high": [r3(lv.ci_high) for lv in levels],
-                 "tasks": {t: [[r6(x) for x in lv.tasks[t]] for lv in levels] for t in a.sweep.limits}}
-    return {"schema": ANALYSES_SCHEMA, "id": e.id, "model": e.model, "template": e.template, "sampler": e.sampler,
-            "tasks": tasks, "budget_sweep": sweep, "budget_sweep_note": a.sweep_note}

@@ -6,17 +6,25 @@ evaluation), sorted as trials files are; outcomes, tokens and compressed sizes, 
 text of an item or an answer (trials files have none). `publish_samples = false` keeps even
 the items' ids private. Read from the evaluation's own trials files, not from the PointsDB's
 table of every trial; the build makes them while its render workers make the pages.
+
+A file is a pure function of its evaluation's names, its trials files' bytes and the code
+that encodes them (this package's, DuckDB's Parquet writer), so `samples_keys` digests
+exactly those; a rebuild keeps the previous build's file of an unchanged key (the build
+state records the keys beside the pages', buildstate.py) instead of encoding it again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping, TypeVar
 
 import duckdb
 
 from .confined import checked_name
+from .resources import code_digest
 from .stats.evaluations import Evaluation
 from .store.trialfiles import NAMES, ORDER, copy_to_parquet
 
@@ -32,6 +40,10 @@ SAMPLES_FOLDER = "data/samples"
 #: beside the pages. Every DuckDB since 0.10 and pyarrow read them; `reasonboard diff` reads both
 #: these and version 1 files.
 PUBLISHED = "PARQUET_VERSION V2, COMPRESSION_LEVEL 3"
+#: The version of `samples_keys`' format: a key of another format never matches.
+KEY_FORMAT = "reasonboard-samples-key/1"
+
+Kept = TypeVar("Kept")
 
 
 def samples_path(slug: str) -> str:
@@ -40,10 +52,25 @@ def samples_path(slug: str) -> str:
     return f"{SAMPLES_FOLDER}/{slug}.parquet"
 
 
-def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bool) -> Iterator[tuple[str, bytes]]:
+def samples_keys(evaluations: Iterable[Evaluation], digests: Mapping[str, str], publish: bool) -> dict[str, str]:
+    """The key of each published file (by site path): a digest of the evaluation's names and
+    of each of its trials files, by path, with `digests` of their bytes (`Fingerprints.point_files`),
+    the package's code and DuckDB's version. An evaluation with a file `digests` lacks has no key."""
+    keys = {}
+    for e in evaluations:
+        if publish and e.trial_files and all(rel in digests for rel in e.trial_files):
+            inputs = [KEY_FORMAT, code_digest(), duckdb.__version__, list(e.key),
+                      [[rel, digests[rel]] for rel in e.trial_files]]
+            keys[samples_path(e.slug)] = hashlib.sha256(json.dumps(inputs).encode("utf-8")).hexdigest()
+    return keys
+
+
+def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bool,
+                  keep: Callable[[str], Kept | None] = lambda path: None) -> Iterator[tuple[str, bytes | Kept]]:
     """(site path, bytes) of the per-sample outcomes of each of `evaluations` with trials
     files (`Evaluation.trial_files`, relative to `data_dir`), when `publish`. Sorted by path;
-    the same trials give the same bytes."""
+    the same trials give the same bytes. A file `keep` vouches for (the previous build's, of
+    the same key) comes as what `keep` returns, not encoded again."""
     chosen = sorted((e for e in evaluations if e.trial_files and publish), key=lambda e: e.slug)
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
@@ -55,11 +82,16 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
         with tempfile.TemporaryDirectory(prefix="reasonboard-samples-") as scratch:
             target = Path(scratch) / "samples.parquet"
             for e in chosen:
+                path = samples_path(e.slug)
+                kept = keep(path)
+                if kept is not None:
+                    yield path, kept
+                    continue
                 # DuckDB opens them: each checked to be a file inside the project (confined.py).
                 files = [checked_name(data_dir / rel) for rel in e.trial_files]
                 copy_to_parquet(con, f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?) WHERE trim(model) = ? "
                                      f"AND trim(template) = ? AND trim(sampler) = ? ORDER BY {ORDER}",
                                 [files, *e.key], target, PUBLISHED)
-                yield samples_path(e.slug), target.read_bytes()
+                yield path, target.read_bytes()
     finally:
         con.close()

@@ -59,6 +59,7 @@ PARTS = (
     ("builder/site/writer.py", ("Staged", "Stage.put", "Stage._link", "_same_bytes")),  # the byte comparison
     ("builder/site/render.py", ("PageInputs",)),  # the record whose digest is a page's key
     ("builder/build.py", ("cache_salt", "BuildSummary.recorded", "BuildSummary.up_to_date")),  # the state's summary
+    ("builder/sampleoutputs.py", ("samples_keys",)),  # a published samples file's key
     ("builder/stats/leaderboard.py", ("memo_salt",)),  # removed since, with stats/memo.py
 )
 
@@ -66,13 +67,14 @@ PARTS = (
 WIRING = (
     ("builder/build.py", "run_build", ("previous", "key", "build_key", "settings_key", "settings", "load_state",
                                        "clear_state", "save_state", "reuse", "frozen_heap", "freeze", "unfreeze",
-                                       "fingerprints")),
+                                       "fingerprints", "sample_keys")),
     ("builder/build.py", "gather", ("memo", "memo_path", "salt", "analyses_memo", "analyses_path", "salted",
                                     "cache_salt", "sources", "known")),
     ("builder/store/ingest.py", "ingest_points", ("digests", "kept", "kept_files", "touched", "recorded", "known")),
     ("builder/store/ingest.py", "_choose_points", ("only_touched",)),
     ("builder/site/publishing.py", "publish", ("reuse",)),
-    ("builder/site/render.py", "iter_site", ("reuse", "key", "salt", "templates_salt", "page_key", "workers",
+    ("builder/sampleoutputs.py", "samples_files", ("keep", "kept")),
+    ("builder/site/render.py", "iter_site", ("reuse", "reused", "key", "salt", "page_key", "workers",
                                              "can_fork", "processes")),
     ("builder/stats/leaderboard.py", "with_analyses", ("memo",)),
     ("builder/stats/leaderboard.py", "rank_board", ("memo",)),

@@ -29,7 +29,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("statistics", ("stats",)),
     ("signals", ("signals",)),
     # What a build hands the site (results.py), and the data files written from it.
-    ("outputs", ("results", "outputs", "sampleoutputs", "compareoutputs")),
+    ("outputs", ("results", "outputs", "sampleoutputs", "compareoutputs", "analysesoutputs")),
     ("site", ("site",)),
     ("writers", ("diff", "export", "ingestreport", "ingest")),
     ("commands", ("buildstate", "build", "release", "demo", "demofiles", "demoworld", "democompress", "newproject",

@@ -350,6 +350,7 @@ def with_trials_table(db, trials):
 
 
 def test_a_boards_analyses_from_its_trials(tmp_path):
+    from reasonboard.analysesoutputs import analyses_document
     from reasonboard.stats.analyses import UNLIKE, compute_analyses
 
     rng = np.random.default_rng(11)
@@ -401,6 +402,45 @@ def test_a_boards_analyses_from_its_trials(tmp_path):
     ranked = {row.evaluation.id for row in board.leaderboard.models if row.rank is not None}
     assert set(found.ranks) == ranked & {by_key[(m, "tpl", "smp")].evaluation.id for m in "mn"}
     assert compute_analyses(ingest_rows(tmp_path / "x", board_points(trials)), board.leaderboard).evaluations == {}
+    for row in board.leaderboard.models:
+        if row.evaluation.id in found.evaluations:
+            assert_columns_read_back(analyses_document(row.evaluation, found.evaluations[row.evaluation.id]),
+                                     found.evaluations[row.evaluation.id])
+
+
+def assert_columns_read_back(doc, a):
+    """The published columns (one element per task, outcome and bin) give back every record:
+    read with a plain loop over the records, not the writer's code."""
+    tasks = doc["tasks"]
+    assert tasks["name"] == sorted(a.recorded)
+    for k, name in enumerate(tasks["name"]):
+        rec = a.recorded[name]
+        assert (tasks["trials"][k], tasks["with_tokens"][k], tasks["with_text"][k], tasks["token_limit"][k]) == \
+            (rec.trials, rec.with_tokens, rec.with_text, rec.limit)
+        c, comp = a.compression.get(name), tasks["compression"]
+        if c is None:
+            assert all(comp[f][k] is None for f in comp)
+        else:
+            assert comp["looping"][k] == list(c.looping)
+            for j, outcome in enumerate(("correct", "incorrect", "truncated")):
+                o = c.outcome(outcome)
+                assert comp["trials"][k][j] == (o.trials if o else 0)
+                assert comp["bits_trials"][k][j] == (o.bits_trials if o else 0)
+                assert comp["size_trials"][k][j] == (o.size_trials if o else 0)
+                for field, q in (("bits_per_token", o and o.bits), ("compressed", o and o.size)):
+                    assert comp[field][k][j] == (None if not q else [round(q.q1, 6), round(q.median, 6),
+                                                                     round(q.q3, 6)])
+        h, haz = a.hazard.get(name), tasks["hazard"]
+        if h is None:
+            assert all(haz[f][k] is None for f in haz)
+            continue
+        assert (haz["top"][k], haz["top_is_limit"][k]) == (h.top, h.limited)
+        edges = haz["low"][k] + [h.top]
+        for n, b in enumerate(h.bins):  # a bin's upper edge is the next one's lower edge, the last one's `top`
+            assert (edges[n], edges[n + 1], haz["ending"][k][n], haz["events"][k][n], haz["at_risk"][k][n]) == \
+                (b.low, b.high, b.ending, b.events, b.at_risk)
+            for field, v in (("hazard", b.hazard), ("ci_low", b.ci_low), ("ci_high", b.ci_high)):
+                assert haz[field][k][n] == (None if v is None else round(v, 6))
 
 
 def test_the_demo_simulates_a_model_that_loops_when_it_fails():

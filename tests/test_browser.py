@@ -463,19 +463,21 @@ def test_charts_drawn_from_their_tables_have_the_data_files_numbers(browser, def
         assert [r["low"] for r in budget] == [pytest.approx(v, abs=0.11) for v in sweep["ci_low"]]
         assert [r["high"] for r in budget] == [pytest.approx(v, abs=0.11) for v in sweep["ci_high"]]
         compression = chart_rows(session.page.locator("figure[data-chart=compression]"))
-        expected = [(f"{task} · {outcome}", q) for task, t in analyses["tasks"].items() if "compression" in t
-                    for outcome, q in zip(t["compression"]["outcome"], t["compression"]["bits_per_token"]) if q]
+        tasks, outcomes = analyses["tasks"], ("correct", "incorrect", "truncated")
+        bits = tasks["compression"]["bits_per_token"]
+        expected = [(f"{task} · {outcome}", q) for task, per in zip(tasks["name"], bits) if per
+                    for outcome, q in zip(outcomes, per) if q]
         assert [r["label"] for r in compression] == [label for label, _ in expected]
         for r, (_, (q1, median, q3)) in zip(compression, expected):
             assert (r["q1"], r["median"], r["q3"]) == (pytest.approx(q1, abs=0.0051), pytest.approx(median, abs=0.0051),
                                                        pytest.approx(q3, abs=0.0051))
         hazard = chart_rows(session.page.locator("figure[data-chart=hazard]"))
         for r in hazard:
-            h = analyses["tasks"][r["series"]]["hazard"]
-            n = h["low"].index(int(r["bin"].split("–")[0].rstrip("+").replace(",", "")))
-            assert r["hazard"] == pytest.approx(h["hazard"][n], abs=6e-4)
-            assert r["low"] == pytest.approx(max(h["ci_low"][n], 0), abs=6e-4)
-            assert r["high"] == pytest.approx(min(h["ci_high"][n], 1), abs=6e-4)
+            k, h = tasks["name"].index(r["series"]), tasks["hazard"]
+            n = h["low"][k].index(int(r["bin"].split("–")[0].rstrip("+").replace(",", "")))
+            assert r["hazard"] == pytest.approx(h["hazard"][k][n], abs=6e-4)
+            assert r["low"] == pytest.approx(max(h["ci_low"][k][n], 0), abs=6e-4)
+            assert r["high"] == pytest.approx(min(h["ci_high"][k][n], 1), abs=6e-4)
         assert hazard and session.errors == [] and session.warnings == []
     finally:
         session.close()

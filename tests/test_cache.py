@@ -378,10 +378,9 @@ def test_the_cache_key_covers_the_store_and_its_readers_only():
     assert "signals" not in CODE_FOLDERS
 
 
-def test_reported_files_read_beside_the_points_store_what_one_after_the_other_stores(data, tmp_path):
-    """The reported part is read in a thread while the points are ingested: the stored rows
-    are those of reading them after the points, and with both parts bad the error is the
-    points file's, as when the parts are ingested one after the other."""
+def test_the_reported_part_stores_what_load_reported_stores(data, tmp_path):
+    """The reported part of a store holds the rows `load_reported` stores, and with both
+    parts bad the error is the points file's (the parts are ingested in that order)."""
     from reasonboard.store.reported import load_reported
 
     eee = data / "eee" / "lab" / "m1"
@@ -395,12 +394,12 @@ def test_reported_files_read_beside_the_points_store_what_one_after_the_other_st
                                 "score_details": {"score": 0.5}}],
     }), encoding="utf-8")
     db, report = open_store(data, tmp_path / "cache", None, SiteConfig(), strict=False)
-    threaded = db.con.execute("SELECT * FROM reported_rows ORDER BY ALL").fetchall()
+    stored = db.con.execute("SELECT * FROM reported_rows ORDER BY ALL").fetchall()
     db.close()
     with PointsDB() as plain:
         load_reported(plain, data, SiteConfig(), strict=False)
-        assert plain.con.execute("SELECT * FROM reported_rows ORDER BY ALL").fetchall() == threaded
-    assert threaded and report.reported["results"] == len(threaded)
+        assert plain.con.execute("SELECT * FROM reported_rows ORDER BY ALL").fetchall() == stored
+    assert stored and report.reported["results"] == len(stored)
 
     (data / "points" / "a.csv").write_text("model,template\nm1\n", encoding="utf-8")  # bad points
     (eee / "bad.json").write_text("{not json", encoding="utf-8")  # and a bad record

@@ -420,3 +420,64 @@ def test_models_moving_between_index_pages_equal_a_clean_build(demo, tmp_path):
     clean = tmp_path / "clean"
     build_with(clean, tmp_path / "clean-cache")
     assert {p: b for p, (b, _) in snapshot(out).items()} == {p: b for p, (b, _) in snapshot(clean).items()}
+
+
+@pytest.fixture(scope="module")
+def demo_trials(tmp_path_factory) -> Path:
+    """The demo's trials files: each evaluation publishes its per-sample outcomes."""
+    from reasonboard.demo import write_demo as write_trials
+
+    data = tmp_path_factory.mktemp("trials-data")
+    write_trials(data, models=4, seed=5)
+    return data
+
+
+def flip_outcomes(path: Path) -> None:
+    """Flip every fourth trial's outcome (correct <-> not, where not truncated) in one trials file."""
+    import duckdb
+    from reasonboard.store.pointsdb import sql_string
+
+    temporary = path.with_name(path.name + ".tmp")
+    with duckdb.connect() as con:
+        con.execute(f"""COPY (SELECT * EXCLUDE (flip) REPLACE (CASE WHEN flip THEN NOT correct ELSE correct END AS correct,
+                                                                CASE WHEN flip THEN 1.0 - credit ELSE credit END AS credit)
+                              FROM (SELECT *, NOT truncated AND credit IN (0, 1) AND hash(sample_id, epoch) % 4 = 0
+                                           AS flip FROM read_parquet(?)))
+                        TO {sql_string(temporary)} (FORMAT parquet)""", [str(path)])
+    temporary.replace(path)
+
+
+def test_only_the_changed_trials_are_published_again(demo_trials, tmp_path, monkeypatch):
+    """A published samples file is encoded again only when its trials file changed (its key,
+    sampleoutputs.py, is a digest of the trials' bytes and the encoder); the others are the
+    previous build's files, and the site equals a clean build byte for byte. A samples file
+    touched since is encoded again."""
+    from reasonboard import sampleoutputs
+
+    monkeypatch.setenv("REASONBOARD_WORKERS", "1")  # the encodings are counted in this process
+    encoded: list[str] = []
+    real = sampleoutputs.copy_to_parquet
+    monkeypatch.setattr(sampleoutputs, "copy_to_parquet",
+                        lambda con, query, params, *rest: encoded.append(params[0][0]) or real(con, query, params, *rest))
+    data = tmp_path / "data"
+    shutil.copytree(demo_trials, data)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build(data, out, cache)
+    published = sorted((out / "data" / "samples").rglob("*.parquet"))
+    trials = sorted((data / "trials").glob("*.parquet"))
+    assert len(encoded) == len(published) == len(trials) > 2
+    encoded.clear()
+
+    changed = trials[1]
+    flip_outcomes(changed)
+    result = build(data, out, cache)
+    assert result.fresh
+    assert encoded == [str(changed)]
+    assert_equals_clean_build(data, out, tmp_path)
+
+    encoded.clear()
+    touched = published[0]
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 1_000_000))
+    flip_outcomes(changed)  # an input change, so the build does not stop at "up to date"
+    build(data, out, cache)
+    assert len(encoded) == 2 and str(changed) in encoded

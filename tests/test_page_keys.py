@@ -15,11 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reasonboard.site.model import build_page_model
 from reasonboard.site.render import Assets, PageInputs, environment, load_content, render_page
-from reasonboard.site.reuse import encode, page_key, templates_salt
+from reasonboard.site.reuse import encode, page_key
 from reasonboard.site.views.base import Ref
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = (ROOT / "templates",)
+#: What a build salts its page keys with: its settings key (buildstate.py).
+SALT = "settings"
 ASSETS = Assets(css="assets/a.css", js="assets/a.js", charts="assets/c.js", vega="assets/v.js",
                 compare="assets/p.js")
 
@@ -27,7 +29,7 @@ ASSETS = Assets(css="assets/a.css", js="assets/a.js", charts="assets/c.js", vega
 def keyed_pages(results: Any, content: Any) -> dict[str, tuple[str, PageInputs]]:
     """Every page of `results`: its key and the record its template receives."""
     model = build_page_model(results, content)
-    site, salt = replace(model, pages=()), templates_salt(TEMPLATES)
+    site, salt = replace(model, pages=()), SALT
     out = {}
     for page in model.pages:
         inputs = PageInputs(page, site, ASSETS, results.signals is not None, results.config.footer)
@@ -119,7 +121,7 @@ def test_every_value_a_page_receives_moves_its_key(original, data):
     assert key == before[page][0]
     path, old = data.draw(st.sampled_from(leaves(inputs)), label="leaf")
     moved = with_leaf(inputs, path, changed(old, data.draw))
-    assert page_key(templates_salt(TEMPLATES), moved) != key
+    assert page_key(SALT, moved) != key
 
 
 def test_the_encoding_keeps_kinds_apart():
@@ -141,13 +143,19 @@ def test_a_value_with_no_encoding_is_refused_naming_where_it_is():
     assert any("views.base.Ref" in note for note in raised.value.__notes__)
 
 
-def test_the_templates_salt_every_key(tmp_path):
-    """Another template (or any file along the lookup order) gives every page another key."""
+def test_the_settings_salt_every_key(tmp_path):
+    """Another template (or any file along the lookup order, or another order) gives the
+    build another settings key, which salts every page's key (build.py)."""
     import shutil
+
+    from reasonboard.buildstate import settings_key
+
+    def salt(*templates: Path) -> str:
+        return settings_key(config_path=None, content_dirs=(), templates_dirs=templates, static_dir=None, strict=False)
 
     copy = tmp_path / "templates"
     shutil.copytree(ROOT / "templates", copy)
-    before = templates_salt((copy,))
+    before = salt(copy)
     (copy / "partials" / "tie.html").write_text("{# edited #}\n" + (copy / "partials" / "tie.html").read_text())
-    assert templates_salt((copy,)) != before
-    assert templates_salt((tmp_path, copy)) != templates_salt((copy,))
+    assert salt(copy) != before
+    assert salt(tmp_path, copy) != salt(copy)

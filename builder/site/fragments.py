@@ -107,7 +107,7 @@ class Fragments:
         self._cibar = Stencil(env, "partials/cibar.html", ("present",), ("description", "left", "width", "center"),
                               fragment=True)
         self._result_row = Stencil(env, "partials/result_row.html",
-                                   ("show_model", "has_model", "triple_anchor", "agentic"), (
+                                   ("show_model", "has_model", "triple_anchor", "agentic", "titled_source"), (
             "anchor", "model_href", "model_label", "model_id", "bench_href", "bench_label", "metric", "score",
             "organization", "relationship", "source", "source_label", "missing", "badges"))
         self._task_row = Stencil(env, "partials/task_row.html", ("truncation_recorded", "tokens_recorded"), (
@@ -191,7 +191,8 @@ class Fragments:
         for r in rows:
             has_model = show_model and bool(r.model)
             triple = bool(r.triple_anchor)
-            out.append(fill[(show_model, has_model, triple, bool(r.agentic))](
+            # A source named as it is written (this leaderboard's own rows) needs no tooltip.
+            out.append(fill[(show_model, has_model, triple, bool(r.agentic), r.source != r.source_label)](
                 anchor=text(r.anchor),
                 model_href=href(r.model.path, None) if has_model else "",
                 model_label=text(r.model.label) if has_model else "",

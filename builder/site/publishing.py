@@ -13,7 +13,7 @@ from .reuse import PageReuse
 from .writer import DuplicatePath, Output, OutputPathError, WriteReport, staging
 
 
-def publish(results: BuildResults, project: Project, data: Callable[[], Iterable[tuple[str, bytes]]],
+def publish(results: BuildResults, project: Project, data: Callable[[], Iterable[tuple[str, Output]]],
             reuse: PageReuse | None = None) -> WriteReport:
     """Write the site of `results` into `project.out_dir`: the pages and assets (templates
     and content along the project's lookup order), the data files `data()` yields (in a render

@@ -40,14 +40,14 @@ from .fragments import Fragments, link_items, link_list
 from .markdown import ContentPage, load_content_page, render_markdown
 from .model import SiteModel, plan_page_model
 from .releaserows import release_rows
-from .reuse import PageReuse, page_key, templates_salt
+from .reuse import PageReuse, page_key
 from .search import search_script
 from .templating import sandboxed, template_error
 from .urls import Linker, check_output_path
 from .views.base import Page
 from .views.content import ContentView
 from .workers import PageJob, can_fork, processes
-from .writer import Output, SiteFiles, Stage
+from .writer import Output, SiteFiles, Stage, Staged
 
 #: Which navigation entry a page belongs to (for `aria-current`).
 SECTIONS = {"leaderboard.html": "index.html", "model.html": "index.html", "model_group.html": "index.html",
@@ -148,7 +148,7 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
 
 def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
               timings: dict[str, float] | None = None,
-              stage: Stage | None = None, alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None,
+              stage: Stage | None = None, alongside: Callable[[], Iterable[tuple[str, Output]]] | None = None,
               workers: int | None = None, reuse: PageReuse | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site.
@@ -186,15 +186,13 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     def inputs(page: Page) -> PageInputs:
         return PageInputs(page, site, assets, has_signals, footer)
 
-    key: Callable[[Page], str] | None = None
+    reused: Callable[[Page], tuple[str, Staged | None]] | None = None
     if reuse is not None and stage is not None:
-        salt = templates_salt(templates_dir)
+        def reused(page: Page) -> tuple[str, Staged | None]:
+            key = page_key(reuse.salt, inputs(page))
+            return key, reuse.keep(page.path, key)
 
-        def key(page: Page) -> str:
-            return page_key(salt, inputs(page))
-
-    job = PageJob(model.pages, lambda page: render_page(env, inputs(page)), stage, alongside,
-                  key=key, keep=reuse.keep if key is not None and reuse is not None else None)
+    job = PageJob(model.pages, lambda page: render_page(env, inputs(page)), stage, alongside, reused)
     for record in job.run(workers):
         clock.lap("templates")
         if record.key and reuse is not None:

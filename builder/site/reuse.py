@@ -6,9 +6,9 @@ Complete by construction: the template receives one frozen record (`render.PageI
 helpers that are functions of their arguments, the code and the templates. `encode` walks
 the record down to its scalars, with every value's exact type, as self-delimiting tokens (no
 pickle, no `repr`: the same values give the same key in any process); a value it does not
-know (a function, an object with an address) is an error, never left out. `templates_salt`
-digests the templates along their lookup order, the code and the library versions.
-"""
+know (a function, an object with an address) is an error, never left out. The key is salted
+with the build's settings key (buildstate.py: the templates and content along their lookup
+order, the config, the code and the template libraries' versions), which holds the rest."""
 
 from __future__ import annotations
 
@@ -17,16 +17,11 @@ import enum
 import hashlib
 import os
 import stat
-import sys
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..confined import read_confined
-from ..errors import InputError
-from ..resources import code_digest
 from .writer import Staged
 
 #: Changes whenever the encoding below changes, so no key of another encoding is ever met.
@@ -118,55 +113,41 @@ def _name(kind: type) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def templates_salt(folders: Iterable[Path]) -> str:
-    """A digest of what the templates' helpers and the templates themselves are made of:
-    the package's code, the Jinja, MarkupSafe and Python versions, and every file along the
-    template lookup order (by position and path), as the loader would read it."""
-    h = hashlib.sha256(f"{ENCODING}\0{code_digest()}\0{version('jinja2')}\0{version('markupsafe')}\0"
-                       f"{sys.version}\0".encode())
-    for n, folder in enumerate(folders):
-        files = sorted(p for p in folder.rglob("*") if "__pycache__" not in p.parts and (p.is_file() or p.is_symlink()))
-        for path in files:
-            h.update(f"{n}\0{path.relative_to(folder).as_posix()}\0".encode())
-            try:
-                h.update(hashlib.sha256(read_confined(path, folder)).digest())
-            except (InputError, OSError) as exc:  # what the loader would refuse: refused alike
-                h.update(f"refused\0{exc}".encode())
-    return h.hexdigest()
-
-
 def page_key(salt: str, inputs: object) -> str:
-    """The key of the page rendered from `inputs` by templates of this `salt`."""
+    """The key of the page rendered from `inputs` with the settings of this `salt`."""
     return hashlib.sha256(salt.encode() + b"\0" + encode(inputs)).hexdigest()
 
 
 @dataclass
 class PageReuse:
-    """What the previous build of this output folder recorded for its pages, and what this
+    """What the previous build of this output folder recorded for its files, and what this
     build renders, keeps and records.
 
-    `previous` maps an output path to the key of the page written there and the size and
-    modification time the file was left with (buildstate.py keeps them). A page is kept only
-    when its key is that key and its file is still that regular file, unchanged in size and
-    time; anything else (no record, another key, a touched or replaced file) renders."""
+    `previous` maps an output path to what the build state recorded for it (buildstate.py):
+    `[size, mtime_ns, key]` for a file made from a key (a page, a published samples file).
+    A file is kept only when its key is that key and it is still that regular file,
+    unchanged in size and time; anything else (no record, another key or shape, a touched or
+    replaced file) is made again."""
 
     out_dir: Path
-    previous: Mapping[str, tuple[str, int, int]] = field(default_factory=dict)
+    previous: Mapping[str, list[Any]] = field(default_factory=dict)
+    #: What every page's key is salted with: the build's settings key.
+    salt: str = ""
     #: This build's key of every page, by output path (for the next build's state).
     keys: dict[str, str] = field(default_factory=dict)
     rendered: int = 0
     kept: int = 0
 
     def keep(self, path: str, key: str) -> Staged | None:
-        """The previous build's file at `path`, to keep as it is, or None: render it."""
+        """The previous build's file at `path`, to keep as it is, or None: make it."""
         was = self.previous.get(path)
-        if was is None or was[0] != key:
+        if was is None or len(was) != 3 or was[2] != key:
             return None
         try:
             info = os.lstat(self.out_dir / path)
         except OSError:
             return None
-        if not stat.S_ISREG(info.st_mode) or info.st_size != was[1] or info.st_mtime_ns != was[2]:
+        if not stat.S_ISREG(info.st_mode) or [info.st_size, info.st_mtime_ns] != was[:2]:
             return None
         return Staged(info.st_size, written=False)
 

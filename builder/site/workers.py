@@ -66,15 +66,15 @@ def can_fork(workers: int) -> bool:
 @dataclass
 class PageJob:
     """The pages in output order (a `Deferred` one is made by the process that renders it),
-    how one is rendered, and the files made `alongside` them (the data files). With `key`
-    and `keep`, a page whose previous file `keep` vouches for under its key is kept."""
+    how one is rendered, and the files made `alongside` them (the data files). With `reuse`
+    (a page's key, and the previous build's file that key vouches for, if any), a page with
+    such a file is kept."""
 
     pages: Sequence[Page | Deferred]
     render: Callable[[Page], bytes]
     stage: Stage | None
-    alongside: Callable[[], Iterable[tuple[str, bytes]]] | None = None
-    key: Callable[[Page], str] | None = None
-    keep: Callable[[str, str], Staged | None] | None = None
+    alongside: Callable[[], Iterable[tuple[str, Output]]] | None = None
+    reuse: Callable[[Page], tuple[str, Staged | None]] | None = None
     #: Whether this process takes jobs too (tests turn it off to run every job in a worker).
     parent_works: ClassVar[bool] = True
 
@@ -82,8 +82,8 @@ class PageJob:
         return (self.alongside is not None) + -(-len(self.pages) // CHUNK)
 
     def job(self, number: int, forked: bool = False) -> list[Record]:
-        def out(path: str, data: bytes) -> Output:
-            return self.stage.put(path, data) if forked and self.stage is not None else data
+        def out(path: str, data: Output) -> Output:
+            return self.stage.put(path, data) if forked and self.stage is not None and isinstance(data, bytes) else data
 
         if self.alongside is not None:
             if number == 0:
@@ -92,8 +92,7 @@ class PageJob:
         records = []
         for entry in self.pages[number * CHUNK:(number + 1) * CHUNK]:
             page = made(entry)
-            key = self.key(page) if self.key is not None else ""
-            kept = self.keep(page.path, key) if key and self.keep is not None else None
+            key, kept = self.reuse(page) if self.reuse is not None else ("", None)
             records.append(Record(page.path, kept, key) if kept is not None
                            else Record(page.path, out(page.path, self.render(page)), key, rendered=True))
         return records

@@ -189,15 +189,14 @@ class Stage:
         return WriteReport(files=len(claimed.paths), bytes=total, unchanged=unchanged,
                            paths=tuple(sorted(claimed.paths)))
 
-    def _link(self, path: str) -> int:
-        """The previous site's `path` into the new tree, as the same file; its size."""
+    def _link(self, path: str) -> None:
+        """The previous site's `path` into the new tree, as the same file."""
         source, target = self.out_dir / path, self.dir / path
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             os.link(source, target, follow_symlinks=False)
         except OSError:  # a file system without hard links: a copy, with its times
             shutil.copy2(source, target, follow_symlinks=False)
-        return target.stat().st_size
 
 
 @contextmanager

@@ -26,6 +26,7 @@ import hashlib
 import json
 import platform
 import sys
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -77,13 +78,11 @@ class AnalysesMemo:
 
     @classmethod
     def load(cls, path: Path, salt: str) -> AnalysesMemo:
-        try:
+        with suppress(OSError, ValueError, KeyError, TypeError):  # a damaged or foreign file: an empty memo
             found = json.loads(path.read_bytes())
-            if found["salt"] != salt or not isinstance(found["entries"], dict):
-                return cls(salt)
-            return cls(salt, found["entries"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return cls(salt)
+            if found["salt"] == salt and isinstance(found["entries"], dict):
+                return cls(salt, found["entries"])
+        return cls(salt)
 
     def save(self, path: Path) -> None:
         """The entries this build used, written atomically; nothing when they are `known`."""
@@ -102,12 +101,9 @@ class AnalysesMemo:
             if known:
                 digests[key] = hashlib.sha256(json.dumps([mode, key, args, files]).encode("utf-8")).hexdigest()
         found = {key: digest for key, digest in digests.items() if _whole(self.known.get(digest))}
-        holding: dict[str, list[EvalKey]] = {}
-        for key, sources in files_of.items():
-            for source in sources:
-                holding.setdefault(source, []).append(key)
+        needed = {source for key, sources in files_of.items() if key not in found for source in sources}
         self.digests = digests
-        return found, sorted(s for s, keys in holding.items() if all(k in found for k in keys))
+        return found, sorted({source for sources in files_of.values() for source in sources} - needed)
 
     def merge(self, computed: Mapping[str, Rows], found: Mapping[EvalKey, str]) -> dict[str, Rows]:
         """Each statement's rows: the found evaluations' from the memo, the others' as

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -33,7 +32,6 @@ from .consistency import Mismatch
 from .keys import PointAliases
 from .parts import PART_NAMES, PART_SOURCES, POINTS, REPORTED, StoreReport, from_user_db, ingest_points_part, ingest_reported_part
 from .pointsdb import PointsDB
-from .reported import read_reported
 
 #: The store's own code and its readers', whose changes alter what is stored (both parts: a
 #: schema change touches both). Everything that shapes the stored rows is in these folders
@@ -147,7 +145,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
     target = cache_dir / f"pointsdb-{salted(want.code)}.duckdb"
     summaries, same_code = _cached_summaries(target, want)
     if all(summary is not None for summary in summaries.values()):
-        return PointsDB(target, read_only=True), _report(_known(summaries), ingested=())
+        return PointsDB(target, read_only=True), _report(summaries, ingested=())
 
     remove_abandoned(cache_dir)
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
@@ -161,22 +159,15 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
             # that did not change.
             shutil.copyfile(target, tmp)
         db = PointsDB(tmp)
-        with ThreadPoolExecutor(max_workers=1) as reader:
-            # Reading the reported results is Python; ingesting the points is mostly DuckDB,
-            # which lets go of the GIL: the reading runs beside it (a clean store phase at
-            # 2,500 evaluations, 3.2 s one after the other, takes 2.0 s). The parts are still
-            # stored in order, so the first error is the one a sequential ingest meets.
-            reading = reader.submit(read_reported, data_dir, config, strict) if REPORTED in stale else None
-            for part in stale:
-                if part == POINTS:
-                    summaries[part] = ingest_points_part(db, data_dir, want.point_files, PointAliases.from_tables(
-                        config.model_aliases, config.benchmark_aliases))
-                else:
-                    assert reading is not None
-                    summaries[part] = ingest_reported_part(db, data_dir, config, strict, reading.result())
-                fingerprint_key, report_key = _meta_keys(part)
-                db.set_meta(report_key, json.dumps(summaries[part], sort_keys=True))
-                db.set_meta(fingerprint_key, want.of(part))
+        for part in stale:
+            if part == POINTS:
+                summaries[part] = ingest_points_part(db, data_dir, want.point_files, PointAliases.from_tables(
+                    config.model_aliases, config.benchmark_aliases))
+            else:
+                summaries[part] = ingest_reported_part(db, data_dir, config, strict)
+            fingerprint_key, report_key = _meta_keys(part)
+            db.set_meta(report_key, json.dumps(summaries[part], sort_keys=True))
+            db.set_meta(fingerprint_key, want.of(part))
         db.set_meta(CODE_KEY, want.code)
         db.con.execute("CHECKPOINT")
         db.close()
@@ -186,7 +177,7 @@ def open_store(data_dir: Path, cache_dir: Path, db_path: Path | None, config: Si
             db.close()
         remove_tmp(tmp)
         raise
-    return PointsDB(target, read_only=True), _report(_known(summaries), ingested=stale)
+    return PointsDB(target, read_only=True), _report(summaries, ingested=stale)
 
 
 def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict[str, Any] | None], bool]:
@@ -208,17 +199,12 @@ def _cached_summaries(target: Path, want: Fingerprints) -> tuple[dict[str, dict[
     return summaries, same_code
 
 
-def _known(summaries: dict[str, dict[str, Any] | None]) -> dict[str, dict[str, Any]]:
-    """The summaries once every part has one (after the check or the ingest)."""
-    known = {part: summary for part, summary in summaries.items() if summary is not None}
-    assert len(known) == len(summaries)
-    return known
-
-
-def _report(summaries: dict[str, dict[str, Any]], ingested: tuple[str, ...]) -> StoreReport:
-    points = summaries[POINTS]
+def _report(summaries: dict[str, dict[str, Any] | None], ingested: tuple[str, ...]) -> StoreReport:
+    """What the store holds, once every part's summary is known (checked or ingested)."""
+    points, reported = summaries[POINTS], summaries[REPORTED]
+    assert points is not None and reported is not None
     return StoreReport(ingested=ingested, points=points.get("points", 0), point_files=points.get("point_files", 0),
-                       warnings=list(points.get("warnings", [])), reported=summaries[REPORTED],
+                       warnings=list(points.get("warnings", [])), reported=reported,
                        mismatches=[Mismatch.from_json(m) for m in points.get("mismatches", [])],
                        ignored=list(points.get("ignored", [])))
 

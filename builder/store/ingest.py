@@ -80,12 +80,6 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     remove_sources(con, "kept_files")
     report.warnings += stage(con, files, rels, fresh)
     (aliases or PointAliases()).rename_staged(con)
-    # Which row an identity keeps can change only where rows go (changed and removed files)
-    # or come (the staged ones): with files kept, only those identities are chosen again.
-    if kept:
-        con.execute(f"""CREATE OR REPLACE TEMP TABLE touched AS
-                        SELECT {IDENTITY_SQL} FROM point_rows WHERE source NOT IN (SELECT source FROM kept_files)
-                        UNION SELECT {IDENTITY_SQL} FROM staged""")
     # Rows of changed and removed files go; the staged rows of changed and new files come.
     con.execute("DELETE FROM point_rows WHERE source NOT IN (SELECT source FROM kept_files)")
     con.execute(
@@ -106,7 +100,7 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
         known = [rel for rel in rels if rel in digests]
         con.execute("INSERT INTO point_files SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                     [known, [digests[rel] for rel in known]])
-    _choose_points(con, files, rels, report, only_touched=bool(kept))
+    _choose_points(con, files, rels, report)
     check_clashes(con, data_dir)
     old = old_ingested_warning(con)
     if old:
@@ -114,46 +108,36 @@ def ingest_points(db: PointsDB, files: list[Path], data_dir: Path,
     return report
 
 
-def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport,
-                   only_touched: bool = False) -> None:
+def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[str], report: IngestReport) -> None:
     """Fill `points` with one row per identity from `point_rows`: the later file (in the
     order of `files`) and then the later row wins; the overridden rows are counted and the
-    first of them named. With `only_touched`, only the identities of the temp table
-    `touched` are chosen again; the others keep their row (their rows did not change, and
-    the files keep their order among themselves). The rows then lie in another order than
-    a fresh ingest's, which no reader sees: every query orders what it returns, and the
-    aggregates' sums are exact (`PointsDB.aggregate`)."""
+    first of them named. Every identity is chosen again after any change: at 625
+    evaluations (96,121 points) that took 0.25 s of CPU, against 0.02 s for choosing only
+    the identities of one changed file, as this did before."""
     con.execute("CREATE OR REPLACE TEMP TABLE file_order AS "
                 "SELECT unnest(?::VARCHAR[]) AS source, unnest(?::INTEGER[]) AS file_idx",
                 [rels, list(range(len(rels)))])
     columns = (f"{IDENTITY_SQL}, total, correct, truncated, guess, tokens, samples, deff, partial, tiers, groups, "
                "source, source_row")
-    if only_touched:
-        con.execute(f"DELETE FROM points USING touched t WHERE {_same_identity('points', 't')}")
-        con.execute(f"INSERT INTO points SELECT {columns} FROM ({_ranked('touched')}) WHERE rn = 1 "
-                    f"ORDER BY {IDENTITY_SQL}")
-        con.execute("DROP TABLE touched")
-    else:
-        # Only identities given more than once need ranking (usually none): the other rows
-        # go straight to the one sorted insert, which is most of the cost.
-        _find_repeated(con)
-        con.execute("DELETE FROM points")
-        con.execute(
-            f"""
-            INSERT INTO points
-            SELECT * FROM (
-                SELECT {columns} FROM point_rows ANTI JOIN repeated USING ({IDENTITY_SQL})
-                UNION ALL
-                SELECT {columns} FROM ({_ranked('repeated')}) WHERE rn = 1
-            ) ORDER BY {IDENTITY_SQL}
-            """
-        )
+    # Only identities given more than once need ranking (usually none): the other rows go
+    # straight to the one sorted insert, which is most of the cost.
+    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {IDENTITY_SQL} FROM point_rows "
+                "GROUP BY ALL HAVING count(*) > 1")
+    con.execute("DELETE FROM points")
+    con.execute(
+        f"""
+        INSERT INTO points
+        SELECT * FROM (
+            SELECT {columns} FROM point_rows ANTI JOIN repeated USING ({IDENTITY_SQL})
+            UNION ALL
+            SELECT {columns} FROM ({_ranked('repeated')}) WHERE rn = 1
+        ) ORDER BY {IDENTITY_SQL}
+        """
+    )
     staged = con.execute("SELECT count(*) FROM point_rows").fetchall()[0][0]
     report.points = con.execute("SELECT count(*) FROM points").fetchall()[0][0]
     report.duplicates = staged - report.points
     if report.duplicates:
-        if only_touched:  # the full choice has found them already
-            _find_repeated(con)
         (first,) = fetch_as(con.execute(
             f"""
             SELECT source, file_idx, source_row, model, base_task, params FROM ({_ranked('repeated')})
@@ -168,16 +152,6 @@ def _choose_points(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list
         )
     con.execute("DROP TABLE IF EXISTS repeated")
     con.execute("DROP TABLE file_order")
-
-
-def _find_repeated(con: duckdb.DuckDBPyConnection) -> None:
-    """The temp table `repeated`: the identities `point_rows` gives more than once."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated AS SELECT {IDENTITY_SQL} FROM point_rows "
-                "GROUP BY ALL HAVING count(*) > 1")
-
-
-def _same_identity(a: str, b: str) -> str:
-    return " AND ".join(f"{a}.{c} = {b}.{c}" for c in IDENTITY)
 
 
 def _ranked(among: str) -> str:

@@ -27,7 +27,7 @@ from .evaluations import ingest_evals
 from .ingest import ingest_points
 from .keys import PointAliases
 from .pointsdb import PointsDB, sql_string
-from .reported import ReportedRead, read_reported, store_reported
+from .reported import load_reported
 from .trialcodes import copy_named
 from .trialfiles import discover_trial_files
 
@@ -97,12 +97,11 @@ def aliased_evals(entries: list[dict[str, Any]], aliases: PointAliases) -> list[
     return [renamed[i] for i in sorted(kept.values())]
 
 
-def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool,
-                         read: ReportedRead | None = None) -> dict[str, Any]:
+def ingest_reported_part(db: PointsDB, data_dir: Path, config: SiteConfig, strict: bool) -> dict[str, Any]:
     """(Re)load the reported results and cards (`store.reported`); the JSON-able summary of
     what was read and skipped is kept with the cache, so a reused database still reports
-    its skipped files. `read`: the files as the caller has read them already."""
-    return store_reported(db, read if read is not None else read_reported(data_dir, config, strict)).to_summary()
+    its skipped files."""
+    return load_reported(db, data_dir, config, strict).to_summary()
 
 
 def from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: bool) -> tuple[PointsDB, StoreReport]:
