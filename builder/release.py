@@ -66,8 +66,10 @@ class Released:
 
     def render(self) -> str:
         since = f"compared with {self.previous}" if self.previous else "the first release"
+        # The summary is the second build's (the site with the release's pages), so it says so.
         return (f"Released {self.name} ({self.date}, {since}): {self.files} files, {self.bytes:,} bytes in "
-                f"{self.folder}; commit that folder.\n{self.build.render()}")
+                f"{self.folder}; commit that folder.\nThen the site, built again with the release's pages:\n"
+                f"{self.build.render()}")
 
 
 def release_date(given: str | None, environ: dict[str, str] | None = None) -> str:
@@ -102,6 +104,8 @@ def make_release(options: BuildOptions, name: str, date: str | None = None,
     files = snapshot_files(name, when, documents, latest, project.root, _simulated(project.data_dir),
                            _samples(data / SAMPLES), data / SAMPLES, load_config(project.config_path).paired_draws)
     write_new(folder, files)
+    if progress is not None:
+        progress(f"released {name}; building the site again, with the release's pages")
     return Released(name=name, date=when, folder=folder, previous=latest.name if latest else None, files=len(files),
                     bytes=sum(len(b) for b in files.values()), build=run_build(options, progress))
 
