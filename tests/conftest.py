@@ -126,6 +126,31 @@ def real_boards_build(real_data: Path, real_build: RealBuild, tmp_path_factory: 
     return build_real(real_data, tmp_path_factory.mktemp("real-boards"), suggested_boards(real_build.summary.warnings))
 
 
+#: The default data on two boards, sharing `arithmetic` (its sides of a pair are computed
+#: once for both), with fewer paired draws: `two_boards_build`.
+TWO_BOARDS = {"Front": ("arithmetic", "boolean", "brackets"), "Second": ("arithmetic", "dates")}
+TWO_BOARDS_DRAWS, TWO_BOARDS_SEED = 200, 42
+
+
+@pytest.fixture(scope="session")
+def two_boards_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The default data built on `TWO_BOARDS`: its site, leaderboard rows by id, and
+    `pairwise.json`'s paired entries (one build for every module that checks boards)."""
+    from reasonboard.build import BuildOptions, run_build
+
+    base = tmp_path_factory.mktemp("two-boards")
+    config = base / "site.toml"
+    config.write_text(f"paired_draws = {TWO_BOARDS_DRAWS}\nseed = {TWO_BOARDS_SEED}\n" + "".join(
+        f'[[boards]]\nname = "{name}"\ntasks = {json.dumps(list(tasks))}\n' for name, tasks in TWO_BOARDS.items()),
+        encoding="utf-8")
+    run_build(BuildOptions(data_dir=ROOT / "data", out_dir=base / "site", cache_dir=base / "cache",
+                           config_path=config, content_dir=ROOT / "content"))
+    site = base / "site"
+    leaderboard = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    pairwise = json.loads((site / "data" / "pairwise.json").read_text(encoding="utf-8"))
+    return {"site": site, "models": {m["id"]: m for m in leaderboard["models"]}, "paired": pairwise["paired"]}
+
+
 def suggested_boards(warnings: list[str]) -> str:
     """The `[[boards]]` lines a build printed among its warnings, as a site.toml."""
     lines = [line.strip() for line in "\n".join(warnings).splitlines()]

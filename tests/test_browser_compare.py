@@ -13,7 +13,7 @@ from test_browser import DESKTOP, PHONE, Session, browser  # noqa: F401 - fixtur
 from test_browser_views import _axe_source, _violations
 from test_compare_data import read_script
 from test_ingest_inspect import SET, plain_samples
-from test_paired_boards import board_order, built  # noqa: F401 - fixture
+from test_paired_boards import board_order
 from test_paired_real import MODELS, plain_cp, plain_mcnemar
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -155,12 +155,12 @@ def test_picking_two_on_the_leaderboard_opens_the_comparison(browser, default_bu
     assert session.blocked == []
 
 
-def test_a_board_pages_compare_link_compares_on_that_board(browser, built):  # noqa: F811
+def test_a_board_pages_compare_link_compares_on_that_board(browser, two_boards_build):  # noqa: F811
     """Picked on the second board's page, two evaluations are compared on that board's tasks
     and ReasonScores (the scores its page prints), and the picker says which board; an
     unknown board name is said, and the first board is used."""
-    site = built["site"]
-    order = board_order(site, built["models"])
+    site = two_boards_build["site"]
+    order = board_order(site, two_boards_build["models"])
     a, b = order[0], order[1]
     session = Session(browser, **DESKTOP)
     try:

@@ -14,33 +14,19 @@ from typing import Any
 
 import duckdb
 import pytest
-from conftest import ROOT, build_real
+from conftest import ROOT, TWO_BOARDS, TWO_BOARDS_DRAWS, TWO_BOARDS_SEED, build_real
 from helpers_site import page, row_cells
-from reasonboard.build import BuildOptions, run_build
 from test_compare_data import read_script
 from test_paired import plain_task
 from test_site_paired import plain_holm
 
-DRAWS = 200
-SEED = 42
-FIRST = ("arithmetic", "boolean", "brackets")
-#: Shares `arithmetic` with the first board: its sides of a pair there are computed once.
-SECOND = ("arithmetic", "dates")
+DRAWS, SEED = TWO_BOARDS_DRAWS, TWO_BOARDS_SEED
+FIRST, SECOND = TWO_BOARDS["Front"], TWO_BOARDS["Second"]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    base = tmp_path_factory.mktemp("paired-boards")
-    config = base / "site.toml"
-    config.write_text(f"paired_draws = {DRAWS}\nseed = {SEED}\n"
-                      f'[[boards]]\nname = "Front"\ntasks = {json.dumps(list(FIRST))}\n'
-                      f'[[boards]]\nname = "Second"\ntasks = {json.dumps(list(SECOND))}\n', encoding="utf-8")
-    run_build(BuildOptions(data_dir=ROOT / "data", out_dir=base / "site", cache_dir=base / "cache",
-                           config_path=config, content_dir=ROOT / "content"))
-    site = base / "site"
-    leaderboard = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
-    pairwise = json.loads((site / "data" / "pairwise.json").read_text(encoding="utf-8"))
-    return {"site": site, "models": {m["id"]: m for m in leaderboard["models"]}, "paired": pairwise["paired"]}
+def built(two_boards_build: dict[str, Any]) -> dict[str, Any]:
+    return two_boards_build
 
 
 def board_order(site: Path, models: dict[str, Any]) -> list[str]:
