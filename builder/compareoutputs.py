@@ -155,9 +155,9 @@ def _triple(low: float | None, mid: float | None, high: float | None) -> list[fl
 
 
 def _row(row: EvaluationRow) -> dict[str, object]:
-    s = row.score
+    rank, status, score = _standing(row)
     return {
-        "rank": row.rank, "status": row.status, "score": _triple(s.ci_low, s.center, s.ci_high),
+        "rank": rank, "status": status, "score": score,
         "tasks": {task: {"est": _triple(t.low, t.estimate, t.high), "samples": t.samples,
                          "preliminary": t.preliminary} for task, t in row.tasks.items()},
     }

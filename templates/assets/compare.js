@@ -35,8 +35,10 @@
      standing on it ([rank, status, [center, low, high]]). */
   function chosenBoard(name) {
     var boards = index.boards || [];
-    var k = 0;
+    var k = -1;
     for (var i = 0; i < boards.length; i++) { if (boards[i][0] === name) { k = i; } }
+    var unknown = Boolean(name) && k < 0;
+    k = Math.max(k, 0);
     return {
       name: boards.length ? boards[k][0] : null, tasks: k ? boards[k][1] : index.board,
       tests: k ? ((index.paired.boards || {})[boards[k][0]] || []) : index.paired.board,
@@ -45,7 +47,7 @@
         var s = (E.boards || {})[boards[k][0]];
         return s ? s[2] : null;
       },
-      unknown: Boolean(name) && !boards.some(function (b) { return b[0] === name; })
+      unknown: unknown
     };
   }
   function boardWords(board) { return board.name ? "the “" + board.name + "” board's" : "the board's"; }
