@@ -69,20 +69,24 @@ ORDER BY a.model, a.template, a.sampler, a.base_task
 -- beyond it). Per bin: trials ending in it, those ending incorrect or truncated (`events`),
 -- and the trials still going at its lower edge (`at_risk`, tokens >= a); the hazard is
 -- events / at_risk with its Wilson interval (z95), NULL when no trial reached the bin.
-WITH measured AS (
-    SELECT et, tokens, NOT correct AS failed FROM analysis_trials WHERE tokens IS NOT NULL
+WITH binned AS (
+    -- One pass over the trials: per (evaluation, task), each trial's bin below any top edge
+    -- (NULL under 32 tokens) and whether it failed, counted with its longest output.
+    SELECT et, CASE WHEN tokens >= 32 THEN floor(log2(tokens / 32.0))::BIGINT END AS bin, NOT correct AS failed,
+           count(*) AS trials, max(tokens) AS longest
+    FROM analysis_trials WHERE tokens IS NOT NULL GROUP BY ALL
 ), tops AS (
     SELECT m.et, top_edge(a.token_limit, m.longest) AS top
-    FROM (SELECT et, max(tokens) AS longest FROM measured GROUP BY et) m JOIN analysis_tasks a USING (et)
+    FROM (SELECT et, max(longest) AS longest FROM binned GROUP BY et) m JOIN analysis_tasks a USING (et)
 ), sized AS (
     SELECT *, CASE WHEN top > 32 THEN ceil(log2(top / 32.0))::BIGINT ELSE 0 END AS bins FROM tops
 ), grid AS (
     SELECT et, top, bins, unnest(range(bins)) AS bin FROM sized
 ), ended AS (
-    SELECT m.et, least(floor(log2(m.tokens / 32.0))::BIGINT, s.bins - 1) AS bin,
-           count(*) AS ending, count(*) FILTER (WHERE m.failed) AS events
-    FROM measured m JOIN sized s USING (et)
-    WHERE m.tokens >= 32 AND s.bins > 0
+    SELECT b.et, least(b.bin, s.bins - 1) AS bin, sum(b.trials)::BIGINT AS ending,
+           coalesce(sum(b.trials) FILTER (WHERE b.failed), 0)::BIGINT AS events
+    FROM binned b JOIN sized s USING (et)
+    WHERE b.bin IS NOT NULL AND s.bins > 0
     GROUP BY ALL
 ), counted AS (
     SELECT g.et, g.top, g.bin,
