@@ -10,7 +10,8 @@ the caller decides what they are (views over the PointsDB's trials, or a test's 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from operator import itemgetter
+from typing import Any, Callable, Sequence
 
 from ..store.pointsdb import PointsDB, named_statements
 
@@ -21,6 +22,13 @@ EvalKey = tuple[str, str, str]
 Rows = tuple[list[str], list[tuple[Any, ...]]]
 #: The statements whose rows the analyses read, each grouped by evaluation first.
 STATEMENTS = ("recorded", "compression", "hazard", "budget")
+
+
+def picker(names: Sequence[str], *wanted: str) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """A function giving a row's values of the columns `wanted` (of a statement's `names`),
+    in that order: the analyses read millions of rows at 2,500 evaluations, by position
+    rather than through a dict made for each row."""
+    return itemgetter(*(list(names).index(name) for name in wanted))
 
 
 def install(db: PointsDB) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..store.pointsdb import PointsDB
-from .analysissql import EvalKey, Rows, query
+from .analysissql import EvalKey, Rows, picker, query
 
 #: The seed's three statuses, in the order pages list them.
 OUTCOMES = ("correct", "incorrect", "truncated")
@@ -68,12 +68,12 @@ def compression(db: PointsDB, statements: Mapping[str, Rows] | None = None) -> d
     (`statements`: the statements' rows when the caller has them)."""
     names, rows = statements["compression"] if statements else query(db, "compression")
     found: dict[tuple[EvalKey, str], list[OutcomeCompression]] = {}
+    pick = picker(names, "model", "template", "sampler", "base_task", "outcome", "trials", "bits_trials", "bits",
+                   "size_trials", "size")
     for row in rows:
-        r = dict(zip(names, row))
-        key = ((r["model"], r["template"], r["sampler"]), r["base_task"])
-        found.setdefault(key, []).append(OutcomeCompression(
-            r["outcome"], int(r["trials"]), int(r["bits_trials"]), _quartiles(r["bits"]),
-            int(r["size_trials"]), _quartiles(r["size"])))
+        model, template, sampler, task, outcome, trials, bits_trials, bits, size_trials, size = pick(row)
+        found.setdefault(((model, template, sampler), task), []).append(OutcomeCompression(
+            outcome, int(trials), int(bits_trials), _quartiles(bits), int(size_trials), _quartiles(size)))
     out = {}
     for key, outcomes in found.items():
         if not any(o.size_trials for o in outcomes):
@@ -100,7 +100,7 @@ def looping(outcomes: tuple[OutcomeCompression, ...]) -> tuple[str, ...]:
 
 
 def _quartiles(values: Any) -> Quartiles | None:
-    if values is None or any(v is None for v in values):
+    if values is None or None in values:
         return None
-    q1, median, q3 = (float(v) for v in values)
-    return Quartiles(q1, median, q3)
+    q1, median, q3 = values
+    return Quartiles(float(q1), float(median), float(q3))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from ..store.pointsdb import PointsDB
-from .analysissql import EvalKey, Rows, query
+from .analysissql import EvalKey, Rows, picker, query
 
 #: The first edge: 32 output tokens.
 FIRST_EDGE = 32
@@ -54,19 +54,21 @@ def hazard(db: PointsDB, statements: Mapping[str, Rows] | None = None) -> dict[t
     (`statements`: the statements' rows when the caller has them)."""
     names, rows = statements["hazard"] if statements else query(db, "hazard")
     bins: dict[tuple[EvalKey, str], list[HazardBin]] = {}
+    pick = picker(names, "model", "template", "sampler", "base_task", "low_edge", "high_edge", "ending", "events",
+                   "at_risk", "hazard", "low", "high")
     for row in rows:
-        r = dict(zip(names, row))
-        bins.setdefault(((r["model"], r["template"], r["sampler"]), r["base_task"]), []).append(HazardBin(
-            int(r["low_edge"]), int(r["high_edge"]), int(r["ending"]), int(r["events"]), int(r["at_risk"]),
-            _float(r["hazard"]), _float(r["low"]), _float(r["high"])))
+        model, template, sampler, task, low, high, ending, events, at_risk, rate, ci_low, ci_high = pick(row)
+        bins.setdefault(((model, template, sampler), task), []).append(HazardBin(
+            int(low), int(high), int(ending), int(events), int(at_risk), _float(rate), _float(ci_low), _float(ci_high)))
     # Every task with tokens, from `recorded`: one whose top edge leaves no bin has no rows above.
     names, recorded = statements["recorded"] if statements else query(db, "recorded")
+    pick = picker(names, "model", "template", "sampler", "base_task", "with_tokens", "top", "token_limit")
     out: dict[tuple[EvalKey, str], TaskHazard] = {}
     for row in recorded:
-        r = dict(zip(names, row))
-        if r["with_tokens"]:
-            key = ((r["model"], r["template"], r["sampler"]), r["base_task"])
-            out[key] = TaskHazard(int(r["top"]), r["token_limit"] is not None, tuple(bins.get(key, ())))
+        model, template, sampler, task, with_tokens, top, limit = pick(row)
+        if with_tokens:
+            key = ((model, template, sampler), task)
+            out[key] = TaskHazard(int(top), limit is not None, tuple(bins.get(key, ())))
     return out
 
 
