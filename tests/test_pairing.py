@@ -53,7 +53,7 @@ def test_engine_equals_one_pair_at_a_time(epochs, unit, monkeypatch):
     """Packed sums (one trial per item, guess sums whole in units of 1/12), the design
     effect's columns (epochs; or guess sums not whole: 1/4 is not a multiple of 1/7), and
     several chunks of evaluations."""
-    monkeypatch.setattr(pairing, "CHUNK_BYTES", 30_000)
+    monkeypatch.setattr(pairing, "BLOCK_BYTES", 15_000)
     rng = np.random.default_rng(1)
     tasks = [replace(random_task(rng, name, 7, epochs), guess_unit=unit) for name in ("alpha", "beta")]
     pairs = np.array([(0, 1), (1, 2), (2, 3), (5, 4), (0, 6), (3, 1), (6, 2), (4, 0), (2, 5)])

@@ -105,11 +105,12 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
             pairs = task_pairs[task]
             found = task_sides(items, np.concatenate([unique, _indices(pairs, index)]), config.paired_draws,
                                config.seed, with_x=range(len(unique), len(unique) + len(pairs)))
+            # The task page's tests first: the board's logs are made in place of the centers.
+            by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(unique), None)), config.min_samples)))
             front = found.take(slice(0, len(unique)))
             logs = floored_logs(front)
             for b, (rows, swapped) in zip(holding[task], places):
-                tests[b].add_logs(logs, front.shared, rows, swapped)
-            by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(unique), None)), config.min_samples)))
+                tests[b].add_logs(logs, front.side, front.shared, rows, swapped)
     tested = [dict(zip(ps, t.finish())) for ps, t in zip(board_pairs, tests)]
 
     def verdicts(pairs: Iterable[tuple[str, str]], tests: Mapping[tuple[str, str], PairedTest | None],
