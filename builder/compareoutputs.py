@@ -38,7 +38,7 @@ from .outputs import compact
 from .stats.board import EvaluationRow, Leaderboard, RankedBoard
 from .stats.evaluations import Evaluation
 from .stats.verdicts import Comparisons, PairedResult
-from .store.items import has_trials, task_items
+from .store.items import TaskItems, has_trials
 from .store.pointsdb import PointsDB
 
 COMPARE_SCHEMA = "reasonboard.compare/2"
@@ -60,34 +60,45 @@ class TaskOutcomes:
     codes: Mapping[str, tuple[str, tuple[tuple[float, ...], ...]]]
 
 
-def item_outcomes(db: PointsDB, evaluations: Iterable[Evaluation]) -> dict[str, TaskOutcomes]:
-    """Every task's per-item outcomes of `evaluations` from the store's trials (none without)."""
-    if not has_trials(db):
-        return {}
-    chosen = sorted(evaluations, key=lambda e: e.id)
-    keys = [e.key for e in chosen]
-    tasks = [r[0] for r in db.con.execute("SELECT DISTINCT base_task FROM trial_points ORDER BY 1").fetchall()]
-    out = {}
-    for task in tasks:
-        items = task_items(db.con, task, keys)
-        sizes = [len(ids) for ids in items.sample_ids]
-        offsets = np.cumsum([0, *sizes])[:-1]
-        position = offsets[items.stratum] + items.item
-        chars, listed = _characters(items.trials, items.correct, items.truncated, items.guess)
-        bounds = np.searchsorted(items.evaluation, np.arange(len(chosen) + 1))
-        codes = {}
-        for k, e in enumerate(chosen):
-            rows = slice(int(bounds[k]), int(bounds[k + 1]))
-            if rows.start == rows.stop:
-                continue
-            buf = np.full(int(sum(sizes)), ord(ABSENT), dtype=np.uint8)
-            buf[position[rows]] = chars[rows]
-            mine = np.flatnonzero(listed[rows]) + rows.start
-            extra = tuple(_listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]),
-                                  float(items.guess[i])) for i in mine.tolist())
-            codes[e.id] = (buf.tobytes().decode("ascii"), extra)
-        out[task] = TaskOutcomes(tuple(zip(items.params, sizes)), codes)
-    return out
+class OutcomesReader:
+    """Every task's per-item outcomes of `evaluations`, made from the per-item counters the
+    paired comparisons read (`stats.comparisons.ItemsReader`): each task's trials are read
+    once for both. `tasks` are those with trials; `outcomes` fills as they are read."""
+
+    def __init__(self, db: PointsDB, evaluations: Iterable[Evaluation]):
+        self.ids = sorted(e.id for e in evaluations)
+        self.tasks = [r[0] for r in db.con.execute("SELECT DISTINCT base_task FROM trial_points ORDER BY 1").fetchall()] \
+            if has_trials(db) else []
+        self.found: dict[str, TaskOutcomes] = {}
+
+    def __call__(self, items: TaskItems) -> None:
+        """One task's counters, of the evaluations `ids` in that order."""
+        self.found[items.task] = task_outcomes(items, self.ids)
+
+    @property
+    def outcomes(self) -> dict[str, TaskOutcomes]:
+        return {task: self.found[task] for task in self.tasks if task in self.found}
+
+
+def task_outcomes(items: TaskItems, ids: Sequence[str]) -> TaskOutcomes:
+    """One task's outcomes of each evaluation `ids[k]` (evaluation `k` of `items`) that
+    answered any of its items: one character per item, absent ones `.`, its listed items'
+    counters in item order."""
+    sizes = [len(ids_) for ids_ in items.sample_ids]
+    width = int(sum(sizes))
+    offsets = np.cumsum([0, *sizes])[:-1]
+    position = offsets[items.stratum] + items.item
+    chars, listed = _characters(items.trials, items.correct, items.truncated, items.guess)
+    text = np.full((len(ids), width), ord(ABSENT), dtype=np.uint8)
+    text[items.evaluation, position] = chars
+    extra: dict[int, list[tuple[float, ...]]] = {}
+    for i in np.flatnonzero(listed).tolist():  # rows come by evaluation, then item
+        extra.setdefault(int(items.evaluation[i]), []).append(
+            _listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]), float(items.guess[i])))
+    answered = np.zeros(len(ids), dtype=bool)
+    answered[items.evaluation] = True
+    codes = {ids[k]: (text[k].tobytes().decode("ascii"), tuple(extra.get(k, ()))) for k in np.flatnonzero(answered).tolist()}
+    return TaskOutcomes(tuple(zip(items.params, sizes)), codes)
 
 
 def _characters(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray,
