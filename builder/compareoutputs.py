@@ -53,11 +53,11 @@ ABSENT, TRUNCATED, LISTED = ".", "~", "#"
 @dataclass(frozen=True)
 class TaskOutcomes:
     """One task's items (`(params, size)` per stratum, in `(params, sample_id)` order) and,
-    per evaluation id, its outcome string and the counters of its listed (`#`) items in item
-    order (`_listed`)."""
+    per evaluation id, its outcomes `packed` and the counters of its listed (`#`) items in
+    item order (`_listed`)."""
 
     strata: tuple[tuple[str, int], ...]
-    codes: Mapping[str, tuple[str, tuple[tuple[float, ...], ...]]]
+    codes: Mapping[str, tuple[dict[str, str], tuple[tuple[float, ...], ...]]]
 
 
 class OutcomesReader:
@@ -97,7 +97,8 @@ def task_outcomes(items: TaskItems, ids: Sequence[str]) -> TaskOutcomes:
             _listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]), float(items.guess[i])))
     answered = np.zeros(len(ids), dtype=bool)
     answered[items.evaluation] = True
-    codes = {ids[k]: (text[k].tobytes().decode("ascii"), tuple(extra.get(k, ()))) for k in np.flatnonzero(answered).tolist()}
+    rows = np.flatnonzero(answered)
+    codes = {ids[k]: (found, tuple(extra.get(k, ()))) for k, found in zip(rows.tolist(), packed(text[rows]))}
     return TaskOutcomes(tuple(zip(items.params, sizes)), codes)
 
 
@@ -133,16 +134,24 @@ def _listed(trials: int, correct: float, truncated: float, guess: float) -> tupl
     return (*whole, guess, 1)
 
 
-def packed(text: str) -> dict[str, str]:
-    """One character per item as `{"p": the characters used, sorted, "o": each item's index
-    in "p" in the fewest bits that number them, most significant bit first, base64}`; a
-    task whose items are all one character needs no bits (`o` is empty)."""
-    codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    palette = np.unique(codes)
-    width = int(len(palette) - 1).bit_length()
-    index = np.searchsorted(palette, codes).astype(np.uint8)
-    bits = (index[:, None] >> np.arange(width - 1, -1, -1, dtype=np.uint8)) & 1
-    return {"p": palette.tobytes().decode("ascii"), "o": base64.b64encode(np.packbits(bits.ravel()).tobytes()).decode()}
+def packed(text: np.ndarray) -> list[dict[str, str]]:
+    """Each row of `text` (one character per item, as bytes) as `{"p": the characters it
+    uses, sorted, "o": each item's index in "p" in the fewest bits that number them, most
+    significant bit first, base64}`; a row whose items are all one character needs no bits
+    (`o` is empty). Rows with as many bits per item are packed together."""
+    rows = np.arange(len(text))[:, None]
+    used = np.zeros((len(text), 256), dtype=bool)
+    used[rows, text] = True
+    index = (np.cumsum(used, axis=1, dtype=np.uint8) - 1)[rows, text]
+    widths = np.array([int(n - 1).bit_length() for n in used.sum(axis=1).tolist()], dtype=np.int64)
+    bits: list[bytes] = [b""] * len(text)
+    for width in np.unique(widths).tolist():
+        group = np.flatnonzero(widths == width)
+        shifted = (index[group, :, None] >> np.arange(width - 1, -1, -1, dtype=np.uint8)) & 1
+        for k, row in zip(group.tolist(), np.packbits(shifted.reshape(len(group), -1), axis=1)):
+            bits[k] = row.tobytes()
+    return [{"p": np.flatnonzero(used[k]).astype(np.uint8).tobytes().decode("ascii"),
+             "o": base64.b64encode(bits[k]).decode()} for k in range(len(text))]
 
 
 def _script(variable: str, key: str | None, document: object) -> bytes:
@@ -224,7 +233,7 @@ def compare_files(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation
         if others:
             doc["boards"] = {b.name: _standing(found[e.id]) for b, found in zip(others, standings) if e.id in found}
         if published:
-            doc["outcomes"] = {task: {**packed(o.codes[e.id][0]), "x": [list(x) for x in o.codes[e.id][1]]}
+            doc["outcomes"] = {task: {**o.codes[e.id][0], "x": [list(x) for x in o.codes[e.id][1]]}
                                for task, o in outcomes.items() if e.id in o.codes}
         files[evaluation_path(e.slug)] = _script("RB_COMPARE_EVALS", e.id, doc)
     return dict(sorted(files.items()))
