@@ -330,10 +330,10 @@ def _block(kind: _Packed | _Moments, variants: _Variants, counts: np.ndarray, fo
             slot[members] = -1
     for s in range(len(grid.present)):
         for code in np.unique(part_codes[:, s]).tolist():
-            mask = variants.fewer[s][code - 1]
-            if code and mask.any():
+            if code and variants.fewer[s][code - 1].any():  # no shared item there: nothing to add
                 rows = np.flatnonzero(part_codes[:, s] == code)
-                part[rows] += kind.sums(found.get(s, mask), s, block[part_at[rows]], mask)
+                shared = variants.fewer[s][code - 1]
+                part[rows] += kind.sums(found.get(s, shared), s, block[part_at[rows]], shared)
     for rows, totals, index in ((mine[~fewer], whole, at[~fewer]), (mine[fewer], part, np.arange(len(part)))):
         for lo in range(0, len(rows), FINISH):
             # A few hundred rows at a time: the temporaries stay in cache, not page-faulted.
