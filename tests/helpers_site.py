@@ -54,11 +54,20 @@ class Node:
 
     @property
     def text(self) -> str:
-        """Visible text with whitespace collapsed (script and style content left out)."""
+        """The text a reader gets, a screen reader's hidden text included, with whitespace
+        collapsed (script and style content left out)."""
+        return self._text(skip=())
+
+    @property
+    def seen(self) -> str:
+        """The text on the screen: `text` without what only a screen reader hears."""
+        return self._text(skip=("visually-hidden",))
+
+    def _text(self, skip: tuple[str, ...]) -> str:
         parts: list[str] = []
 
         def walk(node: Node) -> None:
-            if node.tag in ("script", "style"):
+            if node.tag in ("script", "style") or node.classes & set(skip):
                 return
             for child in node.children:
                 if isinstance(child, str):

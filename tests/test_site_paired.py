@@ -120,6 +120,20 @@ def test_pages_name_their_rule_and_agree_with_the_data(default_build, paired):
         assert line.rstrip().endswith("not distinguishable" if not e["significant"] else "distinct")
 
 
+def test_a_screen_reader_hears_why_a_row_is_tied_or_distinct(default_build):
+    """The reason behind each mark is in its tooltip and, for a screen reader, in hidden text
+    inside the mark: an `aria-label` on a plain span is not read out, so it would leave a
+    listener with "tied" and no rule or figures."""
+    board = page(default_build.out, "index.html")
+    marks = board.find_all("span", cls="tie")
+    assert marks
+    for mark in marks:
+        assert "aria-label" not in mark.attrs
+        [hidden] = mark.find_all("span", cls="visually-hidden")
+        assert hidden.text == ": " + mark.attrs["title"]
+        assert (mark.find("small", cls="rule") is not None) == ("paired test on" in mark.attrs["title"])
+
+
 def test_a_bootstrap_p_of_zero_is_printed_as_the_bootstraps_floor():
     from reasonboard.site.views.base import p_text
 
