@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Mapping
 from .analysesoutputs import analyses_files
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
 from .cachekey import salted
-from .compareoutputs import TaskOutcomes, compare_files, item_outcomes
+from .compareoutputs import OutcomesReader, TaskOutcomes, compare_files
 from .config import SiteConfig, load_config
 from .errors import InputError
 from .outputs import data_files
@@ -272,9 +272,11 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
             site_config, site_project = config.with_demo_defaults(), project.with_demo_content()
         signals = compute_signals(db, site_config, own_results(inputs, site_config))
         phase("signals")
-        board = with_comparisons(db, board, config)
+        # The compare view's outcomes are made from the trials the paired tests read, as read.
+        reader = OutcomesReader(db, board.evaluations.values()) if config.publish_samples else None
+        board = with_comparisons(db, board, config, reader)
         phase("paired comparisons")
-        outcomes = item_outcomes(db, board.evaluations.values()) if config.publish_samples else {}
+        outcomes = reader.outcomes if reader is not None else {}
         phase("compare data")
     finally:
         db.close()

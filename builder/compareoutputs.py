@@ -38,7 +38,7 @@ from .outputs import compact
 from .stats.board import EvaluationRow, Leaderboard, RankedBoard
 from .stats.evaluations import Evaluation
 from .stats.verdicts import Comparisons, PairedResult
-from .store.items import has_trials, task_items
+from .store.items import TaskItems, has_trials
 from .store.pointsdb import PointsDB
 
 COMPARE_SCHEMA = "reasonboard.compare/2"
@@ -53,41 +53,53 @@ ABSENT, TRUNCATED, LISTED = ".", "~", "#"
 @dataclass(frozen=True)
 class TaskOutcomes:
     """One task's items (`(params, size)` per stratum, in `(params, sample_id)` order) and,
-    per evaluation id, its outcome string and the counters of its listed (`#`) items in item
-    order (`_listed`)."""
+    per evaluation id, its outcomes `packed` and the counters of its listed (`#`) items in
+    item order (`_listed`)."""
 
     strata: tuple[tuple[str, int], ...]
-    codes: Mapping[str, tuple[str, tuple[tuple[float, ...], ...]]]
+    codes: Mapping[str, tuple[dict[str, str], tuple[tuple[float, ...], ...]]]
 
 
-def item_outcomes(db: PointsDB, evaluations: Iterable[Evaluation]) -> dict[str, TaskOutcomes]:
-    """Every task's per-item outcomes of `evaluations` from the store's trials (none without)."""
-    if not has_trials(db):
-        return {}
-    chosen = sorted(evaluations, key=lambda e: e.id)
-    keys = [e.key for e in chosen]
-    tasks = [r[0] for r in db.con.execute("SELECT DISTINCT base_task FROM trial_points ORDER BY 1").fetchall()]
-    out = {}
-    for task in tasks:
-        items = task_items(db.con, task, keys)
-        sizes = [len(ids) for ids in items.sample_ids]
-        offsets = np.cumsum([0, *sizes])[:-1]
-        position = offsets[items.stratum] + items.item
-        chars, listed = _characters(items.trials, items.correct, items.truncated, items.guess)
-        bounds = np.searchsorted(items.evaluation, np.arange(len(chosen) + 1))
-        codes = {}
-        for k, e in enumerate(chosen):
-            rows = slice(int(bounds[k]), int(bounds[k + 1]))
-            if rows.start == rows.stop:
-                continue
-            buf = np.full(int(sum(sizes)), ord(ABSENT), dtype=np.uint8)
-            buf[position[rows]] = chars[rows]
-            mine = np.flatnonzero(listed[rows]) + rows.start
-            extra = tuple(_listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]),
-                                  float(items.guess[i])) for i in mine.tolist())
-            codes[e.id] = (buf.tobytes().decode("ascii"), extra)
-        out[task] = TaskOutcomes(tuple(zip(items.params, sizes)), codes)
-    return out
+class OutcomesReader:
+    """Every task's per-item outcomes of `evaluations`, made from the per-item counters the
+    paired comparisons read (`stats.comparisons.ItemsReader`): each task's trials are read
+    once for both. `tasks` are those with trials; `outcomes` fills as they are read."""
+
+    def __init__(self, db: PointsDB, evaluations: Iterable[Evaluation]):
+        self.ids = sorted(e.id for e in evaluations)
+        self.tasks = [r[0] for r in db.con.execute("SELECT DISTINCT base_task FROM trial_points ORDER BY 1").fetchall()] \
+            if has_trials(db) else []
+        self.found: dict[str, TaskOutcomes] = {}
+
+    def __call__(self, items: TaskItems) -> None:
+        """One task's counters, of the evaluations `ids` in that order."""
+        self.found[items.task] = task_outcomes(items, self.ids)
+
+    @property
+    def outcomes(self) -> dict[str, TaskOutcomes]:
+        return {task: self.found[task] for task in self.tasks if task in self.found}
+
+
+def task_outcomes(items: TaskItems, ids: Sequence[str]) -> TaskOutcomes:
+    """One task's outcomes of each evaluation `ids[k]` (evaluation `k` of `items`) that
+    answered any of its items: one character per item, absent ones `.`, its listed items'
+    counters in item order."""
+    sizes = [len(ids_) for ids_ in items.sample_ids]
+    width = int(sum(sizes))
+    offsets = np.cumsum([0, *sizes])[:-1]
+    position = offsets[items.stratum] + items.item
+    chars, listed = _characters(items.trials, items.correct, items.truncated, items.guess)
+    text = np.full((len(ids), width), ord(ABSENT), dtype=np.uint8)
+    text[items.evaluation, position] = chars
+    extra: dict[int, list[tuple[float, ...]]] = {}
+    for i in np.flatnonzero(listed).tolist():  # rows come by evaluation, then item
+        extra.setdefault(int(items.evaluation[i]), []).append(
+            _listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]), float(items.guess[i])))
+    answered = np.zeros(len(ids), dtype=bool)
+    answered[items.evaluation] = True
+    rows = np.flatnonzero(answered)
+    codes = {ids[k]: (found, tuple(extra.get(k, ()))) for k, found in zip(rows.tolist(), packed(text[rows]))}
+    return TaskOutcomes(tuple(zip(items.params, sizes)), codes)
 
 
 def _characters(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray,
@@ -122,16 +134,24 @@ def _listed(trials: int, correct: float, truncated: float, guess: float) -> tupl
     return (*whole, guess, 1)
 
 
-def packed(text: str) -> dict[str, str]:
-    """One character per item as `{"p": the characters used, sorted, "o": each item's index
-    in "p" in the fewest bits that number them, most significant bit first, base64}`; a
-    task whose items are all one character needs no bits (`o` is empty)."""
-    codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    palette = np.unique(codes)
-    width = int(len(palette) - 1).bit_length()
-    index = np.searchsorted(palette, codes).astype(np.uint8)
-    bits = (index[:, None] >> np.arange(width - 1, -1, -1, dtype=np.uint8)) & 1
-    return {"p": palette.tobytes().decode("ascii"), "o": base64.b64encode(np.packbits(bits.ravel()).tobytes()).decode()}
+def packed(text: np.ndarray) -> list[dict[str, str]]:
+    """Each row of `text` (one character per item, as bytes) as `{"p": the characters it
+    uses, sorted, "o": each item's index in "p" in the fewest bits that number them, most
+    significant bit first, base64}`; a row whose items are all one character needs no bits
+    (`o` is empty). Rows with as many bits per item are packed together."""
+    rows = np.arange(len(text))[:, None]
+    used = np.zeros((len(text), 256), dtype=bool)
+    used[rows, text] = True
+    index = (np.cumsum(used, axis=1, dtype=np.uint8) - 1)[rows, text]
+    widths = np.array([int(n - 1).bit_length() for n in used.sum(axis=1).tolist()], dtype=np.int64)
+    bits: list[bytes] = [b""] * len(text)
+    for width in np.unique(widths).tolist():
+        group = np.flatnonzero(widths == width)
+        shifted = (index[group, :, None] >> np.arange(width - 1, -1, -1, dtype=np.uint8)) & 1
+        for k, row in zip(group.tolist(), np.packbits(shifted.reshape(len(group), -1), axis=1)):
+            bits[k] = row.tobytes()
+    return [{"p": np.flatnonzero(used[k]).astype(np.uint8).tobytes().decode("ascii"),
+             "o": base64.b64encode(bits[k]).decode()} for k in range(len(text))]
 
 
 def _script(variable: str, key: str | None, document: object) -> bytes:
@@ -213,7 +233,7 @@ def compare_files(leaderboard: Leaderboard, evaluations: Mapping[str, Evaluation
         if others:
             doc["boards"] = {b.name: _standing(found[e.id]) for b, found in zip(others, standings) if e.id in found}
         if published:
-            doc["outcomes"] = {task: {**packed(o.codes[e.id][0]), "x": [list(x) for x in o.codes[e.id][1]]}
+            doc["outcomes"] = {task: {**o.codes[e.id][0], "x": [list(x) for x in o.codes[e.id][1]]}
                                for task, o in outcomes.items() if e.id in o.codes}
         files[evaluation_path(e.slug)] = _script("RB_COMPARE_EVALS", e.id, doc)
     return dict(sorted(files.items()))

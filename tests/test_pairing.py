@@ -12,14 +12,15 @@ from reasonboard.stats.paired import Side, Stratum
 from reasonboard.store.items import TaskItems
 
 
-def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: set[int]) -> TaskItems:
+def random_task(rng: np.random.Generator, task: str, evaluations: int, epochs: set[int],
+                complete: tuple[int, ...] = ()) -> TaskItems:
     params = ('{"d": 1}', '{"d": 2}', '{"d": 3}')
     sample_ids = tuple(tuple(sorted(f"{task}-{s}-{i}" for i in range(12 + 4 * s))) for s in range(len(params)))
     rows = []
     for e in range(evaluations):
         skill = rng.random()
         for s, ids in enumerate(sample_ids):
-            answered = np.flatnonzero(rng.random(len(ids)) < (0.7 if e % 3 else 1.0))
+            answered = np.flatnonzero(rng.random(len(ids)) < (0.7 if e % 3 and s not in complete else 1.0))
             for i in answered.tolist():
                 m = int(rng.integers(1, 4)) if e in epochs else 1
                 t = int((rng.random(m) < 0.1).sum())
@@ -48,14 +49,16 @@ def strata_of(items: TaskItems, a: int, b: int) -> list[Stratum]:
     return out
 
 
-@pytest.mark.parametrize(("epochs", "unit"), [(set(), 12), ({1, 4}, 12), ({1, 4}, 0), (set(), 7)])
-def test_engine_equals_one_pair_at_a_time(epochs, unit, monkeypatch):
+@pytest.mark.parametrize(("epochs", "unit", "complete"),
+                         [(set(), 12, ()), ({1, 4}, 12, ()), ({1, 4}, 0, ()), (set(), 7, ()), ({1}, 12, (0, 2))])
+def test_engine_equals_one_pair_at_a_time(epochs, unit, complete, monkeypatch):
     """Packed sums (one trial per item, guess sums whole in units of 1/12), the design
-    effect's columns (epochs; or guess sums not whole: 1/4 is not a multiple of 1/7), and
-    several chunks of evaluations."""
-    monkeypatch.setattr(pairing, "CHUNK_BYTES", 30_000)
+    effect's columns (epochs; or guess sums not whole: 1/4 is not a multiple of 1/7), several
+    blocks of evaluations, and strata every evaluation answers in full (no pair shares fewer
+    items there)."""
+    monkeypatch.setattr(pairing, "BLOCK_BYTES", 15_000)
     rng = np.random.default_rng(1)
-    tasks = [replace(random_task(rng, name, 7, epochs), guess_unit=unit) for name in ("alpha", "beta")]
+    tasks = [replace(random_task(rng, name, 7, epochs, complete), guess_unit=unit) for name in ("alpha", "beta")]
     pairs = np.array([(0, 1), (1, 2), (2, 3), (5, 4), (0, 6), (3, 1), (6, 2), (4, 0), (2, 5)])
     draws, seed = 300, 42
     for items in tasks:

@@ -160,9 +160,12 @@ GOOD = ("SELECT 'm' AS model, 't' AS template, 's' AS sampler, 'task' AS base_ta
     (GOOD.replace("1.0 AS credit", "CASE WHEN i = 3 THEN 1.5 ELSE 1.0 END AS credit"), "'credit' must be between 0 and 1", 4),
     (GOOD.replace("true AS correct", "i <> 2 AS correct"), "'correct' must be true exactly when", 3),
     (GOOD.replace("i::VARCHAR AS sample_id", "(i % 4)::VARCHAR AS sample_id"), "is given twice", 5),
-    # Past the 64 epochs a sample's bit mask holds, the repeat is still found, and named.
+    # A repeat at a late epoch, and one whose names differ only by surrounding spaces (the
+    # same trial once trimmed), are found and named.
     (GOOD.replace("i::VARCHAR AS sample_id", "'x' AS sample_id").replace("1 AS epoch", "CASE WHEN i = 4 THEN 99 ELSE i + 98 END AS epoch"),
      "is given twice", 5),
+    (GOOD.replace("'m' AS model", "CASE WHEN i = 4 THEN ' m' ELSE 'm' END AS model")
+     .replace("i::VARCHAR AS sample_id", "(i % 4)::VARCHAR AS sample_id"), "is given twice", 5),
     (GOOD.replace("'{}' AS params", "'[1]' AS params"), "'params' must be a JSON object", 1),
     (GOOD.replace("1 AS epoch", "0 AS epoch"), "'epoch' must be at least 1", 1),
     (GOOD.replace("1.0 AS credit, ", ""), "no column 'credit'", None),
@@ -175,9 +178,9 @@ def test_a_bad_trials_file_is_named_with_its_row(tmp_path, select, problem, row)
     assert raised.value.row == row
 
 
-def test_epochs_past_a_bit_mask_are_no_repeat(tmp_path):
-    """One sample with 70 epochs (past the 64 bits the store checks repeats with first): no
-    trial is given twice, so the file loads, as 70 trials of one sample."""
+def test_many_epochs_of_one_sample_are_no_repeat(tmp_path):
+    """One sample with 70 epochs: no trial is given twice, so the file loads, as 70 trials
+    of one sample."""
     write_rows(tmp_path / "trials" / "good.parquet",
                GOOD.replace("i::VARCHAR AS sample_id", "'x' AS sample_id").replace("1 AS epoch", "i + 1 AS epoch")
                .replace("range(5)", "range(70)"))

@@ -1,11 +1,13 @@
 """Paired tests of ReasonScore differences on a board (SAMPLES.md section 5, board level),
-from the per-task sides `pairing.task_sides` computes: each side's floored `C_P` centers
+from the per-task sides `pairing.task_sides` computes: each variant's floored `C_P` centers
 are logged once per task and summed over the board's tasks, so a replicate's geometric
 means are one `exp` at the end.
 
-Several boards may hold a task and compare the same pair on it (an evaluation's neighbours
-on two boards are often the same): a task's sides of a pair are then computed once and
-added to every board that needs them (`add_logs` with the rows and orientation of each).
+The sums are kept per class, not per side: sides whose variants were the same on every task
+so far have the same sum (an evaluation against every partner that answered all its items),
+and a class's sum is added to in the same order as a side's would be. Several boards may
+hold a task and compare the same pair on it: a task's sides of a pair are then computed once
+and added to every board that needs them (`add_logs` with the rows and orientation of each).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from . import paired, resample
 from .paired import PairedTest
 from .pairing import Sides, task_sides
 
-#: Pairs whose board sums are gathered from shared sides at once.
+#: Pairs whose differences are made at once when the tests are finished.
 GATHER = 1024
 
 
@@ -32,7 +34,9 @@ class BoardTests:
         self.pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         self.draws, self.seed, self.min_samples = draws, seed, min_samples
         n = len(self.pairs)
-        self.logs = np.zeros((n, 2, draws + 1))
+        #: Each side's class, and each class's sums of logs over the tasks so far.
+        self.cls = np.zeros((n, 2), dtype=np.int64)
+        self.logs = np.zeros((1, draws + 1))
         self.shared = np.zeros(n, dtype=np.int64)
         self.enough = np.ones(n, dtype=bool)
         self.tasks = 0
@@ -43,43 +47,46 @@ class BoardTests:
     def add_sides(self, found: Sides) -> None:
         """One task's sides of these pairs (`task_sides`, in this order); takes `found.cp`
         over (its log is made in place)."""
-        self.add_logs(floored_logs(found), found.shared)
+        self.add_logs(floored_logs(found), found.side, found.shared)
 
-    def add_logs(self, logs: np.ndarray, shared: np.ndarray, rows: np.ndarray | None = None,
+    def add_logs(self, logs: np.ndarray, side: np.ndarray, shared: np.ndarray, rows: np.ndarray | None = None,
                  swapped: np.ndarray | None = None) -> None:
-        """One task's `floored_logs` of these pairs' sides, where pair `k` is row `rows[k]`
-        of `logs` and `shared` (all rows in order by default), its two sides the other way
-        round where `swapped[k]`: several boards share one task's sides of a pair."""
+        """One task's `floored_logs` of its variants, where pair `k`'s sides are the variants
+        `side[rows[k]]`, and its items shared `shared[rows[k]]` (all rows in order by
+        default), its two sides the other way round where `swapped[k]`: several boards share
+        one task's sides of a pair."""
         self.tasks += 1
-        if rows is None:
-            self.logs += logs
-            self.shared += shared
-            self.enough &= shared >= self.min_samples
-            return
-        flip = np.zeros(len(rows), dtype=bool) if swapped is None else swapped
-        for lo in range(0, len(rows), GATHER):  # gathered a block at a time: no copy of the whole
-            at = slice(lo, lo + GATHER)
-            got = logs[rows[at]]
-            got[flip[at]] = got[flip[at], ::-1]
-            self.logs[at] += got
-        self.shared += shared[rows]
-        self.enough &= shared[rows] >= self.min_samples
+        picked = side if rows is None else side[rows]
+        if swapped is not None:
+            picked = np.where(swapped[:, None], picked[:, ::-1], picked)
+        found = shared if rows is None else shared[rows]
+        classes, cls = np.unique(self.cls * len(logs) + picked, return_inverse=True)
+        sums = self.logs[classes // len(logs)]
+        sums += logs[classes % len(logs)]
+        self.cls, self.logs = cls.reshape(self.cls.shape), sums
+        self.shared += found
+        self.enough &= found >= self.min_samples
 
     def finish(self) -> list[PairedTest | None]:
         n, t = len(self.pairs), self.tasks
         if not t or not n:
             return [None] * n
         score = np.exp(self.logs / t)
-        diff = 1000.0 * (score[:, 0] - score[:, 1])
-        low, high = resample.percentile_interval(diff[:, :-1])
-        p = resample.two_sided_p(diff[:, :-1])
-        return [PairedTest(int(self.shared[k]), float(diff[k, -1]), float(low[k]), float(high[k]), float(p[k]),
-                           paired.BOOTSTRAP) if self.enough[k] else None for k in range(n)]
+        out: list[PairedTest | None] = []
+        for lo in range(0, n, GATHER):
+            at = slice(lo, lo + GATHER)
+            diff = 1000.0 * (score[self.cls[at, 0]] - score[self.cls[at, 1]])
+            low, high = resample.percentile_interval(diff[:, :-1])
+            p = resample.two_sided_p(diff[:, :-1])
+            out += [PairedTest(int(self.shared[lo + k]), float(diff[k, -1]), float(low[k]), float(high[k]),
+                               float(p[k]), paired.BOOTSTRAP) if self.enough[lo + k] else None
+                    for k in range(len(diff))]
+        return out
 
 
 def floored_logs(found: Sides) -> np.ndarray:
-    """`log(max(C_P, FLOOR))` of every side and replicate (`found.cp`, taken over in place):
-    what a board's geometric mean sums."""
+    """`log(max(C_P, FLOOR))` of every variant and replicate (`found.cp`, taken over in
+    place): what a board's geometric mean sums."""
     cp = found.cp
     np.maximum(cp, paired.FLOOR, out=cp)
     logs: np.ndarray = np.log(cp, out=cp)

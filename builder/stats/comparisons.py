@@ -21,12 +21,13 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import Protocol
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..config import SiteConfig
-from ..store.items import has_trials, task_items
+from ..store.items import TaskItems, has_trials, task_items
 from ..store.pointsdb import PointsDB
 from .board import Leaderboard, RankedBoard
 from .boardtests import BoardTests, floored_logs
@@ -41,8 +42,20 @@ TASK_DECIMALS = 6
 BOARD_DECIMALS = 3
 
 
-def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> LeaderboardResult:
-    """`result` with the paired comparisons of the pairs its pages show.
+class ItemsReader(Protocol):
+    """Another user of every task's per-item counters (the compare view's outcomes), fed
+    from the paired tests' own read of the trials: `tasks` are the tasks it wants, and it is
+    called with each one's counters of every evaluation, in the order of their ids."""
+
+    @property
+    def tasks(self) -> Sequence[str]: ...
+
+    def __call__(self, items: TaskItems) -> None: ...
+
+
+def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig,
+                     reader: ItemsReader | None = None) -> LeaderboardResult:
+    """`result` with the paired comparisons of the pairs its pages show (and `reader` fed).
 
     The matrix products are small to middling (a draw matrix times the evaluations that share
     its items): BLAS threads cost more to wake than they save there, and on a busy machine
@@ -50,7 +63,7 @@ def with_comparisons(db: PointsDB, result: LeaderboardResult, config: SiteConfig
     if not has_trials(db):
         return result
     with threadpool_limits(limits=1, user_api="blas"):
-        found = compare_pairs(db, result, config)
+        found = compare_pairs(db, result, config, reader)
     boards = tuple(replace(b, leaderboard=marked(b.leaderboard, found.board(b.name, first=k == 0)))
                    for k, b in enumerate(result.boards))
     return replace(result, comparisons=found, boards=boards,
@@ -69,7 +82,8 @@ def marked(leaderboard: Leaderboard, tests: Mapping[str, PairedResult]) -> Leade
     return replace(leaderboard, models=rows)
 
 
-def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> Comparisons:
+def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig,
+                  reader: ItemsReader | None = None) -> Comparisons:
     boards = result.boards or (RankedBoard("", "", result.leaderboard),)
     ranked = [[m.evaluation.id for m in b.leaderboard.models if m.rank is not None] for b in boards]
     position = {i: k for k, i in enumerate(ranked[0])}
@@ -86,30 +100,40 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -
                      if not result.task_rankings[task].is_preliminary(n)] for task in tasks}
     task_pairs = {task: list(itertools.pairwise(ids)) for task, ids in listed.items()}
 
-    involved = sorted({i for ps in (*board_pairs, *task_pairs.values()) for p in ps for i in p})
+    # The evaluations read: those in a pair, or every one when `reader` wants them too.
+    involved = sorted(result.evaluations) if reader is not None else \
+        sorted({i for ps in (*board_pairs, *task_pairs.values()) for p in ps for i in p})
     index = {i: k for k, i in enumerate(involved)}
     keys = [result.evaluations[i].key for i in involved]
     tests = [BoardTests(_indices(ps, index), config.paired_draws, config.seed, config.min_samples) for ps in board_pairs]
     holding = {task: [k for k, b in enumerate(boards) if task in b.leaderboard.settings.tasks] for task in tasks}
     needed = [t for t in tasks if task_pairs[t] or any(len(tests[k].pairs) for k in holding[t])]
+    wanted = set(reader.tasks) if reader is not None else set()
+    reading = [*needed, *(t for t in sorted(wanted) if t not in needed)]
     by_task: dict[str, dict[tuple[str, str], PairedTest | None]] = {t: {} for t in tasks}
     # The next task's items are read (DuckDB, off the GIL) while this one's are resampled.
-    with ThreadPoolExecutor(max_workers=1) as reader:
-        pending = reader.submit(task_items, db.con, needed[0], keys) if needed else None
-        for k, task in enumerate(needed):
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(task_items, db.con, reading[0], keys) if reading else None
+        for k, task in enumerate(reading):
             assert pending is not None
             items = pending.result()
-            pending = reader.submit(task_items, db.con, needed[k + 1], keys) if k + 1 < len(needed) else None
+            pending = pool.submit(task_items, db.con, reading[k + 1], keys) if k + 1 < len(reading) else None
+            if task in wanted:
+                assert reader is not None
+                reader(items)
+            if task not in needed:
+                continue
             # One pass per task for every board holding it and the task page's adjacent rows.
             unique, places = _shared_pairs([tests[b].pairs for b in holding[task]])
             pairs = task_pairs[task]
             found = task_sides(items, np.concatenate([unique, _indices(pairs, index)]), config.paired_draws,
                                config.seed, with_x=range(len(unique), len(unique) + len(pairs)))
+            # The task page's tests first: the board's logs are made in place of the centers.
+            by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(unique), None)), config.min_samples)))
             front = found.take(slice(0, len(unique)))
             logs = floored_logs(front)
             for b, (rows, swapped) in zip(holding[task], places):
-                tests[b].add_logs(logs, front.shared, rows, swapped)
-            by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(unique), None)), config.min_samples)))
+                tests[b].add_logs(logs, front.side, front.shared, rows, swapped)
     tested = [dict(zip(ps, t.finish())) for ps, t in zip(board_pairs, tests)]
 
     def verdicts(pairs: Iterable[tuple[str, str]], tests: Mapping[tuple[str, str], PairedTest | None],

@@ -33,10 +33,9 @@ from ..store.items import TaskItems
 from . import paired, resample
 from .paired import PairedTest
 
-#: Bytes of replicate sums a chunk of evaluations holds at once (its own sums and corrections).
-CHUNK_BYTES = 256 << 20
-#: Evaluations whose sides are summed together, and sides whose `C_P` is computed together.
-BLOCK = 32
+#: Bytes of own sums a block of evaluations holds at once (one row per stratum each).
+BLOCK_BYTES = 64 << 20
+#: Variants whose `C_P` is computed together.
 FINISH = 128
 #: Bytes of draw matrices kept for reuse within a task.
 DRAW_BYTES = 512 << 20
@@ -44,41 +43,72 @@ DRAW_BYTES = 512 << 20
 
 @dataclass(frozen=True)
 class Sides:
-    """Both sides of each pair on one task: observed (column `draws`) and replicate `C_P`
-    centers `(P, 2, draws + 1)` and sums of the epoch means of correct, shared items, whether
-    a shared item has several trials on a side, and McNemar's discordant counts."""
+    """Both sides of each pair on one task, by variant. A variant is one evaluation's sums
+    over the items of one side: its own items in every stratum but those where the partner
+    answered fewer (there, the shared ones). An evaluation's side is the same variant against
+    every partner that answered all its items, so each variant's replicates are made once.
+
+    `cp`: each variant's replicate `C_P` centers, observed in the last column, `(U, draws + 1)`;
+    `x`: the sums of the epoch means of correct of the variants `with_x` asked for, variant
+    `u`'s in row `xrow[u]`; `side`: each pair's two variants `(P, 2)`; per pair the
+    shared items, whether a shared item has several trials on a side, and McNemar's
+    discordant counts."""
 
     cp: np.ndarray
     x: np.ndarray
+    xrow: np.ndarray
+    side: np.ndarray
     shared: np.ndarray
     epochs: np.ndarray
     b: np.ndarray
     c: np.ndarray
 
     def take(self, rows: slice) -> Sides:
-        return Sides(self.cp[rows], self.x[rows], self.shared[rows], self.epochs[rows], self.b[rows], self.c[rows])
+        """The pairs `rows`, with the same variants."""
+        return Sides(self.cp, self.x, self.xrow, self.side[rows], self.shared[rows], self.epochs[rows], self.b[rows],
+                     self.c[rows])
 
 
 class _Grid:
-    """One task's evaluations as dense (evaluation, item) arrays, whole and per stratum."""
+    """One task's evaluations as dense (evaluation, item) arrays per stratum: which items each
+    answered, which correctly, and whether any with several trials; the counters themselves
+    only where a kind of sums asks for them (`dense`)."""
 
     def __init__(self, items: TaskItems, evaluations: np.ndarray):
         top = int(max(items.evaluation.max(initial=0), evaluations.max(initial=0))) + 1
         self.lookup = np.full(top, -1, dtype=np.int64)
         self.lookup[evaluations] = np.arange(len(evaluations))
-        rows = np.flatnonzero(self.lookup[items.evaluation] >= 0)
+        self.items = items
+        self.rows = np.flatnonzero(self.lookup[items.evaluation] >= 0)
         e = self.size = len(evaluations)
         starts = np.cumsum([0] + [len(ids) for ids in items.sample_ids])
-        width = int(starts[-1])
-        cell = self.lookup[items.evaluation[rows]] * width + starts[items.stratum[rows]] + items.item[rows]
-        whole = np.zeros((4, e * width))  # trials, correct, truncated, guess
-        for c, values in enumerate((items.trials, items.correct, items.truncated, items.guess)):
-            whole[c][cell] = values[rows]
-        self.whole = whole.reshape(4, e, width)
-        self.spans = list(itertools.pairwise(starts.tolist()))  # each stratum's columns of `whole`
-        self.cols = [self.whole[:, :, a:b] for a, b in self.spans]
-        self.present = [cols[0] > 0 for cols in self.cols]
-        self.epochs = [np.any(cols[0] > 1, axis=1) for cols in self.cols]  # per stratum, (E,)
+        self.width = int(starts[-1])
+        self.column = starts[items.stratum[self.rows]] + items.item[self.rows]
+        self.cell = self.lookup[items.evaluation[self.rows]] * self.width + self.column
+        self.spans = list(itertools.pairwise(starts.tolist()))  # each stratum's columns
+        flags = np.zeros((3, e * self.width), dtype=bool)  # answered, correct, several trials
+        flags[0][self.cell] = True
+        flags[1][self.cell] = items.correct[self.rows] > 0
+        flags[2][self.cell] = items.trials[self.rows] > 1
+        dense = flags.reshape(3, e, self.width)
+        self.present = [dense[0, :, a:b] for a, b in self.spans]
+        self.correct = [dense[1, :, a:b] for a, b in self.spans]
+        self.epochs = [np.any(dense[2, :, a:b], axis=1) for a, b in self.spans]  # per stratum, (E,)
+
+    def dense(self, values: np.ndarray, members: np.ndarray | None = None) -> np.ndarray:
+        """`(len(members), width)` float64 of one counter per row of the items (`values`, for
+        the grid's rows), 0 where not answered; every evaluation by default."""
+        if members is None:
+            cell, size = self.cell, self.size
+        else:
+            local = np.full(self.size, -1, dtype=np.int64)
+            local[members] = np.arange(len(members))
+            which = local[self.cell // self.width] if self.width else self.cell
+            keep = np.flatnonzero(which >= 0)
+            cell, size, values = which[keep] * self.width + self.column[keep], len(members), values[keep]
+        out = np.zeros(size * self.width)
+        out[cell] = values
+        return out.reshape(size, self.width)
 
 
 class _Draws:
@@ -118,11 +148,13 @@ class _Packed:
         total = sum(len(ids) for ids in items.sample_ids)
         self.shift = float(2 ** max(1, int(total).bit_length()))
         self.unit = float(items.guess_unit)
-        guess = grid.whole[3] * self.unit
+        rows = grid.rows
+        guess = items.guess[rows] * self.unit
         whole = np.round(guess)
         self.ok = bool(self.unit > 0 and np.all(np.abs(guess - whole) < 1e-6)
                        and total * self.shift**2 * max(float(whole.max(initial=0.0)), 1.0) < 2.0**52)
-        values = grid.whole[1] + self.shift * grid.whole[2] + self.shift**2 * whole
+        values = grid.dense(items.correct[rows] + self.shift * items.truncated[rows] + self.shift**2 * whole) \
+            if self.ok else np.zeros((0, 0))
         self.values = [values[:, a:b] for a, b in grid.spans] if self.ok else []
 
     def sums(self, draws: np.ndarray, s: int, evals: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -149,11 +181,16 @@ class _Moments:
 
     width = 5
 
-    def __init__(self, grid: _Grid):
-        self.grid = grid
+    def __init__(self, grid: _Grid, members: np.ndarray):
+        self.local = np.full(grid.size, -1, dtype=np.int64)
+        self.local[members] = np.arange(len(members))
+        items = grid.items
+        whole = np.stack([grid.dense(values[grid.rows].astype(np.float64), members)
+                          for values in (items.trials, items.correct, items.truncated, items.guess)])
+        self.cols = [whole[:, :, a:b] for a, b in grid.spans]
 
     def sums(self, draws: np.ndarray, s: int, evals: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        m, e, t, g = self.grid.cols[s][:, evals][:, :, mask]                   # (G, n) each
+        m, e, t, g = self.cols[s][:, self.local[evals]][:, :, mask]              # (G, n) each
         f = np.stack([m, e, t, g, e / m, e * e, e * m, m * m, t * t, t * m], axis=2).transpose(1, 0, 2)
         size, g_count, k = f.shape
         sums = (draws @ f.reshape(size, g_count * k)).reshape(-1, g_count, k)
@@ -194,112 +231,117 @@ def task_sides(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, with_
         with_x = range(len(np.asarray(pairs).reshape(-1, 2)))
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     p = len(pairs)
-    evaluations = np.unique(pairs)
-    grid = _Grid(items, evaluations)
+    grid = _Grid(items, np.unique(pairs))
     pos = grid.lookup[pairs]
     shared = np.zeros(p, dtype=np.int64)
     epochs = np.zeros(p, dtype=bool)
     b, c = np.zeros(p, dtype=np.int64), np.zeros(p, dtype=np.int64)
-    short: list[tuple[np.ndarray, np.ndarray]] = []  # per stratum: flat sides (2 pair + side), masks
+    strata = len(grid.present)
+    # Per side and stratum: 0 where the side sums its own items, k where it sums the k-th
+    # of the stratum's fewer shared item sets (`fewer[s][k - 1]`).
+    codes = np.zeros((p, 2, strata), dtype=np.int64)
+    fewer: list[np.ndarray] = []
     for s, present in enumerate(grid.present):
         masks = present[pos[:, 0]] & present[pos[:, 1]]
         counts = masks.sum(axis=1)
         shared += counts
         epochs |= (grid.epochs[s][pos[:, 0]] | grid.epochs[s][pos[:, 1]]) & (counts > 0)
-        correct = paired.pack(grid.cols[s][1] > 0)
+        correct = paired.pack(grid.correct[s])
         db, dc = paired.discordant(correct[pos[:, 0]], correct[pos[:, 1]], paired.pack(masks))
         b += db
         c += dc
-        flat = np.flatnonzero(counts[:, None] != present.sum(axis=1)[pos])
-        short.append((flat, masks[flat // 2]))
-    out = Sides(np.empty((p, 2, draws + 1)), np.zeros((p, 2, draws + 1)), shared, epochs, b, c)
-    side_eval = pos.ravel()
-    marked = np.zeros((p, 2), dtype=bool)
-    marked[np.asarray(with_x, dtype=np.int64)] = True
+        short = counts[:, None] != present.sum(axis=1)[pos]
+        rows = np.flatnonzero(short.any(axis=1))
+        _, first, which = np.unique(np.packbits(masks[rows], axis=1), axis=0, return_index=True, return_inverse=True)
+        fewer.append(masks[rows[first]])
+        code = np.zeros(p, dtype=np.int64)
+        code[rows] = which.ravel() + 1
+        codes[:, :, s] = np.where(short, code[:, None], 0)
+    keys, side = np.unique(np.concatenate([pos.reshape(-1, 1), codes.reshape(2 * p, strata)], axis=1), axis=0,
+                           return_inverse=True)
+    variants = _Variants(keys[:, 0], keys[:, 1:], fewer, grid)
+    side = side.reshape(p, 2)
+    marked = np.zeros(len(keys), dtype=bool)
+    marked[side[np.asarray(with_x, dtype=np.int64)].ravel()] = True
+    xrow = np.cumsum(marked) - 1
+    out = Sides(np.empty((len(keys), draws + 1)), np.zeros((int(marked.sum()), draws + 1)), xrow, side,
+                shared, epochs, b, c)
     packed = _Packed(grid, items)
-    with_epochs = np.any(np.stack(grid.epochs), axis=0) if grid.epochs else np.zeros(len(evaluations), dtype=bool)
+    with_epochs = np.any(np.stack(grid.epochs), axis=0) if strata else np.zeros(grid.size, dtype=bool)
     kinds: list[tuple[_Packed | _Moments, np.ndarray]] = (
-        [(packed, ~with_epochs), (_Moments(grid), with_epochs)] if packed.ok
-        else [(_Moments(grid), np.ones(len(evaluations), dtype=bool))])
+        [(packed, ~with_epochs), (_Moments(grid, np.flatnonzero(with_epochs)), with_epochs)] if packed.ok
+        else [(_Moments(grid, np.arange(grid.size)), np.ones(grid.size, dtype=bool))])
     found = _Draws(items, draws, seed)
-    sides_of = np.bincount(side_eval, minlength=len(evaluations))
+    counts = variants.items()
     for kind, members in kinds:
-        # Evaluations with as many sides together (one chunk's selections are as wide as its
-        # widest), as many per chunk as its rows of sums allow.
         chosen = np.flatnonzero(members)
-        chosen = chosen[np.argsort(-sides_of[chosen], kind="stable")]
-        row_bytes = 8 * kind.width * (draws + 1)
-        start = 0
-        while start < len(chosen):
-            step = max(1, CHUNK_BYTES // (row_bytes * (int(sides_of[chosen[start]]) + 2 * len(grid.present))))
-            _chunk(kind, grid, found, chosen[start:start + step], short, side_eval, shared, out, marked.ravel())
-            start += step
+        step = max(1, BLOCK_BYTES // (8 * kind.width * (draws + 1) * max(strata, 1)))
+        for start in range(0, len(chosen), step):
+            _block(kind, variants, counts, found, chosen[start:start + step], out, marked)
     return out
 
 
-def _chunk(kind: _Packed | _Moments, grid: _Grid, found: _Draws, chunk: np.ndarray,
-           short: Sequence[tuple[np.ndarray, np.ndarray]], side_eval: np.ndarray, shared: np.ndarray,
-           out: Sides, with_x: np.ndarray) -> None:
-    """The sides of the evaluations `chunk` (grid positions) into `out.cp` (and `out.x` for
-    the sides `with_x` marks).
+@dataclass(frozen=True)
+class _Variants:
+    """A task's variants (`Sides`): each one's evaluation (grid position) and, per stratum,
+    its item set's code; `fewer[s]` the stratum's fewer shared item sets."""
 
-    Each evaluation gets rows of sums, one per stratum (its own items there) and one per
-    (stratum, fewer shared items) some partner needs; each of its sides is the sum of the rows
-    it needs, a 0/1 selection: one small matrix product per evaluation (`np.matmul` over the
-    chunk), no pass over replicate-sized arrays per stratum."""
+    evaluation: np.ndarray
+    codes: np.ndarray
+    fewer: list[np.ndarray]
+    grid: _Grid
+
+    def items(self) -> np.ndarray:
+        """How many items each variant sums."""
+        own = np.stack([present.sum(axis=1) for present in self.grid.present], axis=1)[self.evaluation]
+        counts = [np.concatenate([[0], m.sum(axis=1)]) for m in self.fewer]
+        less = np.stack([counts[s][self.codes[:, s]] for s in range(len(counts))], axis=1)
+        found: np.ndarray = np.where(self.codes > 0, less, own).sum(axis=1)
+        return found
+
+
+def _block(kind: _Packed | _Moments, variants: _Variants, counts: np.ndarray, found: _Draws, block: np.ndarray,
+           out: Sides, marked: np.ndarray) -> None:
+    """The variants of the evaluations `block` (grid positions), summing `counts` items each,
+    into `out.cp` (and `out.x` where `marked`).
+
+    Each evaluation's own sums per stratum are made once (one matrix product per stratum and
+    item set, for every evaluation of the block with that set) and added up in stratum order:
+    the variants that keep their own items everywhere. A variant with fewer items somewhere
+    adds, in stratum order, the own sums of the strata where it keeps its items, then its sums
+    over the fewer shared items: the additions, in their order, of one sum over those rows."""
+    grid, cols = variants.grid, found.draws + 1
     local = np.full(grid.size, -1, dtype=np.int64)
-    local[chunk] = np.arange(len(chunk))
-    sides = np.flatnonzero(local[side_eval] >= 0)
-    owner = local[side_eval[sides]]
-    order = np.argsort(owner, kind="stable")
-    sides, owner = sides[order], owner[order]
-    slot_of = np.zeros(len(side_eval), dtype=np.int64)  # a side's place among its owner's sides
-    slot_of[sides] = np.arange(len(sides)) - np.searchsorted(owner, owner)
-    strata = len(grid.present)
-    # Rows beyond the strata: each (evaluation, stratum, shared items) a partner needs.
-    taken = np.zeros(len(chunk), dtype=np.int64)
-    combos: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    for s in range(strata):
-        flat, masks = short[s]
-        mine = local[side_eval[flat]] >= 0
-        flat, masks = flat[mine], masks[mine]
-        who = local[side_eval[flat]]
-        keys = np.concatenate([who.astype(">i8").view(np.uint8).reshape(len(who), 8), np.packbits(masks, axis=1)],
-                              axis=1)
-        _, first, combo = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        owners = who[first]  # ascending: the keys start with the owner, big-endian
-        rank = np.arange(len(first)) - np.searchsorted(owners, owners)
-        row = strata + taken[owners] + rank
-        np.add.at(taken, owners, 1)
-        combos.append((flat, row[combo.ravel()], owners, row, masks[first]))
-    width, cols = kind.width, found.draws + 1
-    rows = np.zeros((len(chunk), strata + int(taken.max(initial=0)), width, cols))
-    select = np.zeros((len(chunk), int(slot_of[sides].max(initial=-1)) + 1, rows.shape[1]))
+    local[block] = np.arange(len(block))
+    mine = np.flatnonzero(local[variants.evaluation] >= 0)
+    at, codes = local[variants.evaluation[mine]], variants.codes[mine]
+    fewer = np.any(codes > 0, axis=1)
+    whole = np.zeros((len(block), kind.width, cols))
+    part = np.zeros((int(fewer.sum()), kind.width, cols))
+    part_at, part_codes = at[fewer], codes[fewer]
+    slot = np.full(len(block), -1, dtype=np.int64)
     for s, present in enumerate(grid.present):
-        for members, mask in _groups(np.arange(len(chunk)), present[chunk]):
-            rows[members, s] = kind.sums(found.get(s, mask), s, chunk[members], mask)
-        select[owner, slot_of[sides], s] = present[chunk].any(axis=1)[owner]
-        flat, row, owners, combo_rows, masks = combos[s]
-        for members, mask in _groups(np.arange(len(owners)), masks):
-            rows[owners[members], combo_rows[members]] = kind.sums(found.get(s, mask), s, chunk[owners[members]], mask)
-        who = local[side_eval[flat]]
-        select[who, slot_of[flat], s] = 0.0
-        select[who, slot_of[flat], row] = 1.0
-    flat_rows = rows.reshape(len(chunk), rows.shape[1], width * cols)
-    cp_out, x_out = out.cp.reshape(-1, cols), out.x.reshape(-1, cols)
-    bounds = np.searchsorted(owner, np.arange(0, len(chunk) + BLOCK, BLOCK))
-    for start in range(0, len(chunk), BLOCK):
-        at = slice(bounds[start // BLOCK], bounds[start // BLOCK + 1])
-        wide = int(slot_of[sides[at]].max(initial=-1)) + 1  # the chunk comes widest first
-        totals = np.matmul(select[start:start + BLOCK, :wide], flat_rows[start:start + BLOCK])
-        got = totals[owner[at] - start, slot_of[sides[at]]].reshape(-1, width, cols)
-        for lo in range(0, len(got), FINISH):
+        for members, mask in _groups(np.arange(len(block)), present[block]):
+            sums = kind.sums(found.get(s, mask), s, block[members], mask)
+            whole[members] += sums
+            slot[members] = np.arange(len(members))
+            hit = np.flatnonzero((part_codes[:, s] == 0) & (slot[part_at] >= 0))
+            part[hit] += sums[slot[part_at[hit]]]
+            slot[members] = -1
+    for s in range(len(grid.present)):
+        for code in np.unique(part_codes[:, s]).tolist():
+            if code and variants.fewer[s][code - 1].any():  # no shared item there: nothing to add
+                rows = np.flatnonzero(part_codes[:, s] == code)
+                shared = variants.fewer[s][code - 1]
+                part[rows] += kind.sums(found.get(s, shared), s, block[part_at[rows]], shared)
+    for rows, totals, index in ((mine[~fewer], whole, at[~fewer]), (mine[fewer], part, np.arange(len(part)))):
+        for lo in range(0, len(rows), FINISH):
             # A few hundred rows at a time: the temporaries stay in cache, not page-faulted.
-            done = sides[at][lo:lo + FINISH]
-            cp, x = kind.finish(got[lo:lo + FINISH], shared[done // 2])
-            cp_out[done] = cp
-            keep = with_x[done]
-            x_out[done[keep]] = x[keep]
+            done = rows[lo:lo + FINISH]
+            cp, x = kind.finish(totals[index[lo:lo + FINISH]], counts[done])
+            out.cp[done] = cp
+            keep = marked[done]
+            out.x[out.xrow[done[keep]]] = x[keep]
 
 
 def _runs(values: np.ndarray) -> list[tuple[int, int]]:
@@ -334,9 +376,9 @@ def task_tests(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, min_s
 
 def tests_of(found: Sides, min_samples: int) -> list[PairedTest | None]:
     """A task's paired tests from its pairs' `Sides`."""
-    cp, x = found.cp[:, :, :-1], found.x[:, :, :-1]
-    low, high = resample.percentile_interval(cp[:, 0] - cp[:, 1])
-    x_p = resample.two_sided_p(x[:, 0] - x[:, 1])
+    a, b = found.side[:, 0], found.side[:, 1]
+    low, high = resample.percentile_interval(found.cp[a, :-1] - found.cp[b, :-1])
+    x_p = resample.two_sided_p(found.x[found.xrow[a], :-1] - found.x[found.xrow[b], :-1])
     out: list[PairedTest | None] = []
     for k in range(len(found.shared)):
         if found.shared[k] < min_samples:
@@ -346,6 +388,6 @@ def tests_of(found: Sides, min_samples: int) -> list[PairedTest | None]:
             p, method = float(x_p[k]), paired.BOOTSTRAP
         else:
             p, method = paired.mcnemar_p(int(found.b[k]), int(found.c[k])), paired.MCNEMAR
-        effect = float(found.cp[k, 0, -1] - found.cp[k, 1, -1])
+        effect = float(found.cp[a[k], -1] - found.cp[b[k], -1])
         out.append(PairedTest(int(found.shared[k]), effect, float(low[k]), float(high[k]), p, method))
     return out

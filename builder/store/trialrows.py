@@ -98,11 +98,11 @@ def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[s
     _canonicalise(con, files, raw, listed)
     _check(con, files, raw, listed)
     first = trialcodes.store(con, raw, [listed])
-    _sample_sums(con, first)
-    if con.execute("SELECT bool_or(maybe_repeated) FROM point_sums").fetchone() == (True,):
+    if _any_repeated(con, first):
         _repeated(con, files, raw, listed)
+    _sample_sums(con, first)
     stage_points(con, first)
-    for table in ("trial_files", "raw_points", "raw_map", "canonical", "point_sums"):
+    for table in ("trial_files", "raw_points", "raw_map", "canonical", "point_trials", "point_sums"):
         con.execute(f"DROP TABLE {table}")
 
 
@@ -205,7 +205,7 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: 
 def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: list[str]) -> None:
     """A trial given twice in one file (same point, sample and epoch): an error naming the
     first such trial by file and row, found in the files themselves (their rows are not
-    stored); only when `_sample_sums` saw a sample that may hold one."""
+    stored); only when `_any_repeated` found one."""
     at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
     repeated = fetch_as(con.execute(
         f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch
@@ -220,29 +220,47 @@ def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, liste
                                                   "each trial once", row=first.source_row)
 
 
-#: Epochs a sample's bit mask holds (`_sample_sums`): past it, a trial given twice is looked for.
-EPOCH_BITS = 64
-
-
 def _sample_sums(con: duckdb.DuckDBPyConnection, first: int) -> None:
-    """`point_sums`: per fresh point (numbered from `first`) its samples `c` and the sums over
-    them of its trials `m`, correct and truncated trials (SAMPLES.md section 2's `m_i`,
-    `y_i`) and of their squares and products, in one grouping of the trials into samples.
-    The same grouping tells whether a sample may hold a trial twice (`maybe_repeated`: its
-    epochs, as bits, are fewer than its trials, or an epoch is past `EPOCH_BITS`), so the
-    grouping by epoch that names the trial (`_repeated`) runs only then."""
+    """`point_trials`: per fresh point (numbered from `first`) what it sums from its trials
+    directly (trials, correct, truncated, the guess accumulator as ingest sums it, tokens, its
+    last epoch); `point_sums`: its samples `c` and the sums over them of its trials `m`,
+    correct and truncated trials (SAMPLES.md section 2's `m_i`, `y_i`) and of their squares
+    and products. A trial given twice (same point, sample and epoch) is an error first
+    (`_repeated`); without one, a point whose trials are all epoch 1 has one trial per
+    sample, so its sums over samples are its counts, and only the points with epochs (a few
+    in a hundred in the demo) are grouped into samples: that grouping of every trial cost
+    about three times the rest of this at 625 evaluations."""
     con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE point_sums AS
-            SELECT point, count(*) AS c, sum(m) AS n, sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
-                   sum(y_e * y_e)::DOUBLE AS ee, sum(y_e * m)::DOUBLE AS em,
-                   sum(y_t * y_t)::DOUBLE AS tt, sum(y_t * m)::DOUBLE AS tm,
-                   bool_or(m > bit_count(epochs) OR last > {EPOCH_BITS}) AS maybe_repeated
-            FROM (SELECT point, count(*) AS m, count(*) FILTER (WHERE correct) AS y_e,
-                         count(*) FILTER (WHERE truncated) AS y_t, max(epoch) AS last,
-                         bit_or(CASE WHEN epoch <= {EPOCH_BITS} THEN 1::UBIGINT << (epoch - 1) ELSE 0::UBIGINT END)
-                             AS epochs
-                  FROM trials WHERE point >= ? GROUP BY point, sample)
-            GROUP BY point""", [first])
+        """CREATE OR REPLACE TEMP TABLE point_trials AS
+           SELECT point, count(*) AS total, count(*) FILTER (WHERE correct) AS correct,
+                  count(*) FILTER (WHERE truncated) AS truncated, max(epoch) AS last,
+                  round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9)
+                      AS g,
+                  coalesce(sum(tokens), 0) AS tok
+           FROM trials WHERE point >= ? GROUP BY point""", [first])
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE point_sums AS
+           SELECT point, total AS c, total::HUGEINT AS n, correct::HUGEINT AS n_e, truncated::HUGEINT AS n_t,
+                  total::DOUBLE AS mm, correct::DOUBLE AS ee, correct::DOUBLE AS em, truncated::DOUBLE AS tt,
+                  truncated::DOUBLE AS tm
+           FROM point_trials WHERE last = 1
+           UNION ALL
+           SELECT point, count(*) AS c, sum(m) AS n, sum(y_e) AS n_e, sum(y_t) AS n_t, sum(m * m)::DOUBLE AS mm,
+                  sum(y_e * y_e)::DOUBLE AS ee, sum(y_e * m)::DOUBLE AS em,
+                  sum(y_t * y_t)::DOUBLE AS tt, sum(y_t * m)::DOUBLE AS tm
+           FROM (SELECT point, count(*) AS m, count(*) FILTER (WHERE correct) AS y_e,
+                        count(*) FILTER (WHERE truncated) AS y_t
+                 FROM trials SEMI JOIN (SELECT point FROM point_trials WHERE last > 1) USING (point)
+                 GROUP BY point, sample)
+           GROUP BY point""")
+
+
+def _any_repeated(con: duckdb.DuckDBPyConnection, first: int) -> bool:
+    """Whether a fresh point (numbered from `first`) holds a trial twice: the same sample and
+    epoch (names trimmed and params canonical, as stored)."""
+    row = con.execute("SELECT count(*) FROM (SELECT 1 FROM trials WHERE point >= ? "
+                      "GROUP BY point, sample, epoch HAVING count(*) > 1)", [first]).fetchone()
+    return bool(row and row[0])
 
 
 def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
@@ -250,8 +268,8 @@ def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
     section 2) as staged points rows (text columns, as a points file is staged), one per
     (evaluation, task, params), with their samples and design effect (`DESIGN_EFFECT`, from
     `point_sums`), their trials with partial credit (from `raw_points`), and what a point
-    takes from its trials directly, summed as ingest sums it (Kahan, 9 decimals), so a point
-    has the same bytes either way."""
+    takes from its trials directly (`point_trials`: the guess accumulator summed as ingest
+    sums it, Kahan, 9 decimals), so a point has the same bytes either way."""
     con.execute(
         f"""
         INSERT INTO staged
@@ -261,15 +279,12 @@ def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
                s.g::VARCHAR, s.tok::VARCHAR, regexp_extract_all(coalesce(tiers, ''), '[^;\\s]([^;]*[^;\\s])?'),
                []::VARCHAR[], d.c::VARCHAR, ({DESIGN_EFFECT})::VARCHAR, c.partial::VARCHAR
         FROM trial_points p
-        JOIN (SELECT point,
-                     round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND options IS NOT NULL), 0), 9)
-                         AS g,
-                     coalesce(sum(tokens), 0) AS tok
-              FROM trials WHERE point >= ? GROUP BY point) s USING (point)
+        JOIN point_trials s USING (point)
         JOIN (SELECT m.point, sum(r.partial) AS partial FROM raw_map m JOIN raw_points r USING ({trialcodes.WRITTEN})
               GROUP BY m.point) c USING (point)
         JOIN point_sums d USING (point)
         JOIN trial_files f USING (source)
+        WHERE p.point >= ?
         """, [first]
     )
 

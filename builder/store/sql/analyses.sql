@@ -42,7 +42,7 @@ SELECT a.model, a.template, a.sampler, a.base_task, c.outcome, c.trials, c.bits_
        c.size
 FROM (SELECT et, CASE WHEN truncated THEN 'truncated' WHEN correct THEN 'correct' ELSE 'incorrect' END AS outcome,
              count(*) AS trials,
-             count(8.0 * compressed / nullif(tokens, 0)) AS bits_trials,
+             count(*) FILTER (WHERE compressed IS NOT NULL AND tokens <> 0) AS bits_trials,
              quantile_cont(8.0 * compressed::DOUBLE / nullif(tokens, 0), [0.25, 0.5, 0.75]) AS bits,
              count(compressed) AS size_trials,
              quantile_cont(compressed::DOUBLE, [0.25, 0.5, 0.75]) AS size
@@ -124,21 +124,27 @@ WITH usable AS (
            + (t.tokens * 4 > u.token_limit)::INTEGER + (t.tokens * 2 > u.token_limit)::INTEGER
            + (t.tokens > u.token_limit)::INTEGER AS k
     FROM analysis_trials t JOIN usable u USING (et)
+), cut_counts AS (
+    -- Trials alike in all that the point sums read, counted once: a few groups per point go
+    -- through the fifteen filtered sums instead of every trial (the guess accumulator sums
+    -- m copies of 1/options as m * (1/options): the same sum but for floating-point rounding,
+    -- which its 9 decimals absorb as they absorb the order DuckDB's threads add in).
+    SELECT point, et, k, correct, truncated, options, count(*) AS m, max(epoch) AS last FROM cut GROUP BY ALL
 ), points AS MATERIALIZED (
-    SELECT point, any_value(et) AS et, max(epoch) = 1 AS single, count(*) AS n,
-           [count(*) FILTER (WHERE correct AND k <= 0), count(*) FILTER (WHERE correct AND k <= 1),
-            count(*) FILTER (WHERE correct AND k <= 2), count(*) FILTER (WHERE correct AND k <= 3),
-            count(*) FILTER (WHERE correct AND k <= 4)] AS yc,
-           [count(*) FILTER (WHERE truncated OR k > 0), count(*) FILTER (WHERE truncated OR k > 1),
-            count(*) FILTER (WHERE truncated OR k > 2), count(*) FILTER (WHERE truncated OR k > 3),
-            count(*) FILTER (WHERE truncated OR k > 4)] AS yt,
-           [round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 0 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 1 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 2 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 3 AND options IS NOT NULL), 0), 9),
-            round(coalesce(fsum(1.0 / options) FILTER (WHERE NOT truncated AND k <= 4 AND options IS NOT NULL), 0), 9)]
+    SELECT point, any_value(et) AS et, max(last) = 1 AS single, sum(m)::BIGINT AS n,
+           [coalesce(sum(m) FILTER (WHERE correct AND k <= 0), 0), coalesce(sum(m) FILTER (WHERE correct AND k <= 1), 0),
+            coalesce(sum(m) FILTER (WHERE correct AND k <= 2), 0), coalesce(sum(m) FILTER (WHERE correct AND k <= 3), 0),
+            coalesce(sum(m) FILTER (WHERE correct AND k <= 4), 0)]::BIGINT[] AS yc,
+           [coalesce(sum(m) FILTER (WHERE truncated OR k > 0), 0), coalesce(sum(m) FILTER (WHERE truncated OR k > 1), 0),
+            coalesce(sum(m) FILTER (WHERE truncated OR k > 2), 0), coalesce(sum(m) FILTER (WHERE truncated OR k > 3), 0),
+            coalesce(sum(m) FILTER (WHERE truncated OR k > 4), 0)]::BIGINT[] AS yt,
+           [round(coalesce(fsum(m * (1.0 / options)) FILTER (WHERE NOT truncated AND k <= 0 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(m * (1.0 / options)) FILTER (WHERE NOT truncated AND k <= 1 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(m * (1.0 / options)) FILTER (WHERE NOT truncated AND k <= 2 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(m * (1.0 / options)) FILTER (WHERE NOT truncated AND k <= 3 AND options IS NOT NULL), 0), 9),
+            round(coalesce(fsum(m * (1.0 / options)) FILTER (WHERE NOT truncated AND k <= 4 AND options IS NOT NULL), 0), 9)]
            AS g
-    FROM cut GROUP BY point
+    FROM cut_counts GROUP BY point
 ), samples AS (
     SELECT point, count(*) AS m,
            count(*) FILTER (WHERE correct AND k <= 0) AS c0, count(*) FILTER (WHERE correct AND k <= 1) AS c1,
