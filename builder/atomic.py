@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import filecmp
 import os
 import shutil
 import sys
@@ -26,8 +27,11 @@ def write_atomically(target: Path, data: bytes) -> None:
     write_files_atomically({target: data}, skip_same=False)
 
 
-def write_files_atomically(files: Mapping[Path, bytes], *, skip_same: bool = True) -> None:
+def write_files_atomically(files: Mapping[Path, bytes | Path], *, skip_same: bool = True) -> None:
     """Stage every file first, then rename them all: a failure while staging changes nothing.
+
+    A value is the file's bytes, or a file the caller already wrote beside its target (in
+    the same directory, so the rename is atomic): a large output need not be held in memory.
 
     With `skip_same`, a file that already holds exactly these bytes is left alone (and so
     keeps its mtime, which incremental rebuilds read).
@@ -35,6 +39,12 @@ def write_files_atomically(files: Mapping[Path, bytes], *, skip_same: bool = Tru
     staged: list[tuple[Path, Path]] = []
     try:
         for target, data in sorted(files.items()):
+            if isinstance(data, Path):
+                staged.append((data, target))
+                if skip_same and target.is_file() and filecmp.cmp(data, target, shallow=False):
+                    staged.pop()
+                    data.unlink()
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
             if skip_same and target.is_file() and target.read_bytes() == data:
                 continue

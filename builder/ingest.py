@@ -17,6 +17,8 @@ appends new ones in sorted order.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -85,24 +87,28 @@ def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None
     result = IngestResult(ignored=[i for i in ignored if i.path.resolve() not in named])
     result.skipped_files += [(i.path, i.reason) for i in ignored if i.path.resolve() in named]
     store = TrialStore()
+    files: dict[Path, Path] = {}
     try:
-        evaluations = _read_all(store, inputs, options, result, on_line, progress)
-        summed = store.sum()
-        _observe_tokens(store, evaluations)
-        _collect(summed, evaluations, result)
-        if options.strict and (result.skipped_files or result.skipped_tasks):
-            first = result.skipped_files[0] if result.skipped_files else (None, result.skipped_tasks[0])
-            raise InputError(first[0], f"{first[1]} (--strict: nothing was written; "
-                                       f"{len(result.skipped_files)} files and {len(result.skipped_tasks)} tasks skipped)")
-        files = trial_files(store, options.data_dir, result.evaluations)
+        try:
+            evaluations = _read_all(store, inputs, options, result, on_line, progress)
+            summed = store.sum()
+            _observe_tokens(store, evaluations)
+            _collect(summed, evaluations, result)
+            if options.strict and (result.skipped_files or result.skipped_tasks):
+                first = result.skipped_files[0] if result.skipped_files else (None, result.skipped_tasks[0])
+                raise InputError(first[0], f"{first[1]} (--strict: nothing was written; "
+                                           f"{len(result.skipped_files)} files and {len(result.skipped_tasks)} tasks skipped)")
+            trial_files(store, options.data_dir, result.evaluations, files)
+        finally:
+            store.close()
+        result.lines = [replace(line, counts=summed.runs.get(line.run_idx)) for line in result.lines]
+        if on_line:
+            for line in result.lines:
+                on_line(line)
+        result.warnings = split_samplers(result.evaluations) + fixture_models(result.evaluations)
+        result.written = write_outputs(options, files, result.evaluations)
     finally:
-        store.close()
-    result.lines = [replace(line, counts=summed.runs.get(line.run_idx)) for line in result.lines]
-    if on_line:
-        for line in result.lines:
-            on_line(line)
-    result.warnings = split_samplers(result.evaluations) + fixture_models(result.evaluations)
-    result.written = write_outputs(options, files, result.evaluations)
+        _discard(files)  # what a failure left staged: no temporary file stays behind
     return result
 
 
@@ -189,34 +195,41 @@ def _collect(summed: Summed, evaluations: dict[tuple[str, str, str], EvaluationI
 # -- the writer --------------------------------------------------------------------------
 
 
-def trial_files(store: TrialStore, data_dir: Path, evaluations: list[EvaluationInfo]) -> dict[Path, bytes]:
-    """Each evaluation's trials file (SAMPLES.md section 1), as bytes to be written. An
-    evaluation's file from an earlier ingest keeps the trials of tasks not read this time."""
-    files: dict[Path, bytes] = {}
-    scratch = Path(store.scratch)
+def trial_files(store: TrialStore, data_dir: Path, evaluations: list[EvaluationInfo], staged: dict[Path, Path]) -> None:
+    """Each evaluation's trials file (SAMPLES.md section 1), written to a temporary file
+    beside its target and recorded in `staged` (target: temporary file) to be moved into
+    place with the rest. They are staged on disk, not held as bytes, so the memory of an
+    ingest does not grow with its trials. An evaluation's file from an earlier ingest keeps
+    the trials of tasks not read this time."""
     for info in evaluations:
         name = trialfiles.trials_file_name(info.model, info.template, info.sampler)
         target = data_dir / trialfiles.TRIALS_DIR / name
         earlier = target if target.is_file() else None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        staged[target] = Path(temporary)
         try:
-            store.write_evaluation(info.model, info.template, info.sampler, scratch / name, earlier)
+            store.write_evaluation(info.model, info.template, info.sampler, Path(temporary), earlier)
         except duckdb.Error as exc:
             raise InputError(target, f"cannot add to this trials file ({str(exc).strip().splitlines()[0]}); "
                                      "move it away and ingest all of the evaluation's logs again") from None
-        files[target] = (scratch / name).read_bytes()
-        (scratch / name).unlink()
-    return files
 
 
-def write_outputs(options: IngestOptions, files: dict[Path, bytes], evaluations: list[EvaluationInfo]) -> list[Path]:
-    """Write every trials file and the merged `evals.json`: all prepared first, then each
-    moved into place, so a failure leaves no half-written file."""
-    files = dict(files)
+def _discard(staged: dict[Path, Path]) -> None:
+    for temporary in staged.values():
+        temporary.unlink(missing_ok=True)
+
+
+def write_outputs(options: IngestOptions, files: dict[Path, Path], evaluations: list[EvaluationInfo]) -> list[Path]:
+    """Move every staged trials file into place and write the merged `evals.json`: all
+    prepared first, then each moved into place, so a failure leaves no half-written file."""
+    outputs: dict[Path, bytes | Path] = dict(files)
     if evaluations:
         evals_path = options.data_dir / "evals.json"
-        files[evals_path] = merged_evals(evals_path, evaluations, options)
-    write_files_atomically(files)
-    return sorted(files)
+        outputs[evals_path] = merged_evals(evals_path, evaluations, options)
+    write_files_atomically(outputs)
+    return sorted(outputs)
 
 
 def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestOptions) -> bytes:
