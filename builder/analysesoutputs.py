@@ -13,7 +13,6 @@ written.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping, Sequence
 
 from .outputs import dump_json
@@ -21,7 +20,7 @@ from .stats.analyses import Analyses, EvaluationAnalyses
 from .stats.budget import DIVISORS
 from .stats.compression import OUTCOMES, OutcomeCompression, Quartiles, TaskCompression
 from .stats.evaluations import Evaluation
-from .stats.grid import r3
+from .stats.grid import r3, r6
 from .stats.hazard import TaskHazard
 
 ANALYSES_SCHEMA = "reasonboard.analyses/2"
@@ -43,12 +42,6 @@ def analyses_files(analyses: Analyses, evaluations: Mapping[str, Evaluation]) ->
     files["data/analyses.json"] = dump_json({"schema": ANALYSES_SCHEMA, "budget_divisors": list(DIVISORS),
                                              "evaluations": index})
     return files
-
-
-def r6(x: float | None) -> float | None:
-    """`stats.grid.r6`, the same value, with `math.isfinite`: numpy's test of one float costs
-    three times the rounding, and these files round every bin and budget of every task."""
-    return None if x is None or not math.isfinite(x) else round(float(x), 6) + 0.0
 
 
 def _quartiles(q: Quartiles | None) -> list[float | None] | None:
