@@ -85,9 +85,7 @@ def task_outcomes(items: TaskItems, ids: Sequence[str]) -> TaskOutcomes:
     answered any of its items: one character per item, absent ones `.`, its listed items'
     counters in item order."""
     sizes = [len(ids_) for ids_ in items.sample_ids]
-    width = int(sum(sizes))
-    offsets = np.cumsum([0, *sizes])[:-1]
-    position = offsets[items.stratum] + items.item
+    width, position = int(items.offsets[-1]), items.column
     chars, listed = _characters(items.trials, items.correct, items.truncated, items.guess)
     text = np.full((len(ids), width), ord(ABSENT), dtype=np.uint8)
     text[items.evaluation, position] = chars

@@ -81,9 +81,9 @@ class _Grid:
         self.items = items
         self.rows = np.flatnonzero(self.lookup[items.evaluation] >= 0)
         e = self.size = len(evaluations)
-        starts = np.cumsum([0] + [len(ids) for ids in items.sample_ids])
+        starts = items.offsets
         self.width = int(starts[-1])
-        self.column = starts[items.stratum[self.rows]] + items.item[self.rows]
+        self.column = items.column[self.rows]
         self.cell = self.lookup[items.evaluation[self.rows]] * self.width + self.column
         self.spans = list(itertools.pairwise(starts.tolist()))  # each stratum's columns
         flags = np.zeros((3, e * self.width), dtype=bool)  # answered, correct, several trials

@@ -38,6 +38,18 @@ class TaskItems:
     #: A common multiple of the task's option counts: guess sums times it are whole numbers.
     guess_unit: int = 27720
 
+    @property
+    def offsets(self) -> np.ndarray:
+        """Where each stratum's items start, and (last) how many items the task has, when its
+        items are numbered across the strata in (params, sample_id) order."""
+        return np.cumsum([0, *(len(ids) for ids in self.sample_ids)])
+
+    @property
+    def column(self) -> np.ndarray:
+        """Each row's item in that numbering: its column in an (evaluation, item) array."""
+        found: np.ndarray = self.offsets[self.stratum] + self.item
+        return found
+
 
 #: (evaluation, item) cells counted in a dense array below this many (8 bytes each).
 DENSE_CELLS = 1 << 24
