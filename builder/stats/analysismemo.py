@@ -117,8 +117,10 @@ class AnalysesMemo:
                     by_key.setdefault(key, []).append(row)
             for key, digest in found.items():
                 by_key[key] = [(*key, *row) for row in self.known[digest][name]]
+            # A found entry is kept as read; a computed row as a tuple (JSON writes it as a list).
             for key, digest in self.digests.items():
-                self.used.setdefault(digest, {})[name] = [list(row[3:]) for row in by_key.get(key, [])]
+                self.used.setdefault(digest, {})[name] = (self.known[digest][name] if key in found else
+                                                          [row[3:] for row in by_key.get(key, [])])
             out[name] = (names, [row for key in sorted(by_key) for row in by_key[key]])
         return out
 

@@ -42,15 +42,15 @@ def store(con: duckdb.DuckDBPyConnection, raw: str, parameters: Sequence[Any]) -
     """Number the points of `raw_points` (names trimmed, params through the temp table
     `canonical` (raw, canon) where it lists them) after the stored ones and add them to
     `trial_points`, the new sample ids to `trial_samples`, and every trial of `raw` to
-    `trials`; `raw_map` keeps each point as written with its number. Returns the first new
-    point's number: the fresh points are those from it on. Numbers follow the names' order,
-    so the same files give the same tables."""
+    `trials`; `raw_map` keeps each point as written with its number and its trials with
+    partial credit. Returns the first new point's number: the fresh points are those from
+    it on. Numbers follow the names' order, so the same files give the same tables."""
     first = _next(con, "trial_points", "point")
     con.execute(
         """CREATE OR REPLACE TEMP TABLE raw_map AS
            SELECT r.filename, r.model, r.template, r.sampler, r.base_task, r.params, f.source,
                   trim(r.model) AS t_model, trim(r.template) AS t_template, trim(r.sampler) AS t_sampler,
-                  trim(r.base_task) AS t_base_task, coalesce(c.canon, r.params) AS t_params, r.tiers
+                  trim(r.base_task) AS t_base_task, coalesce(c.canon, r.params) AS t_params, r.tiers, r.partial
            FROM raw_points r JOIN trial_files f USING (filename) LEFT JOIN canonical c ON c.raw = r.params""")
     con.execute(
         """INSERT INTO trial_points
@@ -59,7 +59,7 @@ def store(con: duckdb.DuckDBPyConnection, raw: str, parameters: Sequence[Any]) -
            FROM raw_map GROUP BY source, t_model, t_template, t_sampler, t_base_task, t_params""", [first])
     con.execute(
         """CREATE OR REPLACE TEMP TABLE raw_map AS
-            SELECT m.filename, m.model, m.template, m.sampler, m.base_task, m.params, p.point FROM raw_map m
+            SELECT m.filename, m.model, m.template, m.sampler, m.base_task, m.params, m.partial, p.point FROM raw_map m
             JOIN trial_points p ON p.point >= ? AND p.source = m.source AND p.model = m.t_model
                  AND p.template = m.t_template AND p.sampler = m.t_sampler AND p.base_task = m.t_base_task
                  AND p.params = m.t_params""", [first])

@@ -266,7 +266,7 @@ def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
     """The points of the fresh trials (those of points numbered from `first`; INGEST.md
     section 2) as staged points rows (text columns, as a points file is staged), one per
     (evaluation, task, params), with their samples and design effect (`DESIGN_EFFECT`, from
-    `point_sums`), their trials with partial credit (from `raw_points`), and what a point
+    `point_sums`), their trials with partial credit (from `raw_map`), and what a point
     takes from its trials directly (`point_trials`: the guess accumulator summed as ingest
     sums it, Kahan, 9 decimals), so a point has the same bytes either way."""
     con.execute(
@@ -279,8 +279,7 @@ def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:
                []::VARCHAR[], d.c::VARCHAR, ({DESIGN_EFFECT})::VARCHAR, c.partial::VARCHAR
         FROM trial_points p
         JOIN point_trials s USING (point)
-        JOIN (SELECT m.point, sum(r.partial) AS partial FROM raw_map m JOIN raw_points r USING ({trialcodes.WRITTEN})
-              GROUP BY m.point) c USING (point)
+        JOIN (SELECT point, sum(partial) AS partial FROM raw_map GROUP BY point) c USING (point)
         JOIN point_sums d USING (point)
         JOIN trial_files f USING (source)
         WHERE p.point >= ?

@@ -38,9 +38,11 @@ CREATE OR REPLACE TEMP MACRO top_edge(token_limit, longest) AS
 -- Quartiles of bits per output token (8 * compressed / tokens) and of the compressed size,
 -- per (evaluation, task, outcome). A trial without output text, without a token count or
 -- with zero tokens is left out of the measure it cannot give, and counted apart.
-SELECT a.model, a.template, a.sampler, a.base_task, c.outcome, c.trials, c.bits_trials, c.bits, c.size_trials,
-       c.size
-FROM (SELECT et, CASE WHEN truncated THEN 'truncated' WHEN correct THEN 'correct' ELSE 'incorrect' END AS outcome,
+-- The outcome is grouped as a number (1, 2, 3: its name's place in alphabetical order), named
+-- once per group rather than once per trial.
+SELECT a.model, a.template, a.sampler, a.base_task, ['correct', 'incorrect', 'truncated'][c.outcome] AS outcome,
+       c.trials, c.bits_trials, c.bits, c.size_trials, c.size
+FROM (SELECT et, CASE WHEN truncated THEN 3 WHEN correct THEN 1 ELSE 2 END AS outcome,
              count(*) AS trials,
              count(*) FILTER (WHERE compressed IS NOT NULL AND tokens <> 0) AS bits_trials,
              quantile_cont(8.0 * compressed::DOUBLE / nullif(tokens, 0), [0.25, 0.5, 0.75]) AS bits,
@@ -116,12 +118,11 @@ ORDER BY a.model, a.template, a.sampler, a.base_task, c.bin
 -- Then each point becomes one row per level, shrunk to its effective counters (SAMPLES.md
 -- section 2), summed per task, and ESTIMATOR (the site's estimator macro, substituted by the
 -- caller from a whitelist) applied.
--- Only (evaluation, task) pairs whose every trial records tokens and that have a limit.
+-- Only (evaluation, task) pairs that have a limit and no trial without its tokens (found
+-- among those few trials, not by counting every trial of every pair).
 WITH usable AS (
-    SELECT t.et, any_value(a.token_limit) AS token_limit
-    FROM analysis_trials t JOIN analysis_tasks a USING (et)
-    WHERE a.token_limit IS NOT NULL
-    GROUP BY t.et HAVING count(t.tokens) = count(*)
+    SELECT et, token_limit FROM analysis_tasks
+    WHERE token_limit IS NOT NULL AND et NOT IN (SELECT et FROM analysis_trials WHERE tokens IS NULL)
 ), cut AS (
     SELECT t.et, t.point, t.sample, t.epoch, t.options, t.correct, t.truncated,
            (t.tokens * 16 > u.token_limit)::INTEGER + (t.tokens * 8 > u.token_limit)::INTEGER
