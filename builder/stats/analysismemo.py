@@ -30,7 +30,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import duckdb
 import numpy as np
@@ -41,8 +41,9 @@ from ..store.pointsdb import PointsDB
 from ..store.trialfiles import TRIALS_DIR
 from .analysissql import STATEMENTS, EvalKey, Rows
 
-#: An entry: each statement's rows of one evaluation, without the evaluation's three names.
-Entry = dict[str, list[list[Any]]]
+#: An entry: each statement's rows of one evaluation, without the evaluation's three names (lists as
+#: read from the file, tuples as computed: JSON writes both as arrays).
+Entry = dict[str, list[Sequence[Any]]]
 
 #: Per evaluation with trials: its generation arguments and each trials file with its digest.
 _INPUTS = f"""
