@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
@@ -70,7 +71,14 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
     """(site path, bytes) of the per-sample outcomes of each of `evaluations` with trials
     files (`Evaluation.trial_files`, relative to `data_dir`), when `publish`. Sorted by path;
     the same trials give the same bytes. A file `keep` vouches for (the previous build's, of
-    the same key) comes as what `keep` returns, not encoded again."""
+    the same key) comes as what `keep` returns, not encoded again.
+
+    `evaluations` are every evaluation of the data, each listing every trials file that holds
+    one of its trials: a file only one of them lists holds that evaluation's trials only, and
+    is read whole, without comparing each trial's names (most of them: ingest and the demo
+    write a file per evaluation)."""
+    evaluations = list(evaluations)
+    owners = Counter(rel for e in evaluations for rel in e.trial_files)
     chosen = sorted((e for e in evaluations if e.trial_files and publish), key=lambda e: e.slug)
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
@@ -89,8 +97,10 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
                     continue
                 # DuckDB opens them: each checked to be a file inside the project (confined.py).
                 files = [checked_name(data_dir / rel) for rel in e.trial_files]
-                write_sorted(con, f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?) WHERE trim(model) = ? "
-                                  "AND trim(template) = ? AND trim(sampler) = ?", [files, *e.key], target)
+                shared = any(owners[rel] > 1 for rel in e.trial_files)
+                where = " WHERE trim(model) = ? AND trim(template) = ? AND trim(sampler) = ?" if shared else ""
+                write_sorted(con, f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?){where}",
+                             [files, *e.key] if shared else [files], target)
                 yield path, target.read_bytes()
     finally:
         con.close()

@@ -58,3 +58,28 @@ def test_a_trials_file_out_of_order_is_published_sorted(tmp_path, monkeypatch):
     keys = [(r["base_task"], r["params"], r["sample_id"], r["epoch"]) for r in rows]
     assert keys == sorted(keys) and sorted(keys, reverse=True) == [
         (r["base_task"], r["params"], r["sample_id"], r["epoch"]) for r in backwards]
+
+
+def test_a_trials_file_of_two_evaluations_gives_each_its_own_trials(tmp_path):
+    """A file that two evaluations list is read for each with its names compared (trimmed,
+    as the store reads them); a file one evaluation lists is read whole."""
+    data = tmp_path / "data"
+    run_ingest(IngestOptions(paths=(LOG,), data_dir=data))
+    written, = (data / "trials").glob("*.parquet")
+    rel = written.relative_to(data).as_posix()
+    both = data / "trials" / "both.parquet"
+    # The second evaluation: the same trials under another model name, written with spaces around it.
+    duckdb.sql(f"COPY (SELECT * FROM read_parquet('{written.as_posix()}') UNION ALL "
+               f"SELECT * REPLACE ('  other ' AS model) FROM read_parquet('{written.as_posix()}') ORDER BY {ORDER}) "
+               f"TO '{both.as_posix()}' (FORMAT parquet)")
+    first = parquet_rows(written)[0]
+    mine = (first["model"], first["template"], first["sampler"])
+    other = ("other", first["template"], first["sampler"])
+    shared = [SimpleNamespace(slug=f"{n}/t-s", trial_files=("trials/both.parquet",), key=k)
+              for n, k in (("a", mine), ("b", other))]
+    alone = SimpleNamespace(slug="c/t-s", trial_files=(rel,), key=mine)
+    out = dict(samples_files(data, [*shared, alone], True))  # type: ignore[list-item]
+    expected = [{c: r[c] for c in SAMPLE_COLUMNS} for r in parquet_rows(written)]
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.parquet").write_bytes(out[f"data/samples/{name}/t-s.parquet"])
+        assert parquet_rows(tmp_path / f"{name}.parquet") == expected
