@@ -15,6 +15,7 @@ stratum's item set are made from its draw matrix and finished into `C_P` centers
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -33,36 +34,45 @@ class Grid:
         self.lookup[evaluations] = np.arange(len(evaluations))
         self.items = items
         self.rows = np.flatnonzero(self.lookup[items.evaluation] >= 0)
+        #: Every row of the items is the grid's (the usual case): no copy of a column to take.
+        self.every = len(self.rows) == len(items.evaluation)
         e = self.size = len(evaluations)
         starts = items.offsets
         self.width = int(starts[-1])
-        self.column = items.column[self.rows]
-        self.cell = self.lookup[items.evaluation[self.rows]] * self.width + self.column
+        self.column = self.of(items.column)
+        self.cell = self.lookup[self.of(items.evaluation)] * self.width + self.column
         self.spans = list(itertools.pairwise(starts.tolist()))  # each stratum's columns
         flags = np.zeros((3, e * self.width), dtype=bool)  # answered, correct, several trials
         flags[0][self.cell] = True
-        flags[1][self.cell] = items.correct[self.rows] > 0
-        flags[2][self.cell] = items.trials[self.rows] > 1
+        flags[1][self.cell] = self.of(items.correct) > 0
+        flags[2][self.cell] = self.of(items.trials) > 1
         dense = flags.reshape(3, e, self.width)
         self.present = [dense[0, :, a:b] for a, b in self.spans]
         self.correct = [dense[1, :, a:b] for a, b in self.spans]
         self.epochs = [np.any(dense[2, :, a:b], axis=1) for a, b in self.spans]  # per stratum, (E,)
 
-    def dense(self, values: np.ndarray, members: np.ndarray | None = None) -> np.ndarray:
-        """`(len(members), width)` float64 of one counter per row of the items (`values`, for
-        the grid's rows), 0 where not answered; every evaluation by default."""
+    def of(self, column: np.ndarray) -> np.ndarray:
+        """A column of the items, for the grid's rows."""
+        return column if self.every else column[self.rows]
+
+    def dense(self, columns: Sequence[np.ndarray], members: np.ndarray | None = None,
+              dtype: type = np.float64) -> np.ndarray:
+        """`(len(members), len(columns), width)` of counters given per row of the items (for the
+        grid's rows: `of`), 0 where not answered; every evaluation by default."""
+        keep: slice | np.ndarray = slice(None)
         if members is None:
-            cell, size = self.cell, self.size
+            row, size = self.cell // self.width if self.width else self.cell, self.size
         else:
             local = np.full(self.size, -1, dtype=np.int64)
             local[members] = np.arange(len(members))
             which = local[self.cell // self.width] if self.width else self.cell
             keep = np.flatnonzero(which >= 0)
-            cell, size, values = which[keep] * self.width + self.column[keep], len(members), values[keep]
-        out = np.zeros(size * self.width)
-        out[cell] = values
-        return out.reshape(size, self.width)
-
+            row, size = which[keep], len(members)
+        out: np.ndarray = np.zeros((size, len(columns), self.width), dtype=dtype)
+        flat = out.reshape(size, -1)
+        for k, values in enumerate(columns):
+            flat[row, k * self.width + self.column[keep]] = values[keep]
+        return out
 
 
 class Packed:
@@ -77,20 +87,18 @@ class Packed:
         total = sum(len(ids) for ids in items.sample_ids)
         self.shift = float(2 ** max(1, int(total).bit_length()))
         self.unit = float(items.guess_unit)
-        rows = grid.rows
-        guess = items.guess[rows] * self.unit
+        guess = grid.of(items.guess) * self.unit
         whole = np.round(guess)
         top = max(float(whole.max(initial=0.0)), 1.0)
         self.ok = bool(self.unit > 0 and np.all(np.abs(guess - whole) < 1e-6) and total * self.shift**2 * top < 2.0**52)
         self.single = self.ok and total * (self.shift + 1.0) < resample.EXACT32 and total * top < resample.EXACT32
-        counts = items.correct[rows] + self.shift * items.truncated[rows]
+        counts = grid.of(items.correct) + self.shift * grid.of(items.truncated)
         if not self.ok:
             values = np.zeros((0, 1, 0))
         elif self.single:
-            columns = [counts, whole] if np.any(whole > 0) else [counts]
-            values = np.stack([grid.dense(c).astype(np.float32) for c in columns], axis=1)
+            values = grid.dense([counts, whole] if np.any(whole > 0) else [counts], dtype=np.float32)
         else:
-            values = grid.dense(counts + self.shift**2 * whole)[:, None, :]
+            values = grid.dense([counts + self.shift**2 * whole])
         self.width, self.dtype = values.shape[1], values.dtype
         self.values = [values[:, :, a:b] for a, b in grid.spans] if self.ok else []
 
@@ -128,12 +136,12 @@ class Moments:
         self.local = np.full(grid.size, -1, dtype=np.int64)
         self.local[members] = np.arange(len(members))
         items = grid.items
-        whole = np.stack([grid.dense(values[grid.rows].astype(np.float64), members)
-                          for values in (items.trials, items.correct, items.truncated, items.guess)])
+        whole = grid.dense([grid.of(values) for values in (items.trials, items.correct, items.truncated, items.guess)],
+                           members)
         self.cols = [whole[:, :, a:b] for a, b in grid.spans]
 
     def sums(self, draws: np.ndarray, s: int, evals: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        m, e, t, g = self.cols[s][:, self.local[evals]][:, :, mask]              # (G, n) each
+        m, e, t, g = self.cols[s][self.local[evals]][:, :, mask].transpose(1, 0, 2)  # (G, n) each
         f = np.stack([m, e, t, g, e / m, e * e, e * m, m * m, t * t, t * m], axis=2).transpose(1, 0, 2)
         size, g_count, k = f.shape
         sums = (draws.astype(np.float64) @ f.reshape(size, g_count * k)).reshape(-1, g_count, k)
