@@ -69,7 +69,7 @@ class Grid:
             keep = np.flatnonzero(which >= 0)
             row, size = which[keep], len(members)
         out: np.ndarray = np.zeros((size, len(columns), self.width), dtype=dtype)
-        flat = out.reshape(size, -1)
+        flat = out.reshape(size, len(columns) * self.width)
         for k, values in enumerate(columns):
             flat[row, k * self.width + self.column[keep]] = values[keep]
         return out
