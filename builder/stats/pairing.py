@@ -144,11 +144,12 @@ def task_sides(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, with_
         else [(Moments(grid, np.arange(grid.size)), np.ones(grid.size, dtype=bool))])
     found = _Draws(items, draws, seed)
     counts = variants.items()
+    scratch = _Scratch()
     for kind, members in kinds:
         chosen = np.flatnonzero(members)
         step = max(1, BLOCK_BYTES // (kind.dtype.itemsize * kind.width * (draws + 1) * max(strata, 1)))
         for start in range(0, len(chosen), step):
-            _block(kind, variants, counts, found, chosen[start:start + step], out, marked)
+            _block(kind, variants, counts, found, chosen[start:start + step], out, marked, scratch)
     return out
 
 
@@ -171,8 +172,26 @@ class _Variants:
         return found
 
 
+class _Scratch:
+    """Zeroed arrays made in buffers kept from one block to the next: a new array of tens of
+    MB is new pages from the system each time, and faulting them in cost more than the
+    additions made in them."""
+
+    def __init__(self) -> None:
+        self.found: dict[int, np.ndarray] = {}
+
+    def zeros(self, key: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        size = int(np.prod(shape))
+        buffer = self.found.get(key)
+        if buffer is None or buffer.size < size or buffer.dtype != dtype:
+            buffer = self.found[key] = np.empty(size, dtype=dtype)
+        view: np.ndarray = buffer[:size].reshape(shape)
+        view.fill(0)
+        return view
+
+
 def _block(kind: Packed | Moments, variants: _Variants, counts: np.ndarray, found: _Draws, block: np.ndarray,
-           out: Sides, marked: np.ndarray) -> None:
+           out: Sides, marked: np.ndarray, scratch: _Scratch) -> None:
     """The variants of the evaluations `block` (grid positions), summing `counts` items each,
     into `out.cp` (and `out.x` where `marked`).
 
@@ -187,24 +206,24 @@ def _block(kind: Packed | Moments, variants: _Variants, counts: np.ndarray, foun
     mine = np.flatnonzero(local[variants.evaluation] >= 0)
     at, codes = local[variants.evaluation[mine]], variants.codes[mine]
     fewer = np.any(codes > 0, axis=1)
-    whole = np.zeros((len(block), kind.width, cols), dtype=kind.dtype)
-    part = np.zeros((int(fewer.sum()), kind.width, cols), dtype=kind.dtype)
+    whole = scratch.zeros(0, (len(block), kind.width, cols), kind.dtype)
+    part = scratch.zeros(1, (int(fewer.sum()), kind.width, cols), kind.dtype)
     part_at, part_codes = at[fewer], codes[fewer]
     slot = np.full(len(block), -1, dtype=np.int64)
     for s, present in enumerate(grid.present):
         for members, mask in _groups(np.arange(len(block)), present[block]):
             sums = kind.sums(found.get(s, mask), s, block[members], mask)
-            whole[members] += sums
+            _add_rows(whole, members, sums)
             slot[members] = np.arange(len(members))
             hit = np.flatnonzero((part_codes[:, s] == 0) & (slot[part_at] >= 0))
-            part[hit] += sums[slot[part_at[hit]]]
+            _add_rows(part, hit, sums, slot[part_at[hit]])
             slot[members] = -1
     for s in range(len(grid.present)):
         for code in np.unique(part_codes[:, s]).tolist():
             if code and variants.fewer[s][code - 1].any():  # no shared item there: nothing to add
                 rows = np.flatnonzero(part_codes[:, s] == code)
                 shared = variants.fewer[s][code - 1]
-                part[rows] += kind.sums(found.get(s, shared), s, block[part_at[rows]], shared)
+                _add_rows(part, rows, kind.sums(found.get(s, shared), s, block[part_at[rows]], shared))
     for rows, totals, index in ((mine[~fewer], whole, at[~fewer]), (mine[fewer], part, np.arange(len(part)))):
         for lo in range(0, len(rows), FINISH):
             # A few hundred rows at a time: the temporaries stay in cache, not page-faulted.
@@ -213,6 +232,15 @@ def _block(kind: Packed | Moments, variants: _Variants, counts: np.ndarray, foun
             out.cp[done] = cp
             keep = marked[done]
             out.x[out.xrow[done[keep]]] = x[keep]
+
+
+def _add_rows(out: np.ndarray, rows: np.ndarray, values: np.ndarray, picks: np.ndarray | None = None) -> None:
+    """`out[rows] += values[picks]` (every row of `values` by default; `rows` distinct), one
+    row at a time in place: a row is thousands of numbers, so the loop costs half of fancy
+    indexing's gathered copies, and each number gets the same one addition."""
+    for r, k in zip(rows.tolist(), range(len(rows)) if picks is None else picks.tolist()):
+        row = out[r]
+        row += values[k]
 
 
 def _runs(values: np.ndarray) -> list[tuple[int, int]]:
