@@ -18,8 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
+from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 import duckdb
 
@@ -70,7 +71,14 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
     """(site path, bytes) of the per-sample outcomes of each of `evaluations` with trials
     files (`Evaluation.trial_files`, relative to `data_dir`), when `publish`. Sorted by path;
     the same trials give the same bytes. A file `keep` vouches for (the previous build's, of
-    the same key) comes as what `keep` returns, not encoded again."""
+    the same key) comes as what `keep` returns, not encoded again.
+
+    `evaluations` are every evaluation of the data, each listing every trials file that holds
+    one of its trials: a file only one of them lists holds that evaluation's trials only, and
+    is read whole, without comparing each trial's names (most of them: ingest and the demo
+    write a file per evaluation)."""
+    evaluations = list(evaluations)
+    owners = Counter(rel for e in evaluations for rel in e.trial_files)
     chosen = sorted((e for e in evaluations if e.trial_files and publish), key=lambda e: e.slug)
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
@@ -89,9 +97,33 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
                     continue
                 # DuckDB opens them: each checked to be a file inside the project (confined.py).
                 files = [checked_name(data_dir / rel) for rel in e.trial_files]
-                copy_to_parquet(con, f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?) WHERE trim(model) = ? "
-                                     f"AND trim(template) = ? AND trim(sampler) = ? ORDER BY {ORDER}",
-                                [files, *e.key], target, PUBLISHED)
+                shared = any(owners[rel] > 1 for rel in e.trial_files)
+                where = " WHERE trim(model) = ? AND trim(template) = ? AND trim(sampler) = ?" if shared else ""
+                write_sorted(con, f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?){where}",
+                             [files, *e.key] if shared else [files], target)
                 yield path, target.read_bytes()
     finally:
         con.close()
+
+
+#: The error a samples file's statement raises when its rows come out of `ORDER`.
+UNSORTED = "reasonboard: trials out of order"
+
+
+def write_sorted(con: duckdb.DuckDBPyConnection, query: str, parameters: list[Any], target: Path) -> None:
+    """`query`'s rows sorted by `ORDER`, written to `target` as a published samples file.
+
+    Ingest and the demo write every trials file sorted, so the rows are first written as
+    read, with each one compared to the one before it (`lag` over the rows as they come,
+    which on one thread is the order they are written in): sorting them again was a third
+    of the file's cost, and the comparison costs less than half the sort. A file out of
+    order (made by hand, say) stops that statement at its first misplaced row, and is then
+    written sorted. Either way the rows and the bytes are those of the sorted query."""
+    as_read = (f"SELECT * EXCLUDE (previous) FROM (SELECT *, lag(({ORDER})) OVER () AS previous FROM ({query})) "
+               f"WHERE CASE WHEN ({ORDER}) < previous THEN error('{UNSORTED}') ELSE true END")
+    try:
+        copy_to_parquet(con, as_read, parameters, target, PUBLISHED)
+    except duckdb.Error as exc:
+        if UNSORTED not in str(exc):
+            raise
+        copy_to_parquet(con, f"{query} ORDER BY {ORDER}", parameters, target, PUBLISHED)

@@ -474,13 +474,13 @@ def test_model_page_sections_say_what_was_not_recorded_and_draw_only_what_exists
     assert view.hazard_notes == ("No hazard on task t: the trials do not record their output tokens.",)
     assert view.compression_notes == ("No compression on task t: the trials do not record their output text.",)
     assert view.sweep_rows == () and view.sweep_note.endswith("output tokens")
-    # A single bin, every trial truncated in it: one chart point, h = 1 with its interval.
+    # A single bin, every trial truncated in it: one series charted, h = 1 with its interval.
     one = TaskHazard(64, True, (HazardBin(32, 64, 5, 5, 5, 1.0, 0.566, 1.0),))
     single = EvaluationAnalyses(recorded={"t": Recorded(5, 5, 0, 64)}, compression={}, hazard={"t": one}, sweep=None,
                                 sweep_note="x")
     view = model_analyses(single, "M")
     assert view.hazard_bins == ("32–64",) and view.hazard_rows[0].cells == ("1.000 [0.566, 1.000]",)
-    assert [r["hazard"] for r in view.hazard_chart.rows] == [1.0]
+    assert view.hazard_chart is not None and view.hazard_chart.from_twin and view.hazard_charted == 1
     assert view.hazard_limited and view.hazard_notes == ()
     # A bound computed as 0 from below (-0.0) prints as 0.000, never "-0.000".
     zero = TaskHazard(64, True, (HazardBin(32, 64, 5, 0, 5, -0.0, -0.0, 0.434),))

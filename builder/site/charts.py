@@ -39,8 +39,9 @@ class Chart:
     `twin` is the id of the element (table or text) holding the same numbers. With
     `from_twin`, the page carries no data of its own: `site.js` reads the chart's rows from
     the twin table (its reader of this kind), so the numbers are on the page once and the
-    chart cannot disagree with its table; `rows` are then what that reading gives, for the
-    tests of the views. `series`: how many of the twin's rows a chart of series draws.
+    chart cannot disagree with its table; `rows` are then empty (the views do not make rows
+    no page carries, and a page's key does not hold them twice). `series`: how many of the
+    twin's rows a chart of series draws.
     """
 
     kind: str

@@ -52,6 +52,10 @@ def _walk(values: Iterable[Any], put: Callable[[str], object]) -> None:
         elif kind is tuple or kind is list:
             put(f"{kind.__name__[0]}{len(value)}(")
             _walk(value, put)
+        elif kind is dict:  # `_other`'s mapping, without its abstract-class test (a chart's rows)
+            put(f"M{DICT}:{len(value)}(")
+            for pair in value.items():
+                _walk(pair, put)
         else:
             record = _RECORDS.get(kind) or _record(kind)
             if record is None:
@@ -111,6 +115,9 @@ def _other(value: Any, put: Callable[[str], object]) -> None:
 
 def _name(kind: type) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
+
+
+DICT = _name(dict)
 
 
 def page_key(salt: str, inputs: object) -> str:

@@ -21,6 +21,7 @@ from ..confined import checked_name
 from ..errors import InputError
 from . import trialcodes, trialfiles
 from .pointsdb import fetch_as
+from .repeats import any_repeated
 
 #: The earlier ingest's folder of points files (INGEST.md section 6).
 OLD_INGESTED = "points/ingested/"
@@ -98,7 +99,8 @@ def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[s
     _canonicalise(con, files, raw, listed)
     _check(con, files, raw, listed)
     first = trialcodes.store(con, raw, [listed])
-    if _any_repeated(con, first):
+    _point_trials(con, first)
+    if any_repeated(con, first):
         _repeated(con, files, raw, listed)
     _sample_sums(con, first)
     stage_points(con, first)
@@ -205,7 +207,7 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: 
 def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: list[str]) -> None:
     """A trial given twice in one file (same point, sample and epoch): an error naming the
     first such trial by file and row, found in the files themselves (their rows are not
-    stored); only when `_any_repeated` found one."""
+    stored); only when `any_repeated` (repeats.py) found one."""
     at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
     repeated = fetch_as(con.execute(
         f"""SELECT source, max(source_row) AS source_row, base_task, sample_id, epoch
@@ -220,16 +222,10 @@ def _repeated(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, liste
                                                   "each trial once", row=first.source_row)
 
 
-def _sample_sums(con: duckdb.DuckDBPyConnection, first: int) -> None:
+def _point_trials(con: duckdb.DuckDBPyConnection, first: int) -> None:
     """`point_trials`: per fresh point (numbered from `first`) what it sums from its trials
     directly (trials, correct, truncated, the guess accumulator as ingest sums it, tokens, its
-    last epoch); `point_sums`: its samples `c` and the sums over them of its trials `m`,
-    correct and truncated trials (SAMPLES.md section 2's `m_i`, `y_i`) and of their squares
-    and products. A trial given twice (same point, sample and epoch) is an error first
-    (`_repeated`); without one, a point whose trials are all epoch 1 has one trial per
-    sample, so its sums over samples are its counts, and only the points with epochs (a few
-    in a hundred in the demo) are grouped into samples: that grouping of every trial cost
-    about three times the rest of this at 625 evaluations."""
+    last epoch)."""
     con.execute(
         """CREATE OR REPLACE TEMP TABLE point_trials AS
            SELECT point, count(*) AS total, count(*) FILTER (WHERE correct) AS correct,
@@ -238,6 +234,17 @@ def _sample_sums(con: duckdb.DuckDBPyConnection, first: int) -> None:
                       AS g,
                   coalesce(sum(tokens), 0) AS tok
            FROM trials WHERE point >= ? GROUP BY point""", [first])
+
+
+def _sample_sums(con: duckdb.DuckDBPyConnection, first: int) -> None:
+    """`point_sums`: per fresh point (numbered from `first`, in `point_trials`) its samples `c`
+    and the sums over them of its trials `m`, correct and truncated trials (SAMPLES.md section
+    2's `m_i`, `y_i`) and of their squares and products. A trial given twice (same point,
+    sample and epoch) is an error first (`any_repeated`); without one, a point whose trials
+    are all epoch 1 has one trial per sample, so its sums over samples are its counts, and
+    only the points with epochs (a few in a hundred in the demo) are grouped into samples:
+    that grouping of every trial cost about three times the rest of this at 625
+    evaluations."""
     con.execute(
         """CREATE OR REPLACE TEMP TABLE point_sums AS
            SELECT point, total AS c, total::HUGEINT AS n, correct::HUGEINT AS n_e, truncated::HUGEINT AS n_t,
@@ -253,14 +260,6 @@ def _sample_sums(con: duckdb.DuckDBPyConnection, first: int) -> None:
                  FROM trials SEMI JOIN (SELECT point FROM point_trials WHERE last > 1) USING (point)
                  GROUP BY point, sample)
            GROUP BY point""")
-
-
-def _any_repeated(con: duckdb.DuckDBPyConnection, first: int) -> bool:
-    """Whether a fresh point (numbered from `first`) holds a trial twice: the same sample and
-    epoch (names trimmed and params canonical, as stored)."""
-    row = con.execute("SELECT count(*) FROM (SELECT 1 FROM trials WHERE point >= ? "
-                      "GROUP BY point, sample, epoch HAVING count(*) > 1)", [first]).fetchone()
-    return bool(row and row[0])
 
 
 def stage_points(con: duckdb.DuckDBPyConnection, first: int) -> None:

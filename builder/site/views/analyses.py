@@ -113,15 +113,17 @@ class ModelAnalyses:
 
 
 def model_analyses(a: EvaluationAnalyses, label: str) -> ModelAnalyses:
+    """The three analyses of one evaluation. Its charts are drawn from their twin tables
+    (`Chart.from_twin`), so they carry no rows: a chart is made where its table has a
+    number to draw."""
     tasks = list(a.recorded)
-    comp_rows, comp_data, comp_notes = _compression(a.compression, tasks, a)
-    haz_bins, haz_rows, haz_data, haz_notes = _hazard(a.hazard, tasks)
-    charted = len({row["series"] for row in haz_data})
+    comp_rows, drawn, comp_notes = _compression(a.compression, tasks, a)
+    haz_bins, haz_rows, charted, haz_notes = _hazard(a.hazard, tasks)
     with_bins = len(haz_rows)
     comp_chart = Chart("compression", "compression-chart", f"Bits per output token of {label}'s outputs by outcome",
-                       "compression-table", tuple(comp_data), from_twin=True) if comp_data else None
+                       "compression-table", (), from_twin=True) if drawn else None
     haz_chart = Chart("hazard", "hazard-chart", f"Token hazard of {label} on each task", "hazard-table",
-                      tuple(haz_data), from_twin=True, series=CHART_SERIES) if haz_data else None
+                      (), from_twin=True, series=CHART_SERIES) if charted else None
     sweep_rows, sweep_tasks, sweep_chart = _sweep(a.sweep, label)
     return ModelAnalyses(comp_chart, tuple(comp_rows), tuple(comp_notes), haz_chart, haz_bins, tuple(haz_rows),
                          tuple(haz_notes), sweep_chart, sweep_rows, sweep_tasks, a.sweep_note, charted, with_bins,
@@ -129,9 +131,10 @@ def model_analyses(a: EvaluationAnalyses, label: str) -> ModelAnalyses:
 
 
 def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
-                 a: EvaluationAnalyses) -> tuple[list[CompressionRow], list[dict[str, object]], list[str]]:
+                 a: EvaluationAnalyses) -> tuple[list[CompressionRow], bool, list[str]]:
+    """The table's rows, whether any has bits per token to draw, and the sentences."""
     rows: list[CompressionRow] = []
-    data: list[dict[str, object]] = []
+    drawn = False
     notes: list[str] = []
     looping: dict[str, list[str]] = {}
     untold = [t for t in tasks if t not in found]
@@ -143,9 +146,7 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
             continue
         for o in c.outcomes:
             rows.append(CompressionRow(task, o.outcome, fmt.count(o.trials), _spread(o.bits), _spread(o.size, 0)))
-            if o.bits is not None:
-                data.append({"label": f"{task} · {o.outcome}", "order": len(data), "outcome": o.outcome,
-                             "q1": round(o.bits.q1, 3), "median": round(o.bits.median, 3), "q3": round(o.bits.q3, 3)})
+            drawn = drawn or o.bits is not None
         for name in c.looping:
             looping.setdefault(name, []).append(task)
         missing = a.recorded[task].trials - a.recorded[task].with_text
@@ -155,7 +156,7 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
         notes.append(f"Looping: on {_tasks_text(where)}, the median {name} output takes at most {LOOP_SHARE} the "
                      "bits per output token of the median correct one: it compresses much better, the mark of "
                      "repetitive or looping output (the table has the medians).")
-    return rows, data, notes
+    return rows, drawn, notes
 
 
 def _tasks_text(tasks: list[str]) -> str:
@@ -163,10 +164,12 @@ def _tasks_text(tasks: list[str]) -> str:
 
 
 def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
-            ) -> tuple[tuple[str, ...], list[HazardRow], list[dict[str, object]], list[str]]:
+            ) -> tuple[tuple[str, ...], list[HazardRow], int, list[str]]:
+    """The bins (the table's columns), a row per task with bins, how many of the first
+    `CHART_SERIES` of those have a hazard to draw (the chart's series), and the sentences."""
     cells: dict[str, dict[str, str]] = {}
     edges: dict[str, int] = {}
-    data: list[dict[str, object]] = []
+    charted = 0
     notes: list[str] = []
     unlimited: dict[str, int] = {}
     untold = [t for t in tasks if t not in found]
@@ -182,20 +185,18 @@ def _hazard(found: Mapping[str, TaskHazard], tasks: list[str]
         if not h.limited:
             unlimited[task] = h.top
         mine = cells.setdefault(task, {})
+        last = len(h.bins) - 1
         for n, b in enumerate(h.bins):
-            label = _bin_label(b, n == len(h.bins) - 1, h.limited)
+            label = _bin_label(b, n == last, h.limited)
             edges.setdefault(label, b.low)
             mine[label] = _hazard_text(b)
-            if b.hazard is not None and len(cells) <= CHART_SERIES:
-                data.append(hazard_point(task, len(cells) - 1, label, n, b))
+        if len(cells) <= CHART_SERIES and any(b.hazard is not None for b in h.bins):
+            charted += 1
     if unlimited:
         notes.append(_unlimited(unlimited))
     bins = tuple(sorted(edges, key=lambda s: (edges[s], s)))
-    order = {label: n for n, label in enumerate(bins)}
-    for row in data:
-        row["bin_order"] = order[str(row["bin"])]
     rows = [HazardRow(task, tuple(c.get(label, fmt.MISSING) for label in bins)) for task, c in cells.items()]
-    return bins, rows, data, notes
+    return bins, rows, charted, notes
 
 
 def _unlimited(tops: Mapping[str, int]) -> str:
@@ -232,18 +233,12 @@ def _sweep(sweep: Sweep | None, label: str) -> tuple[tuple[BudgetRow, ...], tupl
     tasks = tuple(sweep.limits)
     limit = sweep.limit
     rows: list[BudgetRow] = []
-    data: list[dict[str, object]] = []
-    for n, level in enumerate(sweep.levels):
-        name = budget_label(level.divisor)
+    for level in sweep.levels:
         tokens = fmt.count(limit / level.divisor) if limit is not None else "per task"
-        score = f"{level.center:.1f} ± {level.margin:.1f}"
-        cells = tuple(_unit_interval(*level.tasks[t]) for t in tasks)
-        rows.append(BudgetRow(name, tokens, score, cells))
-        data.append({"budget": name if limit is None else f"{name} ({tokens})", "order": n,
-                     "center": round(level.center, 2), "low": round(level.ci_low, 2), "high": round(level.ci_high, 2),
-                     "text": score})
+        rows.append(BudgetRow(budget_label(level.divisor), tokens, f"{level.center:.1f} ± {level.margin:.1f}",
+                              tuple(_unit_interval(*level.tasks[t]) for t in tasks)))
     chart = Chart("budget", "budget-chart", f"ReasonScore of {label} at each output-token budget", "budget-table",
-                  tuple(data), from_twin=True)
+                  (), from_twin=True)
     return tuple(rows), tasks, chart
 
 

@@ -251,12 +251,9 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
             samples=t.samples, effective_trials=t.effective_trials,
         ))
     chart = None
-    if task_results:
+    if task_results:  # drawn from its twin, the task results table: no rows of its own
         chart = Chart(kind="forest-probability", id="task-intervals", twin="task-results", from_twin=True,
-                      label=f"C_P intervals of {row.label} on each of {len(task_results)} tasks",
-                      rows=tuple({"label": r.task.label, "order": n, "low": r.interval.low, "high": r.interval.high,
-                                  "center": r.interval.center, "text": r.interval.text, "hollow": False}
-                                 for n, r in enumerate(task_results)))
+                      label=f"C_P intervals of {row.label} on each of {len(task_results)} tasks", rows=())
     tiers = tuple(
         TierRow(tier, fmt.score(v.reasonscore),
                 BandView.of("reasonscore", ctx.bands.reasonscore(v.reasonscore)), fmt.tokens(v.avg_tokens))
