@@ -10,7 +10,8 @@ the build does. With `--boards K` (K >= 2) the site has K boards: every task, th
 split into K - 1 parts, so each task is on two boards (their shared pairs are resampled once).
 Prints the pairs tested and the share of the build without pairing that the pairing costs
 (the target: at most 25 %), in wall seconds of the phases and in CPU seconds (the pairing's
-process time; the build's own and its worker processes').
+process time; the build's own and its worker processes'), and, on Linux, the build
+process's resident memory when the pairing starts and at the pairing's peak.
 """
 
 from __future__ import annotations
@@ -25,19 +26,34 @@ import time
 from pathlib import Path
 
 #: The build in a child process, its pairing's CPU time measured around `with_comparisons`
-#: (threads included) and the whole build's from the process and its waited-for children.
+#: (threads included) and the whole build's from the process and its waited-for children;
+#: on Linux also the process's resident memory when the pairing starts and its peak during
+#: the pairing (`VmHWM`, reset at the start through `/proc/self/clear_refs`).
 BUILD = """
 import resource, sys, time
 import reasonboard.build as build
 from reasonboard.cli import main
-cpu = [0.0]
+cpu, rss = [0.0], {}
+def status(key):
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next(int(line.split()[1]) / 1024 for line in fh if line.startswith(key + ":"))
+    except (OSError, StopIteration):
+        return None
 inner = build.with_comparisons
 def timed(*args, **kwargs):
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+    rss["before"] = status("VmRSS")
     start = time.process_time()
     try:
         return inner(*args, **kwargs)
     finally:
         cpu[0] += time.process_time() - start
+        rss["peak"] = status("VmHWM")
 build.with_comparisons = timed
 try:
     main(sys.argv[1:], standalone_mode=False)
@@ -45,6 +61,8 @@ finally:
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     total = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
     print(f"cpu seconds: build {total:.1f}, paired {cpu[0]:.1f}")
+    if rss.get("before") is not None and rss.get("peak") is not None:
+        print(f"resident MB: before the pairing {rss['before']:.0f}, the pairing's peak {rss['peak']:.0f}")
 """
 
 
@@ -97,6 +115,10 @@ def main() -> None:
     print(f"CPU: build {build_cpu:.1f} s; paired comparisons {paired_cpu:.1f} s; the build without them "
           f"{build_cpu - paired_cpu:.1f} s; pairing costs {100 * paired_cpu / max(build_cpu - paired_cpu, 1e-9):.0f} % "
           "of it (target <= 25 %)")
+    memory = re.findall(r"resident MB: before the pairing ([0-9]+), the pairing's peak ([0-9]+)", done.stdout)
+    if memory:
+        before, peak = map(int, memory[0])
+        print(f"memory: {before} MB resident when the pairing starts, {peak} MB at its peak (+{peak - before} MB)")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ ids. `publish_samples = false` writes no outcomes, and the page then compares by
 from __future__ import annotations
 
 import base64
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -89,10 +90,11 @@ def task_outcomes(items: TaskItems, ids: Sequence[str]) -> TaskOutcomes:
     chars, listed = _characters(items.trials, items.correct, items.truncated, items.guess)
     text = np.full((len(ids), width), ord(ABSENT), dtype=np.uint8)
     text[items.evaluation, position] = chars
-    extra: dict[int, list[tuple[float, ...]]] = {}
-    for i in np.flatnonzero(listed).tolist():  # rows come by evaluation, then item
-        extra.setdefault(int(items.evaluation[i]), []).append(
-            _listed(int(items.trials[i]), float(items.correct[i]), float(items.truncated[i]), float(items.guess[i])))
+    which = np.flatnonzero(listed)  # rows come by evaluation, then item
+    owners = items.evaluation[which]
+    counters = _listed(items.trials[which], items.correct[which], items.truncated[which], items.guess[which])
+    bounds = [0, *(np.flatnonzero(np.diff(owners)) + 1).tolist(), len(which)] if len(which) else []
+    extra = {int(owners[a]): tuple(counters[a:b]) for a, b in itertools.pairwise(bounds)}
     answered = np.zeros(len(ids), dtype=bool)
     answered[items.evaluation] = True
     rows = np.flatnonzero(answered)
@@ -117,19 +119,26 @@ def _characters(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray,
     return chars, ~(plain | cut)
 
 
-def _listed(trials: int, correct: float, truncated: float, guess: float) -> tuple[float, ...]:
-    """A listed item's counters, small: `[trials, correct, truncated, k]` when its guess sum is
+def _listed(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray,
+            guess: np.ndarray) -> list[tuple[float, ...]]:
+    """Listed items' counters, small: `[trials, correct, truncated, k]` when its guess sum is
     `(trials - truncated) / k` to the last bit (k answer options on every completed trial; 0:
-    no guess), else `[trials, correct, truncated, guess, 1]`. Counts are whole numbers."""
-    whole = [int(v) if float(v).is_integer() else v for v in (trials, correct, truncated)]
+    no guess), else `[trials, correct, truncated, guess, 1]`. Counts are whole numbers, and
+    printed as such."""
+    trials = np.asarray(trials, dtype=np.float64)
     completed = trials - truncated
-    if guess == 0:
-        return (*whole, 0)
-    if completed > 0:
-        k = round(completed / guess)
-        if k > 0 and completed / k == guess:
-            return (*whole, k)
-    return (*whole, guess, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.round(completed / np.where(guess > 0, guess, 1.0))  # Python's round: half to even too
+        exact = (guess != 0) & (completed > 0) & (k > 0) & (completed / np.maximum(k, 1.0) == guess)
+    plain = guess == 0
+    tails = [(0,) if p else (int(kk),) if e else (g, 1)
+             for p, e, kk, g in zip(plain.tolist(), exact.tolist(), k.tolist(), guess.tolist())]
+    return [(*w, *tail) for *w, tail in zip(*map(_whole, (trials, correct, truncated)), tails)]
+
+
+def _whole(values: np.ndarray) -> list[float]:
+    """Each value as an int where it is a whole number (a count)."""
+    return [int(v) if v.is_integer() else v for v in np.asarray(values, dtype=np.float64).tolist()]
 
 
 def packed(text: np.ndarray) -> list[dict[str, str]]:

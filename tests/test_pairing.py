@@ -88,3 +88,26 @@ def test_too_few_shared_items_leave_the_overlap_rule():
     got = pairing.task_tests(items, pairs, 50, 1, min_samples=min(shared) + 1)
     assert [t is None for t in got] == [s < min(shared) + 1 for s in shared]
     assert boardtests.board_tests([items], pairs, 50, 1, min_samples=10**6) == [None, None]
+
+
+@pytest.mark.parametrize("options", [True, False])
+def test_packed_sums_in_float32_are_the_float64_ones(options, monkeypatch):
+    """One-trial evaluations' sums are whole numbers: made in float32 (every sum below 2**24)
+    they are bit for bit those of the float64 packing, with a guess column or without one (no
+    item with answer options), and with several blocks of evaluations."""
+    monkeypatch.setattr(pairing, "BLOCK_BYTES", 15_000)
+    rng = np.random.default_rng(3)
+    items = random_task(rng, "alpha", 9, {2})
+    if not options:
+        items = replace(items, guess=np.zeros_like(items.guess), guess_unit=1)
+    pairs = np.array([(0, 1), (1, 2), (2, 3), (3, 4), (5, 4), (0, 6), (7, 8), (8, 1), (6, 2)])
+
+    def sides() -> list[np.ndarray]:
+        found = pairing.task_sides(items, pairs, 200, 7)
+        return [found.cp, found.x, found.side, found.shared, found.b, found.c]
+
+    single = sides()
+    monkeypatch.setattr(pairing.resample, "EXACT32", 1.0)  # no sum fits: the float64 packing
+    for got, want in zip(single, sides()):
+        assert got.dtype == want.dtype
+        assert np.array_equal(got, want)

@@ -8,6 +8,9 @@ so far have the same sum (an evaluation against every partner that answered all 
 and a class's sum is added to in the same order as a side's would be. Several boards may
 hold a task and compare the same pair on it: a task's sides of a pair are then computed once
 and added to every board that needs them (`add_logs` with the rows and orientation of each).
+The classes' sums live in one array with room for two classes per pair, updated in place a
+block of classes at a time: adding a task holds no second copy of them (at 2,500
+evaluations a copy is a few hundred MB).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from .pairing import Sides, task_sides
 
 #: Pairs whose differences are made at once when the tests are finished.
 GATHER = 1024
+#: Classes whose sums are made at once when a task is added.
+ROWS = 256
 
 
 class BoardTests:
@@ -34,9 +39,12 @@ class BoardTests:
         self.pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         self.draws, self.seed, self.min_samples = draws, seed, min_samples
         n = len(self.pairs)
-        #: Each side's class, and each class's sums of logs over the tasks so far.
+        #: Each side's class, and each class's sums of logs over the tasks so far: the first
+        #: `classes` rows of room for as many classes as there can be (two per pair; rows not
+        #: yet used are zero pages, which hold no memory).
         self.cls = np.zeros((n, 2), dtype=np.int64)
-        self.logs = np.zeros((1, draws + 1))
+        self.logs = np.zeros((max(1, 2 * n), draws + 1))
+        self.classes = 1
         self.shared = np.zeros(n, dtype=np.int64)
         self.enough = np.ones(n, dtype=bool)
         self.tasks = 0
@@ -60,10 +68,16 @@ class BoardTests:
         if swapped is not None:
             picked = np.where(swapped[:, None], picked[:, ::-1], picked)
         found = shared if rows is None else shared[rows]
-        classes, cls = np.unique(self.cls * len(logs) + picked, return_inverse=True)
-        sums = self.logs[classes // len(logs)]
-        sums += logs[classes % len(logs)]
-        self.cls, self.logs = cls.reshape(self.cls.shape), sums
+        keys, cls = np.unique(self.cls * len(logs) + picked, return_inverse=True)
+        parent, variant = keys // len(logs), keys % len(logs)
+        # Classes only split, in order: new class `j` continues class `parent[j] <= j`. Made
+        # from the last down, a block at a time, each block overwrites rows no later one reads.
+        for hi in range(len(keys), 0, -ROWS):
+            lo = max(0, hi - ROWS)
+            block = self.logs[parent[lo:hi]]
+            block += logs[variant[lo:hi]]
+            self.logs[lo:hi] = block
+        self.cls, self.classes = cls.reshape(self.cls.shape), len(keys)
         self.shared += found
         self.enough &= found >= self.min_samples
 
@@ -71,7 +85,9 @@ class BoardTests:
         n, t = len(self.pairs), self.tasks
         if not t or not n:
             return [None] * n
-        score = np.exp(self.logs / t)
+        score = self.logs[:self.classes]  # the tests are finished once: the sums become scores in place
+        np.divide(score, t, out=score)
+        np.exp(score, out=score)
         out: list[PairedTest | None] = []
         for lo in range(0, n, GATHER):
             at = slice(lo, lo + GATHER)

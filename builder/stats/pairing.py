@@ -13,9 +13,9 @@ under one draw of the shared items. Three facts make it cheap at thousands of ev
   partner answered fewer items: one correction row per (evaluation, stratum, item set), added
   to every side that needs it by one small matrix product per evaluation.
 * Without epochs the effective counters are the raw sums, so the correct, truncated and guess
-  sums of a replicate are one whole number in float64 (`_Packed`: guess sums scaled by the
+  sums of a replicate are one whole number in float64 (`Packed`: guess sums scaled by the
   common multiple of the option counts): every sum above is one column, not three, and exact.
-  Evaluations with epochs keep the design effect's columns (`_Moments`, SAMPLES.md section 2).
+  Evaluations with epochs keep the design effect's columns (`Moments`, SAMPLES.md section 2).
 
 The observed sums ride along as one more row of each draw matrix (all ones). McNemar's
 discordant counts come from outcomes bit-packed per item.
@@ -23,7 +23,6 @@ discordant counts come from outcomes bit-packed per item.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,6 +31,7 @@ import numpy as np
 from ..store.items import TaskItems
 from . import paired, resample
 from .paired import PairedTest
+from .pairsums import Grid, Moments, Packed
 
 #: Bytes of own sums a block of evaluations holds at once (one row per stratum each).
 BLOCK_BYTES = 64 << 20
@@ -69,48 +69,6 @@ class Sides:
                      self.c[rows])
 
 
-class _Grid:
-    """One task's evaluations as dense (evaluation, item) arrays per stratum: which items each
-    answered, which correctly, and whether any with several trials; the counters themselves
-    only where a kind of sums asks for them (`dense`)."""
-
-    def __init__(self, items: TaskItems, evaluations: np.ndarray):
-        top = int(max(items.evaluation.max(initial=0), evaluations.max(initial=0))) + 1
-        self.lookup = np.full(top, -1, dtype=np.int64)
-        self.lookup[evaluations] = np.arange(len(evaluations))
-        self.items = items
-        self.rows = np.flatnonzero(self.lookup[items.evaluation] >= 0)
-        e = self.size = len(evaluations)
-        starts = items.offsets
-        self.width = int(starts[-1])
-        self.column = items.column[self.rows]
-        self.cell = self.lookup[items.evaluation[self.rows]] * self.width + self.column
-        self.spans = list(itertools.pairwise(starts.tolist()))  # each stratum's columns
-        flags = np.zeros((3, e * self.width), dtype=bool)  # answered, correct, several trials
-        flags[0][self.cell] = True
-        flags[1][self.cell] = items.correct[self.rows] > 0
-        flags[2][self.cell] = items.trials[self.rows] > 1
-        dense = flags.reshape(3, e, self.width)
-        self.present = [dense[0, :, a:b] for a, b in self.spans]
-        self.correct = [dense[1, :, a:b] for a, b in self.spans]
-        self.epochs = [np.any(dense[2, :, a:b], axis=1) for a, b in self.spans]  # per stratum, (E,)
-
-    def dense(self, values: np.ndarray, members: np.ndarray | None = None) -> np.ndarray:
-        """`(len(members), width)` float64 of one counter per row of the items (`values`, for
-        the grid's rows), 0 where not answered; every evaluation by default."""
-        if members is None:
-            cell, size = self.cell, self.size
-        else:
-            local = np.full(self.size, -1, dtype=np.int64)
-            local[members] = np.arange(len(members))
-            which = local[self.cell // self.width] if self.width else self.cell
-            keep = np.flatnonzero(which >= 0)
-            cell, size, values = which[keep] * self.width + self.column[keep], len(members), values[keep]
-        out = np.zeros(size * self.width)
-        out[cell] = values
-        return out.reshape(size, self.width)
-
-
 class _Draws:
     """A task's draw matrices (`resample.draw_matrix`: a last row of ones) by (stratum, shared
     item set); one task's live at once, the least recently used dropped past `DRAW_BYTES`
@@ -129,99 +87,12 @@ class _Draws:
             ids = self.items.sample_ids[s]
             rng = resample.generator(self.seed, "paired", self.items.task, self.items.params[s],
                                      resample.items_digest([ids[i] for i in which.tolist()]))
-            matrix = resample.draw_matrix(len(which), self.draws, rng)
+            matrix = resample.draw_matrix(len(which), self.draws, rng, np.float32)
             self.bytes += matrix.nbytes
             while self.found and self.bytes > DRAW_BYTES:
                 self.bytes -= self.found.pop(next(iter(self.found))).nbytes
         self.found[key] = matrix
         return matrix
-
-
-class _Packed:
-    """Evaluations with one trial per item: a replicate's correct, truncated and guess sums as
-    one whole number `e + 2^B t + 2^2B round(g L)` (`L` a common multiple of the option
-    counts, `2^B` above any sum of a task), exact in float64 below 2^53."""
-
-    width = 1
-
-    def __init__(self, grid: _Grid, items: TaskItems):
-        total = sum(len(ids) for ids in items.sample_ids)
-        self.shift = float(2 ** max(1, int(total).bit_length()))
-        self.unit = float(items.guess_unit)
-        rows = grid.rows
-        guess = items.guess[rows] * self.unit
-        whole = np.round(guess)
-        self.ok = bool(self.unit > 0 and np.all(np.abs(guess - whole) < 1e-6)
-                       and total * self.shift**2 * max(float(whole.max(initial=0.0)), 1.0) < 2.0**52)
-        values = grid.dense(items.correct[rows] + self.shift * items.truncated[rows] + self.shift**2 * whole) \
-            if self.ok else np.zeros((0, 0))
-        self.values = [values[:, a:b] for a, b in grid.spans] if self.ok else []
-
-    def sums(self, draws: np.ndarray, s: int, evals: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        found: np.ndarray = (self.values[s][np.ix_(evals, mask)] @ draws.T)[:, None, :]  # (G, 1, draws + 1)
-        return found
-
-    def finish(self, totals: np.ndarray, shared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """`C_P` and the correct sums of `(F, 1, draws + 1)` packed totals, `shared` items each
-        (one trial per item: trials = items). Powers of two divide exactly."""
-        v = totals[:, 0]
-        g = v * (1.0 / self.shift**2)
-        np.floor(g, out=g)
-        e = v - g * self.shift**2
-        t = e * (1.0 / self.shift)
-        np.floor(t, out=t)
-        e -= t * self.shift
-        g *= 1.0 / self.unit
-        return _cp(shared[:, None].astype(np.float64), t, e, g), e
-
-
-class _Moments:
-    """Evaluations with epochs: per stratum the design effect's feature sums (SAMPLES.md
-    section 2) give effective counters, summed over strata with the epoch means of correct."""
-
-    width = 5
-
-    def __init__(self, grid: _Grid, members: np.ndarray):
-        self.local = np.full(grid.size, -1, dtype=np.int64)
-        self.local[members] = np.arange(len(members))
-        items = grid.items
-        whole = np.stack([grid.dense(values[grid.rows].astype(np.float64), members)
-                          for values in (items.trials, items.correct, items.truncated, items.guess)])
-        self.cols = [whole[:, :, a:b] for a, b in grid.spans]
-
-    def sums(self, draws: np.ndarray, s: int, evals: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        m, e, t, g = self.cols[s][:, self.local[evals]][:, :, mask]              # (G, n) each
-        f = np.stack([m, e, t, g, e / m, e * e, e * m, m * m, t * t, t * m], axis=2).transpose(1, 0, 2)
-        size, g_count, k = f.shape
-        sums = (draws @ f.reshape(size, g_count * k)).reshape(-1, g_count, k)
-        eff = resample.effective_counters(sums, size)                           # (draws + 1, G, 4)
-        return np.concatenate([eff, sums[:, :, 4:5]], axis=2).transpose(1, 2, 0)
-
-    @staticmethod
-    def finish(totals: np.ndarray, shared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _cp(totals[:, 0], totals[:, 1], totals[:, 2], totals[:, 3]), totals[:, 4]
-
-
-def _cp(n: np.ndarray, nt: np.ndarray, ne: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """`resample.cp_center` of counters given apart, in fewer passes: each Wilson center
-    `(p + z²/2t) / (1 + z²/t)` as `(s + z²/2) / (t + z²)`, `s` clipped to `[0, t]` (`s <= t`
-    holds already: correct trials are completed ones), 0.5 where `t <= 0`."""
-    z2 = resample.Z975**2
-    nu = n - nt
-    t = nu - g
-    a: np.ndarray = ne - g
-    np.maximum(a, 0.0, out=a)
-    a += z2 / 2
-    if np.all(t > 0):
-        t += z2
-        a /= t
-    else:
-        a = np.where(t > 0, np.minimum(a, np.maximum(t, 0.0) + z2 / 2) / (t + z2), 0.5)
-    np.maximum(nu, 0.0, out=nu)
-    nu += z2 / 2
-    nu /= n + z2
-    a *= np.where(n > 0, nu, 0.5)
-    return a
 
 
 def task_sides(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, with_x: Sequence[int] | None = None) -> Sides:
@@ -231,7 +102,7 @@ def task_sides(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, with_
         with_x = range(len(np.asarray(pairs).reshape(-1, 2)))
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     p = len(pairs)
-    grid = _Grid(items, np.unique(pairs))
+    grid = Grid(items, np.unique(pairs))
     pos = grid.lookup[pairs]
     shared = np.zeros(p, dtype=np.int64)
     epochs = np.zeros(p, dtype=bool)
@@ -266,18 +137,19 @@ def task_sides(items: TaskItems, pairs: np.ndarray, draws: int, seed: int, with_
     xrow = np.cumsum(marked) - 1
     out = Sides(np.empty((len(keys), draws + 1)), np.zeros((int(marked.sum()), draws + 1)), xrow, side,
                 shared, epochs, b, c)
-    packed = _Packed(grid, items)
+    packed = Packed(grid, items)
     with_epochs = np.any(np.stack(grid.epochs), axis=0) if strata else np.zeros(grid.size, dtype=bool)
-    kinds: list[tuple[_Packed | _Moments, np.ndarray]] = (
-        [(packed, ~with_epochs), (_Moments(grid, np.flatnonzero(with_epochs)), with_epochs)] if packed.ok
-        else [(_Moments(grid, np.arange(grid.size)), np.ones(grid.size, dtype=bool))])
+    kinds: list[tuple[Packed | Moments, np.ndarray]] = (
+        [(packed, ~with_epochs), (Moments(grid, np.flatnonzero(with_epochs)), with_epochs)] if packed.ok
+        else [(Moments(grid, np.arange(grid.size)), np.ones(grid.size, dtype=bool))])
     found = _Draws(items, draws, seed)
     counts = variants.items()
+    scratch = _Scratch()
     for kind, members in kinds:
         chosen = np.flatnonzero(members)
-        step = max(1, BLOCK_BYTES // (8 * kind.width * (draws + 1) * max(strata, 1)))
+        step = max(1, BLOCK_BYTES // (kind.dtype.itemsize * kind.width * (draws + 1) * max(strata, 1)))
         for start in range(0, len(chosen), step):
-            _block(kind, variants, counts, found, chosen[start:start + step], out, marked)
+            _block(kind, variants, counts, found, chosen[start:start + step], out, marked, scratch)
     return out
 
 
@@ -289,7 +161,7 @@ class _Variants:
     evaluation: np.ndarray
     codes: np.ndarray
     fewer: list[np.ndarray]
-    grid: _Grid
+    grid: Grid
 
     def items(self) -> np.ndarray:
         """How many items each variant sums."""
@@ -300,8 +172,26 @@ class _Variants:
         return found
 
 
-def _block(kind: _Packed | _Moments, variants: _Variants, counts: np.ndarray, found: _Draws, block: np.ndarray,
-           out: Sides, marked: np.ndarray) -> None:
+class _Scratch:
+    """Zeroed arrays made in buffers kept from one block to the next: a new array of tens of
+    MB is new pages from the system each time, and faulting them in cost more than the
+    additions made in them."""
+
+    def __init__(self) -> None:
+        self.found: dict[int, np.ndarray] = {}
+
+    def zeros(self, key: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        size = int(np.prod(shape))
+        buffer = self.found.get(key)
+        if buffer is None or buffer.size < size or buffer.dtype != dtype:
+            buffer = self.found[key] = np.empty(size, dtype=dtype)
+        view: np.ndarray = buffer[:size].reshape(shape)
+        view.fill(0)
+        return view
+
+
+def _block(kind: Packed | Moments, variants: _Variants, counts: np.ndarray, found: _Draws, block: np.ndarray,
+           out: Sides, marked: np.ndarray, scratch: _Scratch) -> None:
     """The variants of the evaluations `block` (grid positions), summing `counts` items each,
     into `out.cp` (and `out.x` where `marked`).
 
@@ -316,24 +206,24 @@ def _block(kind: _Packed | _Moments, variants: _Variants, counts: np.ndarray, fo
     mine = np.flatnonzero(local[variants.evaluation] >= 0)
     at, codes = local[variants.evaluation[mine]], variants.codes[mine]
     fewer = np.any(codes > 0, axis=1)
-    whole = np.zeros((len(block), kind.width, cols))
-    part = np.zeros((int(fewer.sum()), kind.width, cols))
+    whole = scratch.zeros(0, (len(block), kind.width, cols), kind.dtype)
+    part = scratch.zeros(1, (int(fewer.sum()), kind.width, cols), kind.dtype)
     part_at, part_codes = at[fewer], codes[fewer]
     slot = np.full(len(block), -1, dtype=np.int64)
     for s, present in enumerate(grid.present):
         for members, mask in _groups(np.arange(len(block)), present[block]):
             sums = kind.sums(found.get(s, mask), s, block[members], mask)
-            whole[members] += sums
+            _add_rows(whole, members, sums)
             slot[members] = np.arange(len(members))
             hit = np.flatnonzero((part_codes[:, s] == 0) & (slot[part_at] >= 0))
-            part[hit] += sums[slot[part_at[hit]]]
+            _add_rows(part, hit, sums, slot[part_at[hit]])
             slot[members] = -1
     for s in range(len(grid.present)):
         for code in np.unique(part_codes[:, s]).tolist():
             if code and variants.fewer[s][code - 1].any():  # no shared item there: nothing to add
                 rows = np.flatnonzero(part_codes[:, s] == code)
                 shared = variants.fewer[s][code - 1]
-                part[rows] += kind.sums(found.get(s, shared), s, block[part_at[rows]], shared)
+                _add_rows(part, rows, kind.sums(found.get(s, shared), s, block[part_at[rows]], shared))
     for rows, totals, index in ((mine[~fewer], whole, at[~fewer]), (mine[fewer], part, np.arange(len(part)))):
         for lo in range(0, len(rows), FINISH):
             # A few hundred rows at a time: the temporaries stay in cache, not page-faulted.
@@ -342,6 +232,15 @@ def _block(kind: _Packed | _Moments, variants: _Variants, counts: np.ndarray, fo
             out.cp[done] = cp
             keep = marked[done]
             out.x[out.xrow[done[keep]]] = x[keep]
+
+
+def _add_rows(out: np.ndarray, rows: np.ndarray, values: np.ndarray, picks: np.ndarray | None = None) -> None:
+    """`out[rows] += values[picks]` (every row of `values` by default; `rows` distinct), one
+    row at a time in place: a row is thousands of numbers, so the loop costs half of fancy
+    indexing's gathered copies, and each number gets the same one addition."""
+    for r, k in zip(rows.tolist(), range(len(rows)) if picks is None else picks.tolist()):
+        row = out[r]
+        row += values[k]
 
 
 def _runs(values: np.ndarray) -> list[tuple[int, int]]:

@@ -65,10 +65,11 @@ def draw_chunks(size: int, draws: int, rng: np.random.Generator) -> list[np.ndar
     return [_counts(min(rows, draws - start), size, rng).astype(np.float32) for start in range(0, draws, rows)]
 
 
-def draw_matrix(size: int, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """`draw_chunks`'s matrix whole, in float64, with one more row of ones (its products give
-    the observed sums beside the replicates')."""
-    out = np.empty((draws + 1, size))
+def draw_matrix(size: int, draws: int, rng: np.random.Generator, dtype: type = np.float64) -> np.ndarray:
+    """`draw_chunks`'s matrix whole, in float64 (or `dtype`: float32 holds every count
+    exactly), with one more row of ones (its products give the observed sums beside the
+    replicates')."""
+    out: np.ndarray = np.empty((draws + 1, size), dtype=dtype)
     rows = max(1, CHUNK_VALUES // max(size, 1))
     for start in range(0, draws, rows):
         r = min(rows, draws - start)
@@ -133,16 +134,18 @@ def features(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray, gue
 def effective_counters(sums: np.ndarray, clusters: int) -> np.ndarray:
     """`(..., 4)` effective counters `(n, n_t, n_e, g) / deff` of one stratum from its feature
     sums `(..., K)` over `clusters` drawn items (SAMPLES.md section 2). Without the moment
-    columns every item is one trial, `m̄ = 1` and the counters are the raw sums."""
+    columns every item is one trial, `m̄ = 1` and the counters are the raw sums. Each column
+    is computed apart (elementwise, the same numbers in any memory layout): `sums` whose
+    feature axis is outermost in memory (a transposed view) gives contiguous columns, and so
+    does the result."""
     n, e, t, g = sums[..., 0], sums[..., 1], sums[..., 2], sums[..., 3]
-    raw = np.stack([n, t, e, g], axis=-1)
+    raw = (n, t, e, g)
     if sums.shape[-1] == len(BASIC):
-        return raw
+        return np.stack(raw, axis=-1)
     ee, em, mm, tt, tm = (sums[..., len(BASIC) + i] for i in range(len(MOMENTS)))
     mbar = n / clusters
     if clusters < 2:
-        single: np.ndarray = raw / mbar[..., None]
-        return single
+        return _divided(raw, mbar)
     deff = np.zeros_like(n)
     varies_any = np.zeros(n.shape, dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -154,9 +157,15 @@ def effective_counters(sums: np.ndarray, clusters: int) -> np.ndarray:
             ratio = np.clip(np.where(varies, v_cluster / np.where(varies, v_srs, 1.0), 1.0), 1.0, mbar)
             deff = np.where(varies, np.maximum(deff, ratio), deff)
             varies_any |= varies
-    deff = np.where(varies_any, deff, mbar)
-    effective: np.ndarray = raw / deff[..., None]
-    return effective
+    return _divided(raw, np.where(varies_any, deff, mbar))
+
+
+def _divided(columns: tuple[np.ndarray, ...], by: np.ndarray) -> np.ndarray:
+    """`(..., len(columns))`: each column divided by `by`, stored column by column."""
+    out = np.moveaxis(np.empty((len(columns), *by.shape)), 0, -1)
+    for k, column in enumerate(columns):
+        np.divide(column, by, out=out[..., k])
+    return out
 
 
 def wilson_center(s: np.ndarray, t: np.ndarray, z: float) -> np.ndarray:
