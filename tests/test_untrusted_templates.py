@@ -53,3 +53,27 @@ def test_an_ordinary_override_still_renders(tmp_path, built):
     assert result.exit_code == 0, result.output
     text = (project / "site" / "404.html").read_text(encoding="utf-8")
     assert "LEADERBOARD: 12,345, 1,2,3, index.html" in text
+
+
+def test_the_sandbox_decides_as_jinjas_own_each_time():
+    """The build's sandbox decides once per (type, attribute name) what Jinja's immutable
+    sandbox decides; asked again (the decision kept), it answers the same."""
+    from collections import deque
+    from types import SimpleNamespace
+
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from reasonboard.site.templating import FORMAT, sandboxed
+
+    def gen():
+        yield 1
+
+    env, jinja = sandboxed([]), ImmutableSandboxedEnvironment()
+    objects = [[], {}, set(), deque(), (), "text", 1, FORMAT, FORMAT.count, SimpleNamespace(a=1), gen(), type,
+               str.upper, "x".upper, Path("a")]
+    names = ["append", "clear", "pop", "add", "index", "keys", "items", "upper", "count", "a", "mro", "gi_frame",
+             "__globals__", "__class__", "__init__", "_private", "func_globals", "__self__", "__func__", "name"]
+    for _ in range(2):
+        for obj in objects:
+            for name in names:
+                value = getattr(obj, name, None)
+                assert env.is_safe_attribute(obj, name, value) == jinja.is_safe_attribute(obj, name, value), (obj, name)
