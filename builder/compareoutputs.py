@@ -85,8 +85,8 @@ def task_outcomes(items: TaskItems, ids: Sequence[str]) -> TaskOutcomes:
     """One task's outcomes of each evaluation `ids[k]` (evaluation `k` of `items`) that
     answered any of its items: one character per item, absent ones `.`, its listed items'
     counters in item order."""
-    sizes = [len(ids_) for ids_ in items.sample_ids]
-    width, position = int(items.offsets[-1]), items.column
+    offsets = items.offsets
+    width, position = int(offsets[-1]), items.column
     chars, listed = _characters(items.trials, items.correct, items.truncated, items.guess)
     text = np.full((len(ids), width), ord(ABSENT), dtype=np.uint8)
     text[items.evaluation, position] = chars
@@ -99,7 +99,7 @@ def task_outcomes(items: TaskItems, ids: Sequence[str]) -> TaskOutcomes:
     answered[items.evaluation] = True
     rows = np.flatnonzero(answered)
     codes = {ids[k]: (found, tuple(extra.get(k, ()))) for k, found in zip(rows.tolist(), packed(text[rows]))}
-    return TaskOutcomes(tuple(zip(items.params, sizes)), codes)
+    return TaskOutcomes(tuple(zip(items.params, np.diff(offsets).tolist())), codes)
 
 
 def _characters(trials: np.ndarray, correct: np.ndarray, truncated: np.ndarray,

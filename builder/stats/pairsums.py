@@ -84,7 +84,7 @@ class Packed:
     `e + 2^B t + 2^2B round(g L)`, exact below 2^53."""
 
     def __init__(self, grid: Grid, items: TaskItems):
-        total = sum(len(ids) for ids in items.sample_ids)
+        total = int(items.offsets[-1])
         self.shift = float(2 ** max(1, int(total).bit_length()))
         self.unit = float(items.guess_unit)
         guess = grid.of(items.guess) * self.unit
