@@ -136,6 +136,10 @@ def test_one_sample_is_preliminary_everywhere(popularity):
     index = page(built.out, "index.html").text
     assert "Preliminary: fewer than 20 samples on a task" in index
     assert "fewer than 20 samples on popularity" in index
+    slug = next(e.slug for e in built.results.evaluations.values() if e.model == "openai/gpt-5 (one sample)")
+    model = page(built.out, f"models/{slug}.html")
+    band_cell = model.by_id("task-results").find("tbody").find("tr").find_all("td")[1]
+    assert band_cell.text == "preliminary: 1 sample, fewer than 20"
 
 
 def test_samples_files_are_the_trials_without_the_evaluation(popularity):

@@ -259,7 +259,8 @@ class Fragments:
                 row_key=text(label.lower()), task_href=href(t.task.path, None), task_label=text(label),
                 center_sort=centers[i],
                 interval=iv_fill(text=iv.text, range_text=iv.range_text) if iv else iv_none,
-                band=band(iv.band, False) if iv.band else "",
+                band=band(iv.band, False) if iv.band else (
+                    f'<span class="meta">{text(t.preliminary)}</span>' if t.preliminary else ""),
                 cibar=bar_fill(description=iv.description, left=iv.bar_left, width=iv.bar_width,
                                center=iv.bar_center) if iv else bar_none,
                 total_sort=_sort_key(t.total), total=text(t.trials_text),

@@ -41,6 +41,8 @@ class TaskResult:
     #: Distinct samples, and the effective trials the interval counts (SAMPLES.md section 2).
     samples: int | None = None
     effective_trials: float | None = None
+    #: Why the result has no band: "preliminary: 1 sample, fewer than 20" (SAMPLES.md §4).
+    preliminary: str | None = None
 
     @property
     def trials_text(self) -> str:
@@ -249,6 +251,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
             truncation_note=premises.truncation_note(e, [t]),
             tokens_note=premises.task_tokens_note(row.tokens_note, t),
             samples=t.samples, effective_trials=t.effective_trials,
+            preliminary=ctx.preliminary_text(t.samples) if t.preliminary else None,
         ))
     chart = None
     if task_results:  # drawn from its twin, the task results table: no rows of its own

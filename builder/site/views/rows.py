@@ -13,6 +13,7 @@ from ...results import BuildResults
 from ...stats.bands import Bands
 from ...stats.board import EvaluationRow, Score, TaskResult
 from ...stats.verdicts import PairedResult
+from .. import format as fmt
 from ..urls import board_path, page_path
 from . import premises
 from .base import Badge, BandView, Interval, Ref, TieMark
@@ -166,6 +167,12 @@ class Context:
     @property
     def min_samples(self) -> int:
         return int(self.results.config.min_samples)
+
+    def preliminary_text(self, samples: int | None) -> str:
+        """Why a task result has no rank and no band (SAMPLES.md section 4): "preliminary:
+        3 samples, fewer than 20"; the task page and the model page say it the same way."""
+        n = samples or 0
+        return f"preliminary: {fmt.count(n)} sample{'' if n == 1 else 's'}, fewer than {self.min_samples}"
 
     def task_interval(self, model_id: str, task: str, t: TaskResult) -> Interval | None:
         """The interval of a task result; a preliminary one (fewer than `min_samples`

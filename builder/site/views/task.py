@@ -117,8 +117,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
             tie_next=TieMark.of(ranking.tied_next[n], paired_next.get(m.id), "rate"),
             leaderboard_rank=m.rank, truncation_note=premises.truncation_note(m.evaluation, [t]),
             trials_text=fmt.trials(total, t.samples),
-            preliminary=(f"preliminary: {fmt.count(t.samples)} sample{'' if t.samples == 1 else 's'}, "
-                         f"fewer than {ctx.min_samples}" if ranking.is_preliminary(n) else None),
+            preliminary=ctx.preliminary_text(t.samples) if ranking.is_preliminary(n) else None,
             items_text=_items_text(t.items, ranking.items),
         ))
     ranked = [r for r in rows if not r.preliminary]
