@@ -21,6 +21,8 @@ from typing import Any, Sequence
 
 import duckdb
 
+from .trialsummary import remove_summaries
+
 #: The identity of a point as written in a trials file (before trimming and canonical params).
 WRITTEN = "filename, model, template, sampler, base_task, params"
 
@@ -83,11 +85,14 @@ def _next(con: duckdb.DuckDBPyConnection, table: str, column: str) -> int:
 
 
 def remove_sources(con: duckdb.DuckDBPyConnection, kept: str) -> None:
-    """Remove the trials and points of every trials file not in the relation `kept` (one
-    column, `source`). Sample ids stay numbered: a later file may name them again."""
-    con.execute(f"DELETE FROM trials WHERE point IN (SELECT point FROM trial_points "
-                f"WHERE source NOT IN (SELECT source FROM {kept}))")
-    con.execute(f"DELETE FROM trial_points WHERE source NOT IN (SELECT source FROM {kept})")
+    """Remove the trials, points and summaries (trialsummary.py) of every trials file not in
+    the relation `kept` (one column, `source`). Sample ids stay numbered: a later file may name them again."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE removed_points AS SELECT point FROM trial_points "
+                f"WHERE source NOT IN (SELECT source FROM {kept})")
+    con.execute("DELETE FROM trials WHERE point IN (SELECT point FROM removed_points)")
+    remove_summaries(con, "removed_points")
+    con.execute("DELETE FROM trial_points WHERE point IN (SELECT point FROM removed_points)")
+    con.execute("DROP TABLE removed_points")
 
 
 #: Every stored trial with its names, as a trials file gives them (for what reads few rows).
