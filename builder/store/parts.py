@@ -127,14 +127,14 @@ def from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: bool
         if "trial_points" in tables:
             for table in ("trial_points", "trial_samples", "trials"):
                 db.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM src.{table}")
+            # Its trials are summed here, as the store sums a data folder's (trialsummary.py).
+            summarise_trials(db.con, -2**31, totals=None)
         elif "trials" in tables:  # written before trials were stored as integers
             copy_named(db.con, "src.trials")
         if "evaluations" in tables:
             # By name: a database written before a column was added still loads.
             db.con.execute("INSERT INTO evaluations BY NAME SELECT * FROM src.evaluations")
         db.con.execute("DETACH src")
-        # Its trials are summed here, as the store sums a data folder's (trialsummary.py).
-        summarise_trials(db.con, -2**31, totals=None)
         summarise_budgets(db.con)
     except duckdb.Error as exc:
         raise InputError(db_path, f"cannot read the database: {str(exc).splitlines()[0]}") from None
