@@ -26,7 +26,10 @@ j. no band rates the score per token of an evaluation with a task of fewer than 
 k. trials answered in epochs are counted as "N samples × E epochs", in the singular for one;
 l. a task page speaks of statistically tied neighbours only where it ranks some results;
 m. a matrix cell's rank range counts the ranked results on its task, and a result on fewer
-   than 20 samples reads "preliminary", never "rank 0".
+   than 20 samples reads "preliminary", never "rank 0";
+n. a model page's headline tokens and truncation are counted over the board's tasks: where the
+   evaluation has none of them it says so, with no dash standing for a share; elsewhere the
+   share printed is that of the board's tasks it has.
 """
 
 from __future__ import annotations
@@ -468,3 +471,30 @@ def test_m_matrix_cells_rank_only_what_is_ranked(corpus):
                     assert re.search(rf"rank \d+(–\d+)? of {ranked_on[task]} on this task", title), (title, task)
                 checked += 1
     assert checked and preliminary
+
+
+@pytest.mark.parametrize("boards", ["", '[[boards]]\nname = "popularity"\ntasks = ["popularity"]\n'])
+def test_n_headline_truncation_is_the_boards_or_says_why_not(corpus, boards, tmp_path):
+    data, site = corpus
+    if boards:  # a first board of one task: most evaluations have none of it
+        (tmp_path / "site.toml").write_text(boards, encoding="utf-8")
+        site = tmp_path / "site"
+        _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"),
+             "--config", str(tmp_path / "site.toml"), "--quiet")
+    evaluations, pages = facts(data), model_pages(site)
+    board_tasks = set(json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["config"]["tasks"])
+    without, shares = 0, 0
+    for model_id, doc in pages.items():
+        box = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-cost")
+        on_board = [one for task, one in evaluations[model_id].tasks.items() if task in board_tasks]
+        if not on_board:
+            assert "where it has no result" in box.text and "—" not in box.text, model_id
+            without += 1
+            continue
+        assert "where it has no result" not in box.text, model_id
+        shown = re.search(r"Truncated: (\d+\.\d)% of trials", box.text)
+        if shown:
+            share = sum(one["truncated"] for one in on_board) / sum(one["total"] for one in on_board)
+            assert float(shown.group(1)) == pytest.approx(100 * share, abs=0.05), model_id
+            shares += 1
+    assert shares >= 1 and (without >= 20 if boards else without == 0)
