@@ -9,7 +9,6 @@ model's trials change with one cache removed just before the build:
 
 * `all caches`: what a lab's rebuild costs;
 * `no PointsDB`: the store ingests every input again (`pointsdb-*.duckdb` removed);
-* `no analyses memo`: the per-sample analyses run over every trial (`analyses-*.json` removed);
 * `no page keys`: every page is rendered (the build state, `build-*.json`, removed);
 
 and a build with nothing changed, with and without the build state (`build-*.json`), is timed
@@ -33,7 +32,6 @@ from run import DEFAULT_CARDS, DEFAULT_EEE, change_one_model, make_fixture, meas
 SCENARIOS = {
     "all caches": (),
     "no PointsDB": ("pointsdb-*.duckdb",),
-    "no analyses memo": ("analyses-*.json",),
     "no page keys": ("build-*.json",),
 }
 

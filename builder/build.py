@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import gc
 import time
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from .analysesoutputs import analyses_files
 from .buildstate import build_key, clear_state, load_state, save_state, settings_key
-from .cachekey import salted
 from .compareoutputs import OutcomesReader, TaskOutcomes, compare_files
 from .config import SiteConfig, load_config
 from .errors import InputError
@@ -32,7 +30,6 @@ from .site.reuse import PageReuse
 from .site.writer import Output, check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
-from .stats.analysismemo import AnalysesMemo, code_salt
 from .stats.bands import Bands, load_bands
 from .stats.comparisons import with_comparisons
 from .stats.history import score_history
@@ -248,9 +245,9 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
     """Config -> PointsDB -> statistics -> signals: everything a build computes before it
     renders. `sources` are the data directory's fingerprints when the caller has them.
 
-    An evaluation's per-sample analyses come from the analyses memo in the cache when its
-    trials are unchanged (stats/analysismemo.py); everything else is computed on every
-    build."""
+    The per-sample analyses read the sums the store keeps with each task's trials
+    (store/trialsummary.py), summed again only when those trials change; everything else
+    is computed on every build."""
     data_dir = project.data_dir
     db, store = open_store(data_dir, project.cache_dir, options.db_path, config, options.strict,
                            salt=cache_salt(config), known=sources)
@@ -258,13 +255,7 @@ def gather(options: BuildOptions, project: Project, config: SiteConfig, bands: B
         check_inputs(options, data_dir, store)
         phase("store")
         inputs = read_board(db, config)
-        # A PointsDB given with --db has no digests this build made: its analyses are computed.
-        memo_path = project.cache_dir / f"analyses-{salted(code_salt())}.json"
-        memo = AnalysesMemo.load(memo_path, code_salt()) if options.db_path is None else None
-        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands), config), memo)
-        if memo is not None:
-            with suppress(OSError):  # a memo only saves time
-                memo.save(memo_path)
+        board = with_analyses(db, with_curves(db, rank_board(inputs, config, bands), config))
         phase("statistics")
         # Demo data (`reasonboard demo` marks it simulated) gets the demo's name and about
         # page, and its organisation names the board's own results; a lab's data never does.

@@ -3,8 +3,8 @@
     python scripts/cache_lines.py [--list] [--at REV]
 
 The machinery is what a build keeps between runs, or does to go faster than one process
-rendering every page from scratch: the PointsDB cache and its partial ingest, the analyses
-memo, the build state (with the summary it keeps for a build with nothing to do), the page
+rendering every page from scratch: the PointsDB cache and its partial ingest, the build
+state (with the summary it keeps for a build with nothing to do), the page
 keys, the salted cache names, the render pool (the one fork), the collector's freeze, and
 the writer's byte comparison. The modules that are
 nothing else are counted whole; in modules that do something else too, the named functions
@@ -21,8 +21,8 @@ The issue that asked to halve the machinery counted it at about 2,100 lines; the
 at most half of that. `--at REV` counts a git revision's files the same way (what it lacks,
 a module since removed or one not yet written, is listed as absent), so earlier engines are
 counted by the same rule: the modules removed since (`forking.py`, the signals memo, the
-stat memo of input digests, the pickling shortcuts, the statistics memo, the collector
-pause, the leftovers module folded into the PointsDB cache) are in the lists below.
+stat memo of input digests, the pickling shortcuts, the statistics memo, the analyses
+memo, the collector pause, the leftovers module folded into the PointsDB cache) are in the lists below.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ WHOLE = (
     "builder/buildstate.py",  # the build state: a build with nothing changed does nothing
     "builder/cachekey.py",  # every cache file's name salted with this user's secret
     "builder/store/cache.py",  # the PointsDB cache: fingerprints, partial ingest, reuse
-    "builder/stats/analysismemo.py",  # the per-sample analyses memo (JSON)
     "builder/site/reuse.py",  # the page keys: a page kept when its key and file are unchanged
     "builder/site/workers.py",  # the render pool, the build's one fork
     # Removed since, counted when `--at` names a revision that has them:
@@ -52,6 +51,7 @@ WHOLE = (
     "builder/signals/memo.py",  # the signals memo (pickled shards)
     "builder/store/digests.py",  # the stat memo of input digests
     "builder/stats/records.py",  # quick_pickle: the pickling shortcuts for the ranking fork's pipe
+    "builder/stats/analysismemo.py",  # the per-sample analyses memo (JSON; now summed by the store)
 )
 
 #: Parts of other modules: (module, qualified names of functions or classes).

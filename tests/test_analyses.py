@@ -18,7 +18,8 @@ from reasonboard.stats.budget import DIVISORS, BudgetLevel, Sweep, budget_ranks,
 from reasonboard.stats.compression import LOOP_RATIO, compression
 from reasonboard.stats.hazard import hazard
 from reasonboard.stats.leaderboard import compute_leaderboard
-from reasonboard.store.pointsdb import PointsDB
+from reasonboard.store.pointsdb import PointsDB, named_statements
+from reasonboard.store.trialsummary import install
 
 EVAL = ("m", "tpl", "smp")
 
@@ -31,7 +32,7 @@ def trial(sample, tokens=None, compressed=None, correct=False, truncated=False, 
 
 
 def trials_db(trials, limits=(), db=None):
-    """A PointsDB (its macros) with the two relations the analyses read, numbered from the
+    """A PointsDB (its macros) with the relations the analyses read, numbered from the
     trials as named here."""
     db = db or PointsDB()
     db.con.execute("""CREATE TEMP TABLE named (model VARCHAR, template VARCHAR, sampler VARCHAR,
@@ -56,6 +57,11 @@ def trials_db(trials, limits=(), db=None):
                (dense_rank() OVER (ORDER BY n.sample_id))::INTEGER AS sample, n.epoch, n.correct, n.truncated, n.options,
                n.tokens, n.compressed
         FROM named n JOIN analysis_tasks a USING (model, template, sampler, base_task)""")
+    # The store's sums of those trials (store/trialsummary.py), under the names the statistics read.
+    install(db.con)
+    statements = named_statements("analyses.sql")[1]
+    for name in ("counts", "outcomes", "budgets"):
+        db.con.execute(f"CREATE TEMP TABLE analysis_{name} AS {statements['sum_' + name]}")
     return db
 
 
@@ -335,6 +341,7 @@ def with_trials_table(db, trials):
     """The PointsDB's trials tables as ingest keeps them (SAMPLES.md section 1's columns,
     stored as numbers: store/trialcodes.py)."""
     from reasonboard.store.trialcodes import copy_named
+    from reasonboard.store.trialsummary import summarise_budgets
 
     names = ("model", "template", "sampler", "base_task", "params", "sample_id", "epoch", "correct", "truncated",
              "options", "tokens", "compressed", "source", "source_row")
@@ -347,6 +354,7 @@ def with_trials_table(db, trials):
                        [[*(t[k] for k in names[:-2]), "trials/x.parquet", i, float(t["correct"])]
                         for i, t in enumerate(trials)])
     copy_named(db.con, "named_trials")
+    summarise_budgets(db.con)
 
 
 def test_a_boards_analyses_from_its_trials(tmp_path):

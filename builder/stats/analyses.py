@@ -1,22 +1,21 @@
 """The per-sample analyses of a board (SAMPLES.md section 6), gathered per evaluation.
 
-The PointsDB's trials (SAMPLES.md section 1) are read through two relations: the trials
-themselves, and each (evaluation, task)'s token limit, from the evaluation's recorded
-generation arguments under any of the harnesses' spellings (`TOKEN_LIMIT_KEYS`; a limit
-of `ANSWER_CAP` tokens or fewer caps an answer letter, not a generation, and is no limit
-here). Compression, hazard and the budget sweep then run in DuckDB (compression.py,
-hazard.py, budget.py); what could not be computed carries the reason the pages print.
+The store sums each (evaluation, task)'s trials (SAMPLES.md section 1) once, as it stores
+them (store/trialsummary.py): counts by outcome and by bin of output tokens, quartiles, and
+the budget sweep's effective counters at the run's token limit (from the evaluation's
+recorded generation arguments under any of the harnesses' spellings; a limit that caps an
+answer letter is no limit here). Compression, hazard and the budget sweep read those sums
+in DuckDB (compression.py, hazard.py, budget.py), never the trials; what could not be
+computed carries the reason the pages print.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping
 
-from ..sources.trials import ANSWER_CAP
 from ..store.pointsdb import PointsDB
-from ..store.setup import TOKEN_LIMIT_KEYS
-from .analysismemo import AnalysesMemo
+from ..store.trialsummary import TASKS
 from .analysissql import EvalKey, Rows, run_statements
 from .board import Leaderboard, TaskResult
 from .budget import BudgetRank, Sweep, budget_ranks, budget_sweep, estimator
@@ -70,106 +69,30 @@ def has_trials(db: PointsDB) -> bool:
     return bool(has and has[0])
 
 
-#: The run's token limit under each harness's spelling, in the order `with_token_limit`
-#: (store/setup.py) takes them: an lm-eval run records `max_gen_toks`, not `max_tokens`.
-_LIMIT_COLUMNS = ", ".join(f"TRY_CAST(json_extract_string(generation_args, '$.{key}') AS BIGINT)"
-                           for key in TOKEN_LIMIT_KEYS)
+def trial_views(db: PointsDB) -> None:
+    """Create the relations the analyses' statements read: `analysis_tasks`, each
+    (evaluation, task) of a trials file numbered with its token limit, and the store's sums
+    of their trials (store/trialsummary.py) under the statements' names."""
+    db.con.execute(f"CREATE OR REPLACE TEMP TABLE analysis_tasks AS {TASKS}")
+    for view, table in (("analysis_counts", "trial_counts"), ("analysis_outcomes", "trial_outcomes"),
+                        ("analysis_budgets", "trial_budgets")):
+        db.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT task AS et, * EXCLUDE (task) FROM {table}")
 
 
-def trial_views(db: PointsDB, skip: Sequence[str] = ()) -> None:
-    """Create the analyses' two relations over the PointsDB's trials, without the trials
-    files `skip` names: `analysis_tasks`, each (evaluation, task) numbered with its token
-    limit, and `analysis_trials`, a view numbering each trial's (evaluation, task) by a join
-    on its point (integers, against a table of a few thousand rows)."""
-    db.con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE analysis_tasks AS
-        SELECT (row_number() OVER (ORDER BY model, template, sampler, base_task))::INTEGER AS et,
-               model, template, sampler, base_task, CASE WHEN token_limit > {int(ANSWER_CAP)} THEN token_limit END
-                   AS token_limit, CASE WHEN token_limit <= {int(ANSWER_CAP)} THEN token_limit END AS answer_cap
-        FROM (SELECT DISTINCT model, template, sampler, base_task FROM trial_points
-              WHERE source NOT IN (SELECT unnest(?::VARCHAR[])))
-        LEFT JOIN (SELECT model, template, sampler,
-                          coalesce({_LIMIT_COLUMNS}) AS token_limit
-                   FROM evaluations) USING (model, template, sampler)""", [list(skip)])
-    db.con.execute("""
-        CREATE OR REPLACE TEMP TABLE analysis_every_point AS
-        SELECT p.point, a.et, p.source FROM trial_points p
-        JOIN analysis_tasks a USING (model, template, sampler, base_task)
-        WHERE p.source NOT IN (SELECT unnest(?::VARCHAR[]))""", [list(skip)])
-    db.con.execute("CREATE OR REPLACE TEMP TABLE analysis_points AS SELECT point, et FROM analysis_every_point")
-    db.con.execute("""
-        CREATE OR REPLACE TEMP VIEW analysis_trials AS
-        SELECT a.et, t.point, t.sample, t.epoch, t.correct, t.truncated, t.options, t.tokens, t.compressed
-        FROM trials t JOIN analysis_points a USING (point)""")
+def statement_rows(db: PointsDB, mode: str) -> dict[str, Rows]:
+    """The rows of the analyses' statements (analysissql.py), from the store's sums of the
+    PointsDB's trials."""
+    trial_views(db)
+    return run_statements(db, estimator(mode))
 
 
-#: Trials the statements read at once. Their quantiles hold every value of a group in memory,
-#: which DuckDB does not spill, so past this the statements run over batches of whole trials
-#: files: the memory they take is the batch's, whatever the number of evaluations.
-BATCH_TRIALS = 4_000_000
-
-
-def point_batches(db: PointsDB) -> list[tuple[int, int]]:
-    """Ranges of point numbers of `analysis_every_point` (`trial_views`), each a run of whole
-    trials files with at most `BATCH_TRIALS` trials between them (a larger file alone). A file's points
-    are numbered together (trialcodes.py), so its numbers are a range of their own; and an
-    (evaluation, task) has its trials in one file (the store refuses two), so a batch holds
-    each of the statements' groups whole."""
-    most = BATCH_TRIALS
-    row = db.con.execute("SELECT count(*) FROM trials").fetchone()
-    if row is None or row[0] <= most:
-        return [(-2**31, 2**31 - 1)]
-    files = db.con.execute("""
-        SELECT min(a.point), max(a.point), sum(c.n) FROM analysis_every_point a
-        JOIN (SELECT point, count(*) AS n FROM trials GROUP BY point) c USING (point)
-        GROUP BY a.source ORDER BY 1""").fetchall()
-    batches: list[tuple[int, int]] = []
-    held = most + 1
-    for low, high, trials in files:
-        if held + trials > most:
-            batches.append((low, high))
-            held = 0
-        batches[-1] = (batches[-1][0], high)
-        held += trials
-    return batches or [(-2**31, 2**31 - 1)]
-
-
-def batched_rows(db: PointsDB, mode: str) -> dict[str, Rows]:
-    """The statements' rows over every trial of `analysis_every_point`, a batch of trials files
-    at a time (`point_batches`). Each batch's rows come in the statements' order and hold their
-    (evaluation, task) groups whole, so a stable sort on the (evaluation, task) gives the rows
-    one run over all the trials gives."""
-    found: dict[str, Rows] = {}
-    batches = point_batches(db)
-    for low, high in batches:
-        db.con.execute("CREATE OR REPLACE TEMP TABLE analysis_points AS SELECT point, et FROM analysis_every_point "
-                       "WHERE point BETWEEN ? AND ?", [low, high])
-        for name, (names, rows) in run_statements(db, estimator(mode)).items():
-            found.setdefault(name, (names, []))[1].extend(rows)
-    if len(batches) == 1:
-        return found
-    return {name: (names, sorted(rows, key=lambda row: row[:4])) for name, (names, rows) in found.items()}
-
-
-def statement_rows(db: PointsDB, mode: str, memo: AnalysesMemo | None = None) -> dict[str, Rows]:
-    """The rows of the analyses' statements (analysissql.py) over the PointsDB's trials; with
-    a `memo`, the evaluations it holds are not computed again (analysismemo.py)."""
-    if memo is None:
-        trial_views(db)
-        return batched_rows(db, mode)
-    found, skip = memo.split(db, mode)
-    trial_views(db, skip)
-    return memo.merge(batched_rows(db, mode), found)
-
-
-def compute_analyses(db: PointsDB, board: Leaderboard, memo: AnalysesMemo | None = None) -> Analyses:
-    """Every evaluation's analyses on the board's tasks, and the ranking at each budget
-    (with a `memo`, of the evaluations whose trials an earlier build analysed, from it)."""
+def compute_analyses(db: PointsDB, board: Leaderboard) -> Analyses:
+    """Every evaluation's analyses on the board's tasks, and the ranking at each budget."""
     if not has_trials(db):
         return NONE
     settings = board.settings
     tasks = list(settings.tasks)
-    found = statement_rows(db, settings.mode, memo)
+    found = statement_rows(db, settings.mode)
     names, rows = found["recorded"]
     recorded: dict[EvalKey, dict[str, Recorded]] = {}
     for values in rows:

@@ -25,7 +25,6 @@ from ..errors import InputError
 from ..store.pointsdb import COUNTERS, Aggregate, PointsDB
 from ..vocabulary import MODES
 from .analyses import NONE, Analyses, compute_analyses
-from .analysismemo import AnalysesMemo
 from .bands import Bands
 from .board import (
     Curves,
@@ -156,10 +155,9 @@ def with_curves(db: PointsDB, result: LeaderboardResult, config: SiteConfig) -> 
     return replace(result, curves=difficulty_curves(db, tasks, index, [e.id for e in evaluations], listed))
 
 
-def with_analyses(db: PointsDB, result: LeaderboardResult, memo: AnalysesMemo | None = None) -> LeaderboardResult:
-    """`result` with the per-sample analyses of its evaluations (analyses.py), those of
-    unchanged trials from `memo` when given (analysismemo.py)."""
-    return replace(result, analyses=compute_analyses(db, result.leaderboard, memo))
+def with_analyses(db: PointsDB, result: LeaderboardResult) -> LeaderboardResult:
+    """`result` with the per-sample analyses of its evaluations (analyses.py)."""
+    return replace(result, analyses=compute_analyses(db, result.leaderboard))
 
 
 def rank_board(inputs: BoardInputs, config: SiteConfig, bands: Bands) -> LeaderboardResult:

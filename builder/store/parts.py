@@ -30,6 +30,7 @@ from .pointsdb import PointsDB, sql_string
 from .reported import load_reported
 from .trialcodes import copy_named
 from .trialfiles import discover_trial_files
+from .trialsummary import summarise_budgets, summarise_trials
 
 #: The two parts of the store and the inputs each is made from, under the data directory:
 #: (folder, glob) pairs, or (file, None).
@@ -72,6 +73,7 @@ def ingest_points_part(db: PointsDB, data_dir: Path, digests: Mapping[str, str] 
     evals_path = data_dir / "evals.json"
     entries = aliased_evals(read_evals(evals_path), aliases) if evals_path.is_file() else []
     ingest_evals(db, entries)
+    summarise_budgets(db.con)  # the budget sweep's sums read the limits evals.json records
     mismatches = check_evals(db, entries, evals_path)
     ignored = ignored_point_files(data_dir)
     warnings = list(points.warnings) + [m.message for m in mismatches]
@@ -125,12 +127,15 @@ def from_user_db(db_path: Path, data_dir: Path, config: SiteConfig, strict: bool
         if "trial_points" in tables:
             for table in ("trial_points", "trial_samples", "trials"):
                 db.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM src.{table}")
+            # Its trials are summed here, as the store sums a data folder's (trialsummary.py).
+            summarise_trials(db.con, -2**31, totals=None)
         elif "trials" in tables:  # written before trials were stored as integers
             copy_named(db.con, "src.trials")
         if "evaluations" in tables:
             # By name: a database written before a column was added still loads.
             db.con.execute("INSERT INTO evaluations BY NAME SELECT * FROM src.evaluations")
         db.con.execute("DETACH src")
+        summarise_budgets(db.con)
     except duckdb.Error as exc:
         raise InputError(db_path, f"cannot read the database: {str(exc).splitlines()[0]}") from None
     report = StoreReport(ingested=tuple(PART_SOURCES),  # a fresh working copy every time

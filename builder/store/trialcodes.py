@@ -21,6 +21,8 @@ from typing import Any, Sequence
 
 import duckdb
 
+from .trialsummary import remove_summaries, summarise_trials
+
 #: The identity of a point as written in a trials file (before trimming and canonical params).
 WRITTEN = "filename, model, template, sampler, base_task, params"
 
@@ -83,11 +85,14 @@ def _next(con: duckdb.DuckDBPyConnection, table: str, column: str) -> int:
 
 
 def remove_sources(con: duckdb.DuckDBPyConnection, kept: str) -> None:
-    """Remove the trials and points of every trials file not in the relation `kept` (one
-    column, `source`). Sample ids stay numbered: a later file may name them again."""
-    con.execute(f"DELETE FROM trials WHERE point IN (SELECT point FROM trial_points "
-                f"WHERE source NOT IN (SELECT source FROM {kept}))")
-    con.execute(f"DELETE FROM trial_points WHERE source NOT IN (SELECT source FROM {kept})")
+    """Remove the trials, points and summaries (trialsummary.py) of every trials file not in
+    the relation `kept` (one column, `source`). Sample ids stay numbered: a later file may name them again."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE removed_points AS SELECT point FROM trial_points "
+                f"WHERE source NOT IN (SELECT source FROM {kept})")
+    con.execute("DELETE FROM trials WHERE point IN (SELECT point FROM removed_points)")
+    remove_summaries(con, "removed_points")
+    con.execute("DELETE FROM trial_points WHERE point IN (SELECT point FROM removed_points)")
+    con.execute("DROP TABLE removed_points")
 
 
 #: Every stored trial with its names, as a trials file gives them (for what reads few rows).
@@ -98,12 +103,13 @@ NAMED = """(SELECT p.model, p.template, p.sampler, p.base_task, p.params, s.samp
 
 def copy_named(con: duckdb.DuckDBPyConnection, relation: str) -> None:
     """Add the trials of `relation`, a table naming them (an earlier PointsDB's `trials`,
-    whose rows were checked when it was written: names trimmed, params canonical)."""
+    whose rows were checked when it was written: names trimmed, params canonical), and
+    their summaries (the budget sweep's, which read the evaluations, by the caller)."""
     raw = f"(SELECT source AS filename, * EXCLUDE (source) FROM {relation})"
     con.execute(f"CREATE OR REPLACE TEMP TABLE trial_files AS SELECT DISTINCT source AS filename, source "
                 f"FROM {relation}")
     con.execute("CREATE OR REPLACE TEMP TABLE canonical (raw VARCHAR, canon VARCHAR)")
     group_points(con, raw, [], "false")
-    store(con, raw, [])
+    summarise_trials(con, store(con, raw, []), totals=None)
     for table in ("trial_files", "canonical", "raw_points", "raw_map"):
         con.execute(f"DROP TABLE {table}")

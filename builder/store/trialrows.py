@@ -22,6 +22,7 @@ from ..errors import InputError
 from . import trialcodes, trialfiles
 from .pointsdb import fetch_as
 from .repeats import any_repeated
+from .trialsummary import summarise_trials
 
 #: The earlier ingest's folder of points files (INGEST.md section 6).
 OLD_INGESTED = "points/ingested/"
@@ -104,6 +105,7 @@ def stage_trials(con: duckdb.DuckDBPyConnection, files: list[Path], rels: list[s
         _repeated(con, files, raw, listed)
     _sample_sums(con, first)
     stage_points(con, first)
+    summarise_trials(con, first)
     for table in ("trial_files", "raw_points", "raw_map", "canonical", "point_trials", "point_sums"):
         con.execute(f"DROP TABLE {table}")
 

@@ -1,11 +1,18 @@
--- The per-sample analyses (SAMPLES.md section 6), over two relations the caller provides:
+-- The per-sample analyses (SAMPLES.md section 6), in two steps.
+--
+-- The store sums each (evaluation, task)'s trials once, as they are stored
+-- (store/trialsummary.py): the `sum_*` statements, over two relations it provides,
 --   analysis_tasks (et, model, template, sampler, base_task, token_limit, answer_cap): each
 --                   (evaluation, task) with its number `et`, the run's recorded output-token
 --                   limit (NULL: none) and a recorded limit that only caps an answer;
 --   analysis_trials (et, point, sample, epoch, correct, truncated, options, tokens,
 --                    compressed): one row per trial, its (evaluation, task), point and
 --                    sample as numbers.
--- Every grouping of trials is by those numbers; the names join the few result rows.
+-- Every grouping of trials is by those numbers; the names join the few result rows. Their
+-- rows are kept in the PointsDB (trial_counts, trial_outcomes, trial_budgets) with the
+-- trials they sum, and the statistics read them through `analysis_tasks` and three
+-- relations of the same columns (analysis_counts, analysis_outcomes, analysis_budgets):
+-- the other statements, which read no trial.
 -- The first block holds the design-effect macros; every later block, from its "-- name:"
 -- line, is one named statement. Values are bound parameters, never formatted in.
 
@@ -34,79 +41,30 @@ CREATE OR REPLACE TEMP MACRO design_effect(c, n, deff_correct, deff_truncated) A
 CREATE OR REPLACE TEMP MACRO top_edge(token_limit, longest) AS
     coalesce(token_limit, (2 ** floor(log2(greatest(longest, 1))))::BIGINT);
 
--- name: compression
+-- name: sum_counts
+-- Per (evaluation, task), its trials counted by the hazard's bin of output tokens (edges at
+-- 32, 64, ...: NULL under 32 tokens or without a count), by whether they failed and whether
+-- they record no output tokens (`untold`), with those recording output text and the longest
+-- output: what `recorded` and `hazard` read.
+SELECT et, CASE WHEN tokens >= 32 THEN floor(log2(tokens / 32.0))::BIGINT END AS bin, NOT correct AS failed,
+       tokens IS NULL AS untold, count(*) AS trials, count(compressed) AS with_text, max(tokens) AS longest
+FROM analysis_trials GROUP BY ALL
+
+-- name: sum_outcomes
 -- Quartiles of bits per output token (8 * compressed / tokens) and of the compressed size,
 -- per (evaluation, task, outcome). A trial without output text, without a token count or
 -- with zero tokens is left out of the measure it cannot give, and counted apart.
 -- The outcome is grouped as a number (1, 2, 3: its name's place in alphabetical order), named
--- once per group rather than once per trial.
-SELECT a.model, a.template, a.sampler, a.base_task, ['correct', 'incorrect', 'truncated'][c.outcome] AS outcome,
-       c.trials, c.bits_trials, c.bits, c.size_trials, c.size
-FROM (SELECT et, CASE WHEN truncated THEN 3 WHEN correct THEN 1 ELSE 2 END AS outcome,
-             count(*) AS trials,
-             count(*) FILTER (WHERE compressed IS NOT NULL AND tokens <> 0) AS bits_trials,
-             quantile_cont(8.0 * compressed::DOUBLE / nullif(tokens, 0), [0.25, 0.5, 0.75]) AS bits,
-             count(compressed) AS size_trials,
-             quantile_cont(compressed::DOUBLE, [0.25, 0.5, 0.75]) AS size
-      FROM analysis_trials GROUP BY et, outcome) c
-JOIN analysis_tasks a USING (et)
-ORDER BY a.model, a.template, a.sampler, a.base_task, c.outcome
+-- once per group (by `compression`) rather than once per trial.
+SELECT et, CASE WHEN truncated THEN 3 WHEN correct THEN 1 ELSE 2 END AS outcome,
+       count(*) AS trials,
+       count(*) FILTER (WHERE compressed IS NOT NULL AND tokens <> 0) AS bits_trials,
+       quantile_cont(8.0 * compressed::DOUBLE / nullif(tokens, 0), [0.25, 0.5, 0.75]) AS bits,
+       count(compressed) AS size_trials,
+       quantile_cont(compressed::DOUBLE, [0.25, 0.5, 0.75]) AS size
+FROM analysis_trials GROUP BY et, outcome
 
--- name: recorded
--- Per (evaluation, task): its trials, how many record output tokens, how many record
--- output text (a compressed size), the run's token limit when one is recorded (a limit that
--- only caps an answer apart, as `answer_cap`), and the hazard's top edge.
-SELECT a.model, a.template, a.sampler, a.base_task, r.trials, r.with_tokens, r.with_text, a.token_limit,
-       a.answer_cap, top_edge(a.token_limit, r.longest) AS top
-FROM (SELECT et, count(*) AS trials, count(tokens) AS with_tokens, count(compressed) AS with_text,
-             max(tokens) AS longest
-      FROM analysis_trials GROUP BY et) r
-JOIN analysis_tasks a USING (et)
-ORDER BY a.model, a.template, a.sampler, a.base_task
-
--- name: hazard
--- Bins of output tokens with edges at 32, 64, ... below the top edge, and the top edge: the
--- run's token limit, else the largest power of two a trial reached. The last bin holds every
--- trial at or past its lower edge (ending at the limit or, with reasoning tokens counted,
--- beyond it). Per bin: trials ending in it, those ending incorrect or truncated (`events`),
--- and the trials still going at its lower edge (`at_risk`, tokens >= a); the hazard is
--- events / at_risk with its Wilson interval (z95), NULL when no trial reached the bin.
-WITH binned AS (
-    -- One pass over the trials: per (evaluation, task), each trial's bin below any top edge
-    -- (NULL under 32 tokens) and whether it failed, counted with its longest output.
-    SELECT et, CASE WHEN tokens >= 32 THEN floor(log2(tokens / 32.0))::BIGINT END AS bin, NOT correct AS failed,
-           count(*) AS trials, max(tokens) AS longest
-    FROM analysis_trials WHERE tokens IS NOT NULL GROUP BY ALL
-), tops AS (
-    SELECT m.et, top_edge(a.token_limit, m.longest) AS top
-    FROM (SELECT et, max(longest) AS longest FROM binned GROUP BY et) m JOIN analysis_tasks a USING (et)
-), sized AS (
-    SELECT *, CASE WHEN top > 32 THEN ceil(log2(top / 32.0))::BIGINT ELSE 0 END AS bins FROM tops
-), grid AS (
-    SELECT et, top, bins, unnest(range(bins)) AS bin FROM sized
-), ended AS (
-    SELECT b.et, least(b.bin, s.bins - 1) AS bin, sum(b.trials)::BIGINT AS ending,
-           coalesce(sum(b.trials) FILTER (WHERE b.failed), 0)::BIGINT AS events
-    FROM binned b JOIN sized s USING (et)
-    WHERE b.bin IS NOT NULL AND s.bins > 0
-    GROUP BY ALL
-), counted AS (
-    SELECT g.et, g.top, g.bin,
-           (32 * 2 ** g.bin)::BIGINT AS low_edge,
-           CASE WHEN g.bin = g.bins - 1 THEN g.top ELSE (32 * 2 ** (g.bin + 1))::BIGINT END AS high_edge,
-           coalesce(e.ending, 0) AS ending, coalesce(e.events, 0) AS events,
-           sum(coalesce(e.ending, 0)) OVER (PARTITION BY g.et ORDER BY g.bin DESC)::BIGINT AS at_risk
-    FROM grid g LEFT JOIN ended e USING (et, bin)
-)
-SELECT a.model, a.template, a.sampler, a.base_task, c.top, c.bin, c.low_edge, c.high_edge, c.ending, c.events,
-       c.at_risk,
-       CASE WHEN c.at_risk > 0 THEN c.events::DOUBLE / c.at_risk END AS hazard,
-       CASE WHEN c.at_risk > 0 THEN wilson_low(c.events, c.at_risk, z95()) END AS low,
-       CASE WHEN c.at_risk > 0 THEN wilson_high(c.events, c.at_risk, z95()) END AS high
-FROM counted c JOIN analysis_tasks a USING (et)
-ORDER BY a.model, a.template, a.sampler, a.base_task, c.bin
-
--- name: budget
+-- name: sum_budgets
 -- The budget sweep at the five budgets L/16, L/8, L/4, L/2, L (levels 0 to 4; stats/budget.py
 -- DIVISORS): a trial with more output tokens than the budget counts as truncated (and so not
 -- correct, and out of the guess accumulator). `k` is how many of the budgets cut a trial
@@ -116,8 +74,8 @@ ORDER BY a.model, a.template, a.sampler, a.base_task, c.bin
 -- epoch 1 has one trial per sample (the store refuses a trial given twice), so its sums of
 -- squares and products over samples (the design effect's exact integer sums) are its counts.
 -- Then each point becomes one row per level, shrunk to its effective counters (SAMPLES.md
--- section 2), summed per task, and ESTIMATOR (the site's estimator macro, substituted by the
--- caller from a whitelist) applied.
+-- section 2), and summed per task (with the limit it was cut at): the estimator is applied
+-- by `budget`.
 -- Only (evaluation, task) pairs that have a limit and no trial without its tokens (found
 -- among those few trials, not by counting every trial of every pair).
 WITH usable AS (
@@ -190,8 +148,73 @@ WITH usable AS (
            sum((guess / deff)::DECIMAL(38, 12))::DOUBLE AS g
     FROM effective GROUP BY et, i
 )
+SELECT t.et, u.token_limit, t.divisor, t.n, t.n_t, t.n_e, t.g FROM tasks t JOIN usable u USING (et)
+
+-- name: compression
+-- The quartiles of `sum_outcomes`, named.
+SELECT a.model, a.template, a.sampler, a.base_task, ['correct', 'incorrect', 'truncated'][c.outcome] AS outcome,
+       c.trials, c.bits_trials, c.bits, c.size_trials, c.size
+FROM analysis_outcomes c JOIN analysis_tasks a USING (et)
+ORDER BY a.model, a.template, a.sampler, a.base_task, c.outcome
+
+-- name: recorded
+-- Per (evaluation, task): its trials, how many record output tokens, how many record
+-- output text (a compressed size), the run's token limit when one is recorded (a limit that
+-- only caps an answer apart, as `answer_cap`), and the hazard's top edge.
+SELECT a.model, a.template, a.sampler, a.base_task, r.trials, r.with_tokens, r.with_text, a.token_limit,
+       a.answer_cap, top_edge(a.token_limit, r.longest) AS top
+FROM (SELECT et, sum(trials)::BIGINT AS trials, coalesce(sum(trials) FILTER (WHERE NOT untold), 0)::BIGINT AS with_tokens,
+             sum(with_text)::BIGINT AS with_text, max(longest) AS longest
+      FROM analysis_counts GROUP BY et) r
+JOIN analysis_tasks a USING (et)
+ORDER BY a.model, a.template, a.sampler, a.base_task
+
+-- name: hazard
+-- Bins of output tokens with edges at 32, 64, ... below the top edge, and the top edge: the
+-- run's token limit, else the largest power of two a trial reached. The last bin holds every
+-- trial at or past its lower edge (ending at the limit or, with reasoning tokens counted,
+-- beyond it). Per bin: trials ending in it, those ending incorrect or truncated (`events`),
+-- and the trials still going at its lower edge (`at_risk`, tokens >= a); the hazard is
+-- events / at_risk with its Wilson interval (z95), NULL when no trial reached the bin.
+WITH binned AS (
+    -- Per (evaluation, task), its trials with output tokens by bin below any top edge (NULL
+    -- under 32 tokens) and by whether they failed, with their longest output (`sum_counts`).
+    SELECT et, bin, failed, trials, longest FROM analysis_counts WHERE NOT untold
+), tops AS (
+    SELECT m.et, top_edge(a.token_limit, m.longest) AS top
+    FROM (SELECT et, max(longest) AS longest FROM binned GROUP BY et) m JOIN analysis_tasks a USING (et)
+), sized AS (
+    SELECT *, CASE WHEN top > 32 THEN ceil(log2(top / 32.0))::BIGINT ELSE 0 END AS bins FROM tops
+), grid AS (
+    SELECT et, top, bins, unnest(range(bins)) AS bin FROM sized
+), ended AS (
+    SELECT b.et, least(b.bin, s.bins - 1) AS bin, sum(b.trials)::BIGINT AS ending,
+           coalesce(sum(b.trials) FILTER (WHERE b.failed), 0)::BIGINT AS events
+    FROM binned b JOIN sized s USING (et)
+    WHERE b.bin IS NOT NULL AND s.bins > 0
+    GROUP BY ALL
+), counted AS (
+    SELECT g.et, g.top, g.bin,
+           (32 * 2 ** g.bin)::BIGINT AS low_edge,
+           CASE WHEN g.bin = g.bins - 1 THEN g.top ELSE (32 * 2 ** (g.bin + 1))::BIGINT END AS high_edge,
+           coalesce(e.ending, 0) AS ending, coalesce(e.events, 0) AS events,
+           sum(coalesce(e.ending, 0)) OVER (PARTITION BY g.et ORDER BY g.bin DESC)::BIGINT AS at_risk
+    FROM grid g LEFT JOIN ended e USING (et, bin)
+)
+SELECT a.model, a.template, a.sampler, a.base_task, c.top, c.bin, c.low_edge, c.high_edge, c.ending, c.events,
+       c.at_risk,
+       CASE WHEN c.at_risk > 0 THEN c.events::DOUBLE / c.at_risk END AS hazard,
+       CASE WHEN c.at_risk > 0 THEN wilson_low(c.events, c.at_risk, z95()) END AS low,
+       CASE WHEN c.at_risk > 0 THEN wilson_high(c.events, c.at_risk, z95()) END AS high
+FROM counted c JOIN analysis_tasks a USING (et)
+ORDER BY a.model, a.template, a.sampler, a.base_task, c.bin
+
+-- name: budget
+-- The budget sweep's sums per (evaluation, task) and level (`sum_budgets`, cut at the run's
+-- current limit) with ESTIMATOR (the site's estimator macro, substituted by the caller from
+-- a whitelist) applied.
 SELECT a.model, a.template, a.sampler, a.base_task, t.divisor, t.n, t.n_t, t.n_e, t.g,
        ESTIMATOR(t.n, t.n_t, t.n_e, t.g).est AS est, ESTIMATOR(t.n, t.n_t, t.n_e, t.g).low AS low,
        ESTIMATOR(t.n, t.n_t, t.n_e, t.g).high AS high
-FROM tasks t JOIN analysis_tasks a USING (et)
+FROM analysis_budgets t JOIN analysis_tasks a ON a.et = t.et AND a.token_limit = t.token_limit
 ORDER BY a.model, a.template, a.sampler, a.base_task, t.divisor DESC

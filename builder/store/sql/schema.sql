@@ -87,6 +87,42 @@ CREATE TABLE IF NOT EXISTS trials (
     compressed   BIGINT
 );
 
+-- What the per-sample analyses read of each (evaluation, task) of a trials file, summed
+-- from its trials as they are stored (store/trialsummary.py; the `sum_*` statements of
+-- analyses.sql) and removed with them, so the statistics read no trial. `task` is the
+-- smallest number of the (evaluation, task)'s points (a file's points are numbered together).
+CREATE TABLE IF NOT EXISTS trial_counts (
+    task      INTEGER NOT NULL,
+    bin       BIGINT,             -- the hazard's bin of output tokens (NULL: under 32, or none)
+    failed    BOOLEAN NOT NULL,
+    untold    BOOLEAN NOT NULL,   -- no output-token count
+    trials    BIGINT  NOT NULL,
+    with_text BIGINT  NOT NULL,   -- trials with a compressed size
+    longest   BIGINT              -- the most output tokens
+);
+
+CREATE TABLE IF NOT EXISTS trial_outcomes (
+    task        INTEGER NOT NULL,
+    outcome     INTEGER NOT NULL, -- 1 correct, 2 incorrect, 3 truncated
+    trials      BIGINT  NOT NULL,
+    bits_trials BIGINT  NOT NULL,
+    bits        DOUBLE[],         -- quartiles of bits per output token
+    size_trials BIGINT  NOT NULL,
+    size        DOUBLE[]          -- quartiles of the compressed size
+);
+
+-- The budget sweep's effective counters per level, for the run's token limit when they were
+-- summed (summed again when evals.json gives another).
+CREATE TABLE IF NOT EXISTS trial_budgets (
+    task        INTEGER NOT NULL,
+    token_limit BIGINT  NOT NULL,
+    divisor     INTEGER NOT NULL,
+    n           DOUBLE  NOT NULL,
+    n_t         DOUBLE  NOT NULL,
+    n_e         DOUBLE  NOT NULL,
+    g           DOUBLE  NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS point_files (
     source VARCHAR NOT NULL,   -- relative to the data dir, as `points.source`
     digest VARCHAR NOT NULL    -- sha256 of the file's bytes and of the store's code
