@@ -51,7 +51,8 @@ class TaskItems:
         return found
 
 
-#: (evaluation, item) cells counted in a dense array below this many (8 bytes each).
+#: Cells (evaluation and item, or stratum and sample) counted in a dense array below this
+#: many (8 bytes each).
 DENSE_CELLS = 1 << 24
 
 _WANTED = """
@@ -68,23 +69,26 @@ SELECT p.point, w.evaluation, p.params, (dense_rank() OVER (ORDER BY p.params)):
 FROM trial_points p LEFT JOIN wanted w USING (model, template, sampler) WHERE p.base_task = ?
 """
 
-#: The task's items in the store, numbered in (params, sample_id) order. An item no wanted
-#: evaluation answered is present for none of them and changes nothing (a test reads only
-#: the items both sides answered), and leaving the semi-join out halves the query.
-_KEYS = """
-CREATE OR REPLACE TEMP TABLE item_keys AS
-SELECT stratum, sample, params, sample_id, (row_number() OVER (ORDER BY params, sample_id) - 1)::INTEGER AS code
-FROM (SELECT DISTINCT p.stratum, t.sample FROM trials t JOIN item_points p USING (point))
-JOIN (SELECT DISTINCT stratum, params FROM item_points) USING (stratum) JOIN trial_samples USING (sample)
+#: One row per trial of the task, as integers: which evaluation (-1: not wanted; its items
+#: are the task's all the same), which item (stratum and sample), its outcome and options.
+#: One scan of the trials per task; the items are numbered from these rows.
+_TRIALS = """
+SELECT coalesce(p.evaluation, -1)::INTEGER AS evaluation, p.stratum, t.sample, t.correct, t.truncated,
+       coalesce(t.options, 0)::INTEGER AS options
+FROM trials t JOIN item_points p USING (point)
 """
 
-#: One row per trial of a wanted evaluation, as integers: which evaluation, which item, its
-#: outcome and options.
-_TRIALS = """
-SELECT p.evaluation, k.code, t.correct, t.truncated, coalesce(t.options, 0)::INTEGER AS options
-FROM trials t JOIN (SELECT * FROM item_points WHERE evaluation IS NOT NULL) p USING (point)
-JOIN item_keys k USING (stratum, sample)
-"""
+def _numbered(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct `values` (whole numbers below `size`), ascending, and each value's index
+    among them."""
+    if size <= DENSE_CELLS:  # counting beats sorting
+        found = np.flatnonzero(np.bincount(values, minlength=size))
+        lookup = np.zeros(size, dtype=np.int64)
+        lookup[found] = np.arange(len(found))
+        return found, lookup[values]
+    found, at = np.unique(values, return_inverse=True)
+    return found, at.ravel()
+
 
 def has_trials(db: PointsDB) -> bool:
     """Whether the store holds any trial (a store made before trials were kept has no table)."""
@@ -108,26 +112,27 @@ def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[
     names = [list(col) for col in zip(*evaluations)] if evaluations else [[], [], []]
     con.execute(_WANTED, [*names, list(range(len(evaluations)))])
     con.execute(_POINTS, [task])
-    con.execute(_KEYS)
-    keys = con.execute("SELECT params, sample_id FROM item_keys ORDER BY code").fetchall()
     cols = con.execute(_TRIALS).fetchnumpy()
-    con.execute("DROP TABLE item_keys")
+    ranked = [p for _, p in con.execute("SELECT DISTINCT stratum, params FROM item_points ORDER BY 1").fetchall()]
     con.execute("DROP TABLE item_points")
     con.execute("DROP TABLE wanted")
-    params = sorted({p for p, _ in keys})
-    sample_ids = tuple(tuple(sid for p, sid in keys if p == q) for q in params)
+    # The items answered (stratum, sample), numbered in (params, sample_id) order.
+    top = int(np.max(cols["sample"], initial=-1)) + 1
+    found, of_row = _numbered((np.asarray(cols["stratum"], dtype=np.int64) - 1) * top + cols["sample"],
+                              len(ranked) * top)
+    named = dict(con.execute("SELECT sample, sample_id FROM trial_samples WHERE sample IN (SELECT unnest(?::INTEGER[]))",
+                             [np.unique(found % top).tolist() if top else []]).fetchall())
+    keys = sorted((int(k) // top, named[int(k) % top], i) for i, k in enumerate(found.tolist()))
+    code_of = np.empty(len(keys), dtype=np.int64)
+    code_of[[i for _, _, i in keys]] = np.arange(len(keys))
+    strata = sorted({s for s, _, _ in keys})  # the params with an item answered
+    params = [ranked[q] for q in strata]
+    sample_ids = tuple(tuple(sid for s, sid, _ in keys if s == q) for q in strata)
     sizes = np.array([len(ids) for ids in sample_ids], dtype=np.int64)
     n = len(keys)
-    cell = np.asarray(cols["evaluation"], dtype=np.int64) * n + np.asarray(cols["code"], dtype=np.int64)
-    if len(evaluations) * n <= DENSE_CELLS:  # counting beats sorting
-        seen = np.bincount(cell, minlength=len(evaluations) * n)
-        cells = np.flatnonzero(seen)
-        lookup = np.zeros(len(seen), dtype=np.int64)
-        lookup[cells] = np.arange(len(cells))
-        at = lookup[cell]
-    else:
-        cells, at = np.unique(cell, return_inverse=True)
-        at = at.ravel()
+    wanted = np.asarray(cols["evaluation"]) >= 0
+    cols = {name: np.asarray(values)[wanted] for name, values in cols.items()}
+    cells, at = _numbered(cols["evaluation"].astype(np.int64) * n + code_of[of_row[wanted]], len(evaluations) * n)
     correct = np.asarray(cols["correct"], dtype=bool)
     truncated = np.asarray(cols["truncated"], dtype=bool)
     options = np.asarray(cols["options"], dtype=np.int64)
