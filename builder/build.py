@@ -22,7 +22,7 @@ from .errors import InputError
 from .outputs import data_files
 from .project import Project, resolve_project
 from .results import BuildResults
-from .sampleoutputs import samples_files, samples_keys
+from .sampleoutputs import samples_jobs, samples_keys
 from .signals import Signals, compute_signals, own_results
 from .site import publish
 from .site.hosting import pages_limits
@@ -174,22 +174,23 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
                                config.publish_samples)
 
     def data() -> Iterator[tuple[str, Output]]:
-        """The data files, sorted, then each evaluation's per-sample outcomes, one at a time
-        (the previous build's file kept when its key is unchanged)."""
+        """The data files, sorted (the per-sample outcomes follow, in jobs of their own)."""
         files = {**data_files(board.leaderboard, board.pairwise, signals, board.comparisons),
                  **analyses_files(board.analyses, board.evaluations)}
         files.update(compare_files(board.leaderboard, board.evaluations, board.comparisons, gathered.outcomes, config,
                                     board.boards))
         for path in sorted(files):
             yield path, files.pop(path)
-        yield from samples_files(project.data_dir, board.evaluations.values(), config.publish_samples,
-                                 keep=lambda path: reuse.keep(path, sample_keys[path]) if path in sample_keys else None)
+
+    # Each evaluation's per-sample outcomes, the previous build's file kept when its key is unchanged.
+    samples = samples_jobs(project.data_dir, board.evaluations.values(), config.publish_samples,
+                           keep=lambda path: reuse.keep(path, sample_keys[path]) if path in sample_keys else None)
 
     # The results (hundreds of thousands of objects, no cycles) live until the build ends:
     # frozen, the collector never walks them while the pages allocate millions of objects.
     gc.freeze()
     try:
-        written = publish(results, project, data=data, reuse=reuse)
+        written = publish(results, project, data=[data, *samples], reuse=reuse)
     finally:
         gc.unfreeze()
     phase("render and write")

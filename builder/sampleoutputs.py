@@ -19,6 +19,7 @@ import hashlib
 import json
 import tempfile
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
@@ -66,12 +67,26 @@ def samples_keys(evaluations: Iterable[Evaluation], digests: Mapping[str, str], 
     return keys
 
 
+#: Published files per job of the render pool (site/workers.py): about half a second of
+#: writing each at 2,500 evaluations, so the processes share the files and end together.
+PER_JOB = 64
+
+
 def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bool,
                   keep: Callable[[str], Kept | None] = lambda path: None) -> Iterator[tuple[str, bytes | Kept]]:
     """(site path, bytes) of the per-sample outcomes of each of `evaluations` with trials
     files (`Evaluation.trial_files`, relative to `data_dir`), when `publish`. Sorted by path;
     the same trials give the same bytes. A file `keep` vouches for (the previous build's, of
-    the same key) comes as what `keep` returns, not encoded again.
+    the same key) comes as what `keep` returns, not encoded again."""
+    for job in samples_jobs(data_dir, evaluations, publish, keep):
+        yield from job()
+
+
+def samples_jobs(data_dir: Path, evaluations: Iterable[Evaluation], publish: bool,
+                 keep: Callable[[str], Kept | None] = lambda path: None,
+                 per_job: int = PER_JOB) -> list[Callable[[], Iterator[tuple[str, bytes | Kept]]]]:
+    """`samples_files` as jobs of `per_job` files each, in path order: together they yield
+    what `samples_files` yields, each job its own part.
 
     `evaluations` are every evaluation of the data, each listing every trials file that holds
     one of its trials: a file only one of them lists holds that evaluation's trials only, and
@@ -80,6 +95,15 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
     evaluations = list(evaluations)
     owners = Counter(rel for e in evaluations for rel in e.trial_files)
     chosen = sorted((e for e in evaluations if e.trial_files and publish), key=lambda e: e.slug)
+    shared = {e.slug for e in chosen if any(owners[rel] > 1 for rel in e.trial_files)}
+    return [partial(_written, data_dir, chosen[start:start + per_job], shared, keep)
+            for start in range(0, len(chosen), per_job)]
+
+
+def _written(data_dir: Path, chosen: list[Evaluation], shared: set[str],
+             keep: Callable[[str], Kept | None]) -> Iterator[tuple[str, bytes | Kept]]:
+    """The published files of `chosen` (those in `shared` read trial by trial for their own
+    names), one at a time, through one DuckDB connection."""
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     # A file of one evaluation is small: a second thread costs more CPU to coordinate than
@@ -97,10 +121,9 @@ def samples_files(data_dir: Path, evaluations: Iterable[Evaluation], publish: bo
                     continue
                 # DuckDB opens them: each checked to be a file inside the project (confined.py).
                 files = [checked_name(data_dir / rel) for rel in e.trial_files]
-                shared = any(owners[rel] > 1 for rel in e.trial_files)
-                where = " WHERE trim(model) = ? AND trim(template) = ? AND trim(sampler) = ?" if shared else ""
+                where = " WHERE trim(model) = ? AND trim(template) = ? AND trim(sampler) = ?" if e.slug in shared else ""
                 write_sorted(con, f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM read_parquet(?){where}",
-                             [files, *e.key] if shared else [files], target)
+                             [files, *e.key] if e.slug in shared else [files], target)
                 yield path, target.read_bytes()
     finally:
         con.close()

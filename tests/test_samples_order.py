@@ -11,7 +11,7 @@ import duckdb
 from helpers_points import parquet_rows
 from reasonboard import sampleoutputs
 from reasonboard.ingest import IngestOptions, run_ingest
-from reasonboard.sampleoutputs import SAMPLE_COLUMNS, samples_files
+from reasonboard.sampleoutputs import SAMPLE_COLUMNS, samples_files, samples_jobs
 from reasonboard.store.trialfiles import ORDER, copy_to_parquet
 
 LOG = (Path(__file__).parent / "data" / "per-instance" / "inspect" / "inspect_ai" / "examples" / "scanner" / "logs"
@@ -83,3 +83,7 @@ def test_a_trials_file_of_two_evaluations_gives_each_its_own_trials(tmp_path):
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.parquet").write_bytes(out[f"data/samples/{name}/t-s.parquet"])
         assert parquet_rows(tmp_path / f"{name}.parquet") == expected
+    # In jobs of one file each (the render pool's parts), a file two evaluations list is still
+    # read for each one's names, though the other evaluation is in another job: the same bytes.
+    jobs = samples_jobs(data, [*shared, alone], True, per_job=1)  # type: ignore[list-item]
+    assert len(jobs) == 3 and [dict(job()) for job in jobs] == [{path: out[path]} for path in sorted(out)]

@@ -77,3 +77,29 @@ def test_the_sandbox_decides_as_jinjas_own_each_time():
             for name in names:
                 value = getattr(obj, name, None)
                 assert env.is_safe_attribute(obj, name, value) == jinja.is_safe_attribute(obj, name, value), (obj, name)
+
+
+def test_the_sandbox_reads_attributes_as_jinjas_own():
+    """The build's sandbox reads a plain value with the kept decision alone; what it returns
+    is what Jinja's immutable sandbox returns: the value, an undefined that refuses to be used
+    (an internal or a method that changes a list), or a wrapped `str.format`."""
+    from types import SimpleNamespace
+
+    from jinja2.runtime import StrictUndefined, Undefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from markupsafe import Markup
+    from reasonboard.site.templating import sandboxed
+
+    env, jinja = sandboxed([]), ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+    record = SimpleNamespace(text="a", markup=Markup("<b>"), n=1, x=1.5, flag=True, none=None, items=(1,), rows=[1],
+                             table={"a": 1}, _private="secret", mro="shadow")
+    names = ["text", "markup", "n", "x", "flag", "none", "items", "rows", "table", "_private", "mro", "absent",
+             "format", "append", "__class__", "upper"]
+    for _ in range(2):
+        for obj in (record, "text", [1], {"a": 1}, (1,)):
+            for name in names:
+                ours, theirs = env.getattr(obj, name), jinja.getattr(obj, name)
+                assert type(ours) is type(theirs), (obj, name)
+                if not isinstance(theirs, Undefined) and not callable(theirs):
+                    assert ours == theirs and type(ours) is type(theirs), (obj, name)
+    assert isinstance(env.getattr(record, "_private"), Undefined)

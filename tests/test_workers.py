@@ -22,8 +22,17 @@ def _records(job: PageJob, n: int) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_the_same_outputs_with_any_number_of_workers(n):
-    job = PageJob(PAGES, _render, stage=None, alongside=lambda: [("data/x.json", b"{}")])
+    job = PageJob(PAGES, _render, stage=None, alongside=[lambda: [("data/x.json", b"{}")]])
     assert _records(job, n) == {"data/x.json": b"{}", **{p.path: p.title.encode() for p in PAGES}}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_files_made_alongside_in_several_jobs_all_arrive_once(n):
+    """The data files and the samples files' parts are jobs of their own, which any process
+    may take: every file arrives, once, whatever the number of workers."""
+    parts = [lambda k=k: [(f"data/{k}-{i}.bin", bytes([k, i])) for i in range(3)] for k in range(5)]
+    found = [record.path for record in PageJob(PAGES, _render, stage=None, alongside=parts).run(n)]
+    assert sorted(found) == sorted([f"data/{k}-{i}.bin" for k in range(5) for i in range(3)] + [p.path for p in PAGES])
 
 
 def _fails(page: Page) -> bytes:

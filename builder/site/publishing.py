@@ -3,7 +3,7 @@ project's static files, and write them all through the writer (all or nothing)."
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from ..project import Project
@@ -13,12 +13,12 @@ from .reuse import PageReuse
 from .writer import DuplicatePath, Output, OutputPathError, WriteReport, staging
 
 
-def publish(results: BuildResults, project: Project, data: Callable[[], Iterable[tuple[str, Output]]],
+def publish(results: BuildResults, project: Project, data: Sequence[Callable[[], Iterable[tuple[str, Output]]]],
             reuse: PageReuse | None = None) -> WriteReport:
     """Write the site of `results` into `project.out_dir`: the pages and assets (templates
-    and content along the project's lookup order), the data files `data()` yields (in a render
-    worker, while the pages render, one at a time: the per-sample files can be many), and the
-    project's `static/` files as they are.
+    and content along the project's lookup order), the data files the jobs `data` yield (in
+    the render workers, while the pages render, one at a time: the per-sample files can be
+    many), and the project's `static/` files as they are.
 
     The writer claims every output path once: a static file may add to the site but never
     replace a generated file, which is an error naming it. Files whose bytes are unchanged

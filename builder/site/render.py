@@ -148,7 +148,7 @@ def render_site(results: BuildResults, content_dirs: SearchPath, templates_dirs:
 
 def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: SearchPath,
               timings: dict[str, float] | None = None,
-              stage: Stage | None = None, alongside: Callable[[], Iterable[tuple[str, Output]]] | None = None,
+              stage: Stage | None = None, alongside: Sequence[Callable[[], Iterable[tuple[str, Output]]]] = (),
               workers: int | None = None, reuse: PageReuse | None = None) -> Iterator[tuple[str, Output]]:
     """`render_site` as a stream of (output path, bytes), one page at a time, so the build
     hands each page to the writer as it is made and never holds the whole site.
@@ -156,17 +156,19 @@ def iter_site(results: BuildResults, content_dirs: SearchPath, templates_dirs: S
     With more than one worker (`processes()`), forked processes take slices of the page
     list, render, and (given the writer's `stage`) stage their pages themselves, so a page
     comes as a `Staged` record; the files written are the same whatever the number of
-    workers. `alongside` makes more files (the build's data files) in a worker while the
-    pages render; with one worker they come first. Given `reuse` (and a `stage` to keep
+    workers. `alongside` are jobs that make more files (the build's data files, the
+    published samples files in parts), which the workers take while the pages render;
+    with one worker they come first. Given `reuse` (and a `stage` to keep
     files in), a page whose key and file are the previous build's is kept, not rendered,
     and `reuse` records every page's key (reuse.py). `timings` count only the time spent
     in here."""
     clock = _Clock(timings)
     workers = processes() if workers is None else workers
     templates_dir = search_path(templates_dirs)
-    if alongside is not None and not can_fork(workers):
-        yield from clock.paused(alongside())
-        alongside = None
+    if alongside and not can_fork(workers):
+        for part in alongside:
+            yield from clock.paused(part())
+        alongside = ()
     content = load_content(content_dirs)
     model = plan_page_model(results, content)
     clock.lap("page model")

@@ -25,6 +25,7 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.loaders import split_template_path
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markupsafe import Markup
 
 from ..confined import read_confined
 from ..errors import InputError
@@ -77,6 +78,26 @@ class Sandbox(ImmutableSandboxedEnvironment):
         if found is None:
             found = self._safe[key] = super().is_safe_attribute(obj, attr, value)
         return found
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """Jinja's `getattr`, with one step less for the values a page reads most: a value of
+        a `_PLAIN` type is no `str.format` method, which Jinja's would wrap, so only the
+        kept decision is asked. Any other value (or a missing attribute) goes to Jinja's."""
+        try:
+            value = getattr(obj, attribute)
+        except AttributeError:
+            return super().getattr(obj, attribute)
+        if type(value) in _PLAIN:
+            key = (type(obj), attribute)
+            found = self._safe.get(key)
+            if found is None:
+                found = self._safe[key] = super().is_safe_attribute(obj, attribute, value)
+            return value if found else self.unsafe_undefined(obj, attribute)
+        return super().getattr(obj, attribute)
+
+
+#: Types whose values are data, never a method (the kinds a page's records hold).
+_PLAIN = frozenset({str, Markup, int, float, bool, type(None), tuple, list, dict})
 
 
 def sandboxed(folders: Sequence[Path]) -> jinja2.Environment:

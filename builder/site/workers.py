@@ -1,7 +1,8 @@
 """The render pool: pages rendered by forked workers on every core, the build's one fork.
 
 After the page model is planned, `workers - 1` processes are forked; they and this process
-take jobs from a shared counter (job 0 the data files, the others `CHUNK` pages each), so no
+take jobs from a shared counter (first the jobs that make other files `alongside` the pages:
+the data files, then the published samples files in parts; then `CHUNK` pages each), so no
 process idles while work is left. The page model reaches the workers as copy-on-write memory
 (the job is set in a module global before the fork; nothing is pickled on the way in); a
 worker stages its pages itself and sends back small records only. The files are the same
@@ -66,29 +67,31 @@ def can_fork(workers: int) -> bool:
 @dataclass
 class PageJob:
     """The pages in output order (a `Deferred` one is made by the process that renders it),
-    how one is rendered, and the files made `alongside` them (the data files). With `reuse`
+    how one is rendered, and the jobs that make other files `alongside` them (the data
+    files, then the published samples files in parts: each a job of its own, so the
+    processes share them rather than one process writing every file while the others wait
+    at the end). With `reuse`
     (a page's key, and the previous build's file that key vouches for, if any), a page with
     such a file is kept."""
 
     pages: Sequence[Page | Deferred]
     render: Callable[[Page], bytes]
     stage: Stage | None
-    alongside: Callable[[], Iterable[tuple[str, Output]]] | None = None
+    alongside: Sequence[Callable[[], Iterable[tuple[str, Output]]]] = ()
     reuse: Callable[[Page], tuple[str, Staged | None]] | None = None
     #: Whether this process takes jobs too (tests turn it off to run every job in a worker).
     parent_works: ClassVar[bool] = True
 
     def jobs(self) -> int:
-        return (self.alongside is not None) + -(-len(self.pages) // CHUNK)
+        return len(self.alongside) + -(-len(self.pages) // CHUNK)
 
     def job(self, number: int, forked: bool = False) -> list[Record]:
         def out(path: str, data: Output) -> Output:
             return self.stage.put(path, data) if forked and self.stage is not None and isinstance(data, bytes) else data
 
-        if self.alongside is not None:
-            if number == 0:
-                return [Record(path, out(path, data)) for path, data in self.alongside()]
-            number -= 1
+        if number < len(self.alongside):
+            return [Record(path, out(path, data)) for path, data in self.alongside[number]()]
+        number -= len(self.alongside)
         records = []
         for entry in self.pages[number * CHUNK:(number + 1) * CHUNK]:
             page = made(entry)
@@ -107,7 +110,7 @@ class PageJob:
         context = multiprocessing.get_context("fork")
         # Job 0 (the data files) goes to the first worker, so this process never holds them
         # beside the page model (at 10,000 evaluations that is the build's peak memory).
-        reserved = self.alongside is not None
+        reserved = bool(self.alongside)
         counter = context.Value("l", int(reserved))
         children = []
         _FORKED = (self, counter)

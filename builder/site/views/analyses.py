@@ -8,6 +8,7 @@ Every chart has its table twin; what was not recorded is a sentence, never a num
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from ...stats.analyses import EvaluationAnalyses
@@ -41,15 +42,22 @@ def _spread(q: Quartiles | None, digits: int = 2) -> str:
 
 
 def _bin_label(b: HazardBin, last: bool, limited: bool) -> str:
-    if last and not limited:
-        return f"{b.low:,}+"
-    return f"{b.low:,}–{b.high:,}"
+    return _edges_text(b.low, None if last and not limited else b.high)
+
+
+@lru_cache(maxsize=1024)
+def _edges_text(low: int, high: int | None) -> str:
+    """"32–64", or "4,096+" for a last bin without a recorded limit (the same few edges on
+    every task of every evaluation: each text is made once)."""
+    return f"{low:,}+" if high is None else f"{low:,}–{high:,}"
 
 
 def _unit_interval(estimate: float, low: float, high: float) -> str:
     """"0.412 [0.380, 0.445]", the bounds clipped to [0, 1]; adding 0.0 turns a -0.0 (a bound
-    computed as 0 from below) into 0.0, which would otherwise print as "-0.000"."""
-    return f"{estimate + 0.0:.3f} [{max(low, 0.0) + 0.0:.3f}, {min(high, 1.0) + 0.0:.3f}]"
+    computed as 0 from below) into 0.0, which would otherwise print as "-0.000". (The clips
+    are written as conditions, which give what `max(low, 0.0)` and `min(high, 1.0)` give,
+    without two calls for each of about a hundred cells a model page has.)"""
+    return f"{estimate + 0.0:.3f} [{(0.0 if low < 0.0 else low) + 0.0:.3f}, {(1.0 if high > 1.0 else high) + 0.0:.3f}]"
 
 
 def _hazard_text(b: HazardBin) -> str:
