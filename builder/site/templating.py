@@ -88,11 +88,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
         except AttributeError:
             return super().getattr(obj, attribute)
         if type(value) in _PLAIN:
-            key = (type(obj), attribute)
-            found = self._safe.get(key)
-            if found is None:
-                found = self._safe[key] = super().is_safe_attribute(obj, attribute, value)
-            return value if found else self.unsafe_undefined(obj, attribute)
+            return value if self.is_safe_attribute(obj, attribute, value) else self.unsafe_undefined(obj, attribute)
         return super().getattr(obj, attribute)
 
 
