@@ -464,11 +464,14 @@ def mtimes(site: Path) -> dict[str, int]:
 
 def change_one_model(trials_dir: Path) -> Path:
     """Flip a quarter of the first point's trials of one evaluation (correct <-> not, where
-    not truncated): always a real change of its points, written back as its trials file."""
+    not truncated): always a real change of its points, written back as its trials file (a data
+    folder without trials: `change_one_points_file`)."""
     import duckdb
     from reasonboard.store.pointsdb import sql_string
 
     files = sorted(trials_dir.glob("*.parquet"))
+    if not files:
+        return change_one_points_file(trials_dir.parent / "points")
     target = files[len(files) // 2]
     temporary = target.with_name(target.name + ".tmp")
     con = duckdb.connect()
@@ -483,6 +486,22 @@ def change_one_model(trials_dir: Path) -> Path:
     temporary.replace(target)
     return target
 
+
+def change_one_points_file(points_dir: Path) -> Path:
+    """A data folder without trials (points files only): one more correct trial in the first
+    point of one model's points file (one fewer where all were correct), written back."""
+    files = sorted(points_dir.glob("*.csv"))
+    target = files[len(files) // 2]
+    with target.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    first = rows[0]
+    correct, total = int(first["correct"]), int(first["total"]) - int(first["truncated"])
+    first["correct"] = str(correct + 1 if correct < total else correct - 1)
+    with target.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return target
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
