@@ -118,13 +118,16 @@ class Setting:
 
 @dataclass(frozen=True)
 class BoardStanding:
-    """Where an evaluation stands on one board: its rank and score there, or what it misses."""
+    """Where an evaluation stands on one board: its rank and score there, or why it has none:
+    the tasks it misses, or (having them all) the tasks with too few samples to rank, which
+    make it preliminary; "missing" alone would then name nothing."""
 
     board: Ref
     rank_text: str
     score: Interval | None
     missing: tuple[str, ...]
     tasks: int
+    preliminary: str | None = None
 
 
 @dataclass(frozen=True)
@@ -301,7 +304,9 @@ def board_standings(ctx: Context, model_id: str) -> tuple[BoardStanding, ...]:
         out.append(BoardStanding(ref, ctx.rows[model_id].rank_text if board is ctx.results.boards[0] and ranked
                                  else (str(row.rank) if ranked else "not ranked"),
                                  score_interval(ctx.bands, row.score, ranked=True) if ranked else None,
-                                 row.missing_tasks, len(board.tasks)))
+                                 row.missing_tasks, len(board.tasks),
+                                 f"fewer than {ctx.min_samples} samples on {', '.join(row.preliminary_tasks)}"
+                                 if row.status == "preliminary" else None))
     return tuple(out)
 
 

@@ -1,0 +1,105 @@
+"""Sentences whose premise a lab's real data can break, read on the built pages as a reader
+reads them: real Inspect logs (the `popularity` eval set, gpt-4o-mini's examples, a log of
+2 samples x 2 epochs, a 1-sample `browser` log, a 5-sample `piqa` log) ingested together and
+built on two boards, a one-task front board (`popularity`) and a second one adding
+`security_guide`, which gpt-4o-mini has on 16 samples only (preliminary there).
+
+Each premise is computed here from the trials files ingest wrote, never from the build's own
+statistics:
+
+a. a model page says why it is not ranked on each board: the tasks it misses, or (having them
+   all) the tasks with too few samples, never "missing" with nothing after it;
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from helpers_points import duck_rows
+from helpers_site import Node, page
+from reasonboard.cli import main
+
+INSPECT = Path(__file__).parent / "data" / "per-instance" / "inspect"
+AI = INSPECT / "inspect_ai"
+INPUTS = (
+    AI / "log-sets" / "set",
+    AI / "examples" / "scanner" / "logs" / "2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval",
+    AI / "examples" / "scanner" / "logs" / "2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval",
+    AI / "tests" / "log" / "test_eval_log" / "log_streaming.eval",
+    AI / "tests" / "analysis" / "test_logs" / "2025-05-12T20-27-36-04-00_browser.json",
+    INSPECT / "every_eval_ever" / "tests" / "data" / "inspect" / "inspect_shortened" / "piqa.json",
+)
+BOARDS = {"Popularity": ["popularity"], "Security and popularity": ["popularity", "security_guide"]}
+MIN_SAMPLES = 20
+FIRST_EDGE = 32
+
+
+def _run(*args: str) -> None:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    base = tmp_path_factory.mktemp("premises")
+    data, site = base / "data", base / "site"
+    _run("ingest", *map(str, INPUTS), "--data", str(data))
+    config = base / "site.toml"
+    config.write_text("".join(f'[[boards]]\nname = "{name}"\ntasks = {tasks!r}\n'.replace("'", '"')
+                              for name, tasks in BOARDS.items()), encoding="utf-8")
+    _run("build", "--data", str(data), "--out", str(site), "--cache", str(base / "cache"),
+         "--config", str(config), "--quiet")
+    return data, site
+
+
+def trials(data: Path) -> dict[str, dict[str, dict]]:
+    """Per model and task, from the trials files: its samples (distinct items), whether any
+    trial records output tokens, the longest output, and the item ids."""
+    files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))
+    _, rows = duck_rows(
+        """SELECT model, base_task, count(DISTINCT (params, sample_id)), count(tokens), max(tokens),
+                  list(DISTINCT sample_id)
+           FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files])
+    out: dict[str, dict[str, dict]] = defaultdict(dict)
+    for model, task, samples, with_tokens, longest, items in rows:
+        out[model][task] = {"samples": samples, "tokens": with_tokens > 0, "longest": longest, "items": set(items)}
+    return dict(out)
+
+
+def model_page(site: Path, model: str) -> Node:
+    """The page of the model's one evaluation, by the slug the build published."""
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    slug = next(m["slug"] for m in board["models"] if m["model"] == model)
+    return page(site, f"models/{slug}.html")
+
+
+def test_a_each_board_says_why_it_does_not_rank(lab):
+    data, site = lab
+    found = trials(data)
+    preliminary_seen = 0
+    for model, tasks in found.items():
+        doc = model_page(site, model)
+        standings = {li.find("a").text: li.text for li in doc.by_id("boards").parent.find_all("li")
+                     if li.parent is not None and "board-standings" in li.parent.classes}
+        assert set(standings) == set(BOARDS), model
+        for board, board_tasks in BOARDS.items():
+            line = standings[board]
+            missing = [t for t in board_tasks if t not in tasks]
+            thin = [t for t in board_tasks if t in tasks and tasks[t]["samples"] < MIN_SAMPLES]
+            assert "(missing )" not in line, line
+            if missing:
+                assert f"missing {', '.join(missing)}" in line, line
+            elif thin:
+                assert "preliminary" in line and ", ".join(thin) in line and "missing" not in line, line
+                preliminary_seen += 1
+            else:
+                assert line.startswith(f"{board}: rank "), line
+        rank_box = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-rank").text
+        front = BOARDS["Popularity"]
+        if all(t in tasks for t in front) and any(tasks[t]["samples"] < MIN_SAMPLES for t in front):
+            assert "missing any task" not in rank_box and "preliminary" in rank_box, (model, rank_box)
+    assert preliminary_seen >= 2  # gpt-4o-mini on the second board, the 2-sample log on both
