@@ -9,6 +9,8 @@ statistics:
 
 a. a model page says why it is not ranked on each board: the tasks it misses, or (having them
    all) the tasks with too few samples, never "missing" with nothing after it;
+b. the causes given for a wide ReasonScore interval come from the board's tasks the score is
+   computed over, not from the model's other tasks;
 """
 
 from __future__ import annotations
@@ -103,3 +105,20 @@ def test_a_each_board_says_why_it_does_not_rank(lab):
         if all(t in tasks for t in front) and any(tasks[t]["samples"] < MIN_SAMPLES for t in front):
             assert "missing any task" not in rank_box and "preliminary" in rank_box, (model, rank_box)
     assert preliminary_seen >= 2  # gpt-4o-mini on the second board, the 2-sample log on both
+
+
+def test_b_width_causes_come_from_the_boards_tasks(lab):
+    data, site = lab
+    found = trials(data)
+    checked = 0
+    for model, tasks in found.items():
+        if "popularity" not in tasks:
+            continue
+        width = next((p.text for p in model_page(site, model).find_all("p") if p.text.startswith("Interval width:")), "")
+        causes = width.split(" Here: ", 1)[1] if " Here: " in width else ""
+        if "few samples" in causes:
+            # The front board's score is over popularity alone.
+            assert f"few samples ({tasks['popularity']['samples']} on its one task)" in causes, (model, width)
+        assert not any(t in causes for t in tasks if t != "popularity"), (model, width)
+        checked += 1
+    assert checked >= 5

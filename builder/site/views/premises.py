@@ -134,9 +134,13 @@ def truncation_note(evaluation: Evaluation, tasks: Iterable[TaskResult]) -> str 
     return f"{said}: no trial counted as truncated"
 
 
-def width_causes(m: EvaluationRow, truncation_observed: bool) -> tuple[str, ...]:
-    """What makes this evaluation's ReasonScore interval wide, from its own numbers."""
-    tasks = [(name, t) for name, t in m.tasks.items() if t.has_interval]
+def width_causes(m: EvaluationRow, truncation_observed: bool,
+                 behind: Mapping[str, TaskResult] | None = None) -> tuple[str, ...]:
+    """What makes this evaluation's ReasonScore interval wide, from its own numbers.
+
+    `behind`: the tasks the score is computed over (the board's tasks it has); the model's
+    other tasks do not widen that interval, so a cause taken from them would be false."""
+    tasks = [(name, t) for name, t in (m.tasks if behind is None else behind).items() if t.has_interval]
     if not tasks:
         return ()
     causes = []
