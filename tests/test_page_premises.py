@@ -11,11 +11,14 @@ a. a model page says why it is not ranked on each board: the tasks it misses, or
    all) the tasks with too few samples, never "missing" with nothing after it;
 b. the causes given for a wide ReasonScore interval come from the board's tasks the score is
    computed over, not from the model's other tasks;
+c. a task page counts as "not recording output tokens" only the models whose trials record
+   none; those whose outputs are too short for the first bin are named as such;
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -122,3 +125,18 @@ def test_b_width_causes_come_from_the_boards_tasks(lab):
         assert not any(t in causes for t in tasks if t != "popularity"), (model, width)
         checked += 1
     assert checked >= 5
+
+
+def test_c_a_task_page_tells_unrecorded_tokens_from_short_outputs(lab):
+    data, site = lab
+    found = trials(data)
+    listed = [m for m, tasks in found.items() if "popularity" in tasks]
+    untold = [m for m in listed if not found[m]["popularity"]["tokens"]]
+    # No bin: the longest output's power of two is at most the first edge (no token limit recorded).
+    short = [m for m in listed if found[m]["popularity"]["tokens"] and found[m]["popularity"]["longest"] < 2 * FIRST_EDGE]
+    assert short, "the fixture has models whose outputs are too short for a bin"
+    text = page(site, "tasks/popularity.html").text
+    said = re.search(r"(\d+) of the \d+ models listed (?:has|have) no hazard on this task: their trials do not "
+                     r"record output tokens", text)
+    assert (int(said.group(1)) if said else 0) == len(untold), text
+    assert f"{len(short)} of the {len(listed)} models listed record output tokens but have no hazard" in text
