@@ -13,6 +13,8 @@ b. the causes given for a wide ReasonScore interval come from the board's tasks 
    computed over, not from the model's other tasks;
 c. a task page counts as "not recording output tokens" only the models whose trials record
    none; those whose outputs are too short for the first bin are named as such;
+d. a model page's neighbours table has a paired test on every row where the two models share
+   at least 20 items on the board's task (the "—" reason is then never false);
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers_points import duck_rows
-from helpers_site import Node, page
+from helpers_site import Node, column_cell, page, row_cells
 from reasonboard.cli import main
 
 INSPECT = Path(__file__).parent / "data" / "per-instance" / "inspect"
@@ -140,3 +142,23 @@ def test_c_a_task_page_tells_unrecorded_tokens_from_short_outputs(lab):
                      r"record output tokens", text)
     assert (int(said.group(1)) if said else 0) == len(untold), text
     assert f"{len(short)} of the {len(listed)} models listed record output tokens but have no hazard" in text
+
+
+def test_d_neighbours_with_shared_items_are_all_tested(lab):
+    data, site = lab
+    found = trials(data)
+    checked = 0
+    for model, tasks in found.items():
+        doc = model_page(site, model)
+        table = doc.by_id("neighbours-caption")
+        if table is None:
+            continue
+        table = table.parent
+        for row in table.find("tbody").find_all("tr"):
+            other = row_cells(row)[1].text
+            shared = len(tasks["popularity"]["items"] & found[other]["popularity"]["items"])
+            p = column_cell(table, row, "p").text
+            if shared >= MIN_SAMPLES:
+                assert p != "—", (model, other, shared)
+            checked += 1
+    assert checked >= 6

@@ -21,8 +21,10 @@ from .cost import CostView, cost_view
 from .history import HistoryView, history_view
 from .rows import Context, ModelRow, score_interval
 
-#: Nearest neighbours (each side) whose win rates a model page shows.
-NEIGHBOURS = 3
+#: Nearest neighbours (each side) whose win rates a model page shows: the statistics' reach
+#: (`neighbour_win_rates`), whose pairs alone get a paired test. A row further out would print
+#: "—" under a caption giving a reason (too few shared items) that is not the real one.
+NEIGHBOURS = 2
 
 
 @dataclass(frozen=True)
