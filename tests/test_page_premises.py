@@ -15,6 +15,9 @@ c. a task page counts as "not recording output tokens" only the models whose tri
    none; those whose outputs are too short for the first bin are named as such;
 d. a model page's neighbours table has a paired test on every row where the two models share
    at least 20 items on the board's task (the "—" reason is then never false);
+e. counts of one read in the singular: no "1 results", "1 benchmarks", "all 1", "each of the
+   1", "1 result rows", and one unranked evaluation is "it", not "each";
+f. a benchmark with no card shows no risk count ("0 named by the card").
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers_points import duck_rows
-from helpers_site import Node, column_cell, page, row_cells
+from helpers_site import Node, column_cell, html_pages, page, row_cells
 from reasonboard.cli import main
 
 INSPECT = Path(__file__).parent / "data" / "per-instance" / "inspect"
@@ -162,3 +165,23 @@ def test_d_neighbours_with_shared_items_are_all_tested(lab):
                 assert p != "—", (model, other, shared)
             checked += 1
     assert checked >= 6
+
+
+def test_e_counts_of_one_are_singular(lab):
+    _, site = lab
+    plural_of_one = re.compile(r"\b(all|each of the) 1 results?\b|\b1 (results|benchmarks|result rows)\b")
+    for rel in html_pages(site):
+        text = page(site, rel).text
+        assert not plural_of_one.search(text), (rel, plural_of_one.search(text).group(0))
+        for n, verb in re.findall(r"(\d+) evaluations? (?:is|are) not ranked on this board[^:]*: (each|it) misses", text):
+            assert (verb == "it") == (n == "1"), (rel, n, verb)
+    index = page(site, "index.html").text
+    assert "1 evaluation is not ranked on this board: it misses" in index  # the piqa log's
+
+
+def test_f_no_risk_count_without_a_card(lab):
+    _, site = lab
+    doc = page(site, "benchmarks/popularity.html")
+    assert "no benchmark card" in doc.text
+    risks = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-risks").text
+    assert "named by the card" not in risks and not re.search(r"\b0\b", risks), risks
