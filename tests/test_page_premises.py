@@ -17,7 +17,9 @@ d. a model page's neighbours table has a paired test on every row where the two 
    at least 20 items on the board's task (the "—" reason is then never false);
 e. counts of one read in the singular: no "1 results", "1 benchmarks", "all 1", "each of the
    1", "1 result rows", and one unranked evaluation is "it", not "each";
-f. a benchmark with no card shows no risk count ("0 named by the card").
+f. a benchmark with no card shows no risk count ("0 named by the card");
+g. the average given for withholding score/token is the "tokens per trial" printed beside it,
+   not a second figure for the same average.
 """
 
 from __future__ import annotations
@@ -72,11 +74,12 @@ def trials(data: Path) -> dict[str, dict[str, dict]]:
     files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))
     _, rows = duck_rows(
         """SELECT model, base_task, count(DISTINCT (params, sample_id)), count(tokens), max(tokens),
-                  list(DISTINCT sample_id)
+                  list(DISTINCT sample_id), count(*), coalesce(sum(tokens), 0)
            FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files])
     out: dict[str, dict[str, dict]] = defaultdict(dict)
-    for model, task, samples, with_tokens, longest, items in rows:
-        out[model][task] = {"samples": samples, "tokens": with_tokens > 0, "longest": longest, "items": set(items)}
+    for model, task, samples, with_tokens, longest, items, total, tokens in rows:
+        out[model][task] = {"samples": samples, "tokens": with_tokens > 0, "longest": longest, "items": set(items),
+                            "per_trial": tokens / total}
     return dict(out)
 
 
@@ -185,3 +188,21 @@ def test_f_no_risk_count_without_a_card(lab):
     assert "no benchmark card" in doc.text
     risks = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-risks").text
     assert "named by the card" not in risks and not re.search(r"\b0\b", risks), risks
+
+
+def test_g_the_withheld_reason_gives_the_printed_average(lab):
+    data, site = lab
+    found = trials(data)
+    checked = 0
+    for model, tasks in found.items():
+        if "popularity" not in tasks:
+            continue
+        box = next(n for n in model_page(site, model).iter() if n.attrs.get("aria-labelledby") == "h-cost").text
+        reason = re.search(r"answers average ([\d.,]+) tokens?", box)
+        if reason is None:
+            continue
+        # The front board's one task: its average output tokens per trial, rounded as printed.
+        shown = f"{round(tasks['popularity']['per_trial']):,}"
+        assert reason.group(1) == shown and re.search(rf"\b{shown} tokens? per trial", box), (model, box)
+        checked += 1
+    assert checked >= 3
