@@ -32,7 +32,10 @@ n. a model page's headline tokens and truncation are counted over the board's ta
    evaluation has none of them it says so, with no dash standing for a share; elsewhere the
    share printed is that of the board's tasks it has;
 o. a difficulty curve is said to be drawn "for every model on this task" only where every
-   evaluation with the task has the coordinate; else it counts those that record it.
+   evaluation with the task has the coordinate; else it counts those that record it;
+p. a model's page of several evaluations calls them leaderboard rows with a ReasonScore only as
+   far as they are ranked (every task of the board, each on 20 samples or more), and speaks of
+   two of them tied only where two are ranked.
 """
 
 from __future__ import annotations
@@ -535,3 +538,29 @@ def test_o_difficulty_curves_claim_every_model_only_where_each_has_the_coordinat
             else:
                 assert int(of) == rows, (rel, param)
     assert every and fewer
+
+
+def test_p_a_models_evaluations_are_leaderboard_rows_only_where_ranked(corpus):
+    data, site = corpus
+    evaluations = facts(data)
+    board_tasks = set(json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["config"]["tasks"])
+    by_model: dict[str, list[Facts]] = defaultdict(list)
+    for key, f in evaluations.items():
+        by_model[key.split("|")[0]].append(f)
+    checked = 0
+    for rel in html_pages(site):
+        if not rel.startswith("models/"):
+            continue
+        doc = page(site, rel)
+        lede = doc.find("p", cls="lede")
+        if lede is None or not lede.text.startswith("This model was evaluated with"):
+            continue
+        mine = by_model[doc.find("h1").text.strip()]
+        ranked = sum(1 for f in mine if board_tasks <= set(f.tasks)
+                     and all(f.tasks[t]["samples"] >= 20 for t in board_tasks))
+        assert lede.text.startswith(f"This model was evaluated with {len(mine)} combinations"), rel
+        assert ("Each is a separate row on the leaderboard" in lede.text) == (ranked == len(mine)), rel
+        assert ("None of them is ranked" in lede.text) == (ranked == 0), rel
+        assert ("can be tied with each other" in doc.text) == (ranked > 1), rel
+        checked += 1
+    assert checked >= 3
