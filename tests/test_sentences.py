@@ -35,7 +35,9 @@ o. a difficulty curve is said to be drawn "for every model on this task" only wh
    evaluation with the task has the coordinate; else it counts those that record it;
 p. a model's page of several evaluations calls them leaderboard rows with a ReasonScore only as
    far as they are ranked (every task of the board, each on 20 samples or more), and speaks of
-   two of them tied only where two are ranked.
+   two of them tied only where two are ranked;
+q. the pairwise page speaks of "the top N of M ranked models" only where it compares two or
+   more; with none ranked it says so.
 """
 
 from __future__ import annotations
@@ -564,3 +566,13 @@ def test_p_a_models_evaluations_are_leaderboard_rows_only_where_ranked(corpus):
         assert ("can be tied with each other" in doc.text) == (ranked > 1), rel
         checked += 1
     assert checked >= 3
+
+
+def test_q_the_pairwise_page_counts_what_it_compares(corpus):
+    data, site = corpus
+    board_tasks = set(json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["config"]["tasks"])
+    ranked = sum(1 for f in facts(data).values() if board_tasks <= set(f.tasks)
+                 and all(f.tasks[t]["samples"] >= 20 for t in board_tasks))
+    assert ranked == 0  # no evaluation has every task of the corpus
+    lede = page(site, "pairwise.html").find("p", cls="lede").text
+    assert "top 0" not in lede and "this build ranks none" in lede, lede
