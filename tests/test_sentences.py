@@ -24,12 +24,20 @@ i. every recorded setting is visible: a stop sequence of a newline is not an emp
 j. no band rates the score per token of an evaluation with a task of fewer than 20 samples
    (SAMPLES.md section 4), ranked, preliminary or incomplete alike;
 k. trials answered in epochs are counted as "N samples × E epochs", in the singular for one;
-l. a task page speaks of statistically tied neighbours only where it ranks some results;
+l. a task page speaks of statistically tied neighbours only where it ranks two results or more
+   (one ranked result has no neighbour);
 m. a matrix cell's rank range counts the ranked results on its task, and a result on fewer
    than 20 samples reads "preliminary", never "rank 0";
 n. a model page's headline tokens and truncation are counted over the board's tasks: where the
    evaluation has none of them it says so, with no dash standing for a share; elsewhere the
-   share printed is that of the board's tasks it has.
+   share printed is that of the board's tasks it has;
+o. a difficulty curve is said to be drawn "for every model on this task" only where every
+   evaluation with the task has the coordinate; else it counts those that record it;
+p. a model's page of several evaluations calls them leaderboard rows with a ReasonScore only as
+   far as they are ranked (every task of the board, each on 20 samples or more), and speaks of
+   two of them tied only where two are ranked;
+q. the pairwise page speaks of "the top N of M ranked models" only where it compares two or
+   more; with none ranked it says so.
 """
 
 from __future__ import annotations
@@ -421,7 +429,7 @@ def test_l_task_pages_speak_of_ties_only_where_they_rank(corpus):
     for f in evaluations.values():
         for task, one in f.tasks.items():
             samples[task].append(int(one["samples"]))
-    unranked = 0
+    unranked = alone = 0
     for rel in html_pages(site):
         if not rel.startswith("tasks/"):
             continue
@@ -432,13 +440,19 @@ def test_l_task_pages_speak_of_ties_only_where_they_rank(corpus):
         lede = doc.find("p", cls="lede").text
         counted = len(samples[task])
         assert lede.startswith(f"{counted} model{' has a result' if counted == 1 else 's have results'} on this task")
-        if all(n < 20 for n in samples[task]):
+        ranked = sum(1 for n in samples[task] if n >= 20)
+        if not ranked:
             assert "statistically tied" not in lede, rel
             assert "none rests on 20 samples or more, so none is ranked here." in lede, rel
             unranked += 1
+        elif ranked == 1:
+            assert "statistically tied" not in lede and "it is ranked alone" in lede, rel
+            caption = doc.by_id("task-table-caption").text
+            assert caption.startswith("The one ranked model.") and "tied" not in caption, rel
+            alone += 1
         else:
             assert "statistically tied" in lede, rel
-    assert unranked >= 5
+    assert unranked >= 5 and alone >= 1
 
 
 def test_m_matrix_cells_rank_only_what_is_ranked(corpus):
@@ -498,3 +512,67 @@ def test_n_headline_truncation_is_the_boards_or_says_why_not(corpus, boards, tmp
             assert float(shown.group(1)) == pytest.approx(100 * share, abs=0.05), model_id
             shares += 1
     assert shares >= 1 and (without >= 20 if boards else without == 0)
+
+
+def test_o_difficulty_curves_claim_every_model_only_where_each_has_the_coordinate(corpus):
+    data, site = corpus
+    evaluations = facts(data)
+    claim = re.compile(r"C_P estimate at each level of (\S+) for (?:(every model on this task)|the (\d+) models? "
+                       r"whose samples record \S+ \(of the (\d+) listed\)|(\d+) of the (\d+) models)")
+    every = fewer = 0
+    for rel in html_pages(site):
+        if not rel.startswith("tasks/"):
+            continue
+        doc = page(site, rel)
+        task = doc.find("h1").text.strip()
+        counted = sum(1 for f in evaluations.values() if task in f.tasks)
+        tables = [t for t in doc.find_all("table") if t.attrs.get("id", "").startswith("curve-table-")]
+        claims = claim.findall(doc.text)
+        assert len(claims) == len(tables), rel
+        for table, (param, all_of_them, some, listed, _, of) in zip(tables, claims):
+            rows = len(table.find("tbody").find_all("tr"))
+            if all_of_them:
+                assert rows == counted, (rel, param, rows, counted)
+                every += 1
+            elif some:
+                assert (int(some), int(listed)) == (rows, counted), (rel, param)
+                fewer += 1
+            else:
+                assert int(of) == rows, (rel, param)
+    assert every and fewer
+
+
+def test_p_a_models_evaluations_are_leaderboard_rows_only_where_ranked(corpus):
+    data, site = corpus
+    evaluations = facts(data)
+    board_tasks = set(json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["config"]["tasks"])
+    by_model: dict[str, list[Facts]] = defaultdict(list)
+    for key, f in evaluations.items():
+        by_model[key.split("|")[0]].append(f)
+    checked = 0
+    for rel in html_pages(site):
+        if not rel.startswith("models/"):
+            continue
+        doc = page(site, rel)
+        lede = doc.find("p", cls="lede")
+        if lede is None or not lede.text.startswith("This model was evaluated with"):
+            continue
+        mine = by_model[doc.find("h1").text.strip()]
+        ranked = sum(1 for f in mine if board_tasks <= set(f.tasks)
+                     and all(f.tasks[t]["samples"] >= 20 for t in board_tasks))
+        assert lede.text.startswith(f"This model was evaluated with {len(mine)} combinations"), rel
+        assert ("Each is a separate row on the leaderboard" in lede.text) == (ranked == len(mine)), rel
+        assert ("None of them is ranked" in lede.text) == (ranked == 0), rel
+        assert ("can be tied with each other" in doc.text) == (ranked > 1), rel
+        checked += 1
+    assert checked >= 3
+
+
+def test_q_the_pairwise_page_counts_what_it_compares(corpus):
+    data, site = corpus
+    board_tasks = set(json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["config"]["tasks"])
+    ranked = sum(1 for f in facts(data).values() if board_tasks <= set(f.tasks)
+                 and all(f.tasks[t]["samples"] >= 20 for t in board_tasks))
+    assert ranked == 0  # no evaluation has every task of the corpus
+    lede = page(site, "pairwise.html").find("p", cls="lede").text
+    assert "top 0" not in lede and "this build ranks none" in lede, lede

@@ -290,11 +290,20 @@ def task_hazards(task: str, models: Sequence[tuple[str, Ref]], analyses: Mapping
     charted = min(series, len(found))
     chart = Chart("hazard", "task-hazard", f"Token hazard of {charted} models on {task}", "task-hazard-table",
                   tuple(data)) if data else None
-    notes: tuple[str, ...] = ()
-    if len(found) < len(models):
-        notes = (f"{len(models) - len(found)} of the {len(models)} models listed have no hazard on this task: "
-                 "their trials do not record output tokens, or there are none.",)
-    return TaskHazards(chart, ordered, rows, charted, notes)
+    # A model whose tokens are recorded but whose outputs (or token limit) stop short of the
+    # first bin has no hazard for that reason, not for want of tokens: the two are told apart.
+    short = sum(1 for mid, _ in models if mid in analyses and task in analyses[mid].hazard
+                and not analyses[mid].hazard[task].bins)
+    untold = len(models) - len(found) - short
+    notes: list[str] = []
+    if untold:
+        notes.append(f"{untold} of the {len(models)} models listed {'has' if untold == 1 else 'have'} no hazard "
+                     "on this task: their trials do not record output tokens, or there are none.")
+    if short:
+        notes.append(f"{short} of the {len(models)} models listed {'records' if short == 1 else 'record'} output "
+                     f"tokens but {'has' if short == 1 else 'have'} no hazard on this task: the outputs, or the "
+                     f"run's token limit, stop short of the first bin (from {FIRST_EDGE} tokens up).")
+    return TaskHazards(chart, ordered, rows, charted, tuple(notes))
 
 
 @dataclass(frozen=True)

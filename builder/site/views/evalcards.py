@@ -130,29 +130,40 @@ class Cards:
         if not triples:
             return ()
         n = len(triples)
+        # A model with one result reads "its one result ...": "all 1 results" and "each of the
+        # 1 results" count what is not there.
+        one = n == 1
         gaps = [t for t in triples if t.reproducibility.gap]
         missing = sorted({f for t in gaps for f in t.reproducibility.missing})
         r = Badge("R", "Reproducibility", "attention" if gaps else "clear",
                   f"{len(gaps)}/{n} gaps" if gaps else "reported",
-                  (f"{len(gaps)} of {n} results leave out {', '.join(missing)}" if gaps
+                  (("its one result leaves out " if one else f"{len(gaps)} of {n} results leave out ")
+                   + ", ".join(missing) if gaps
+                   else "its one result reports every reproducibility field" if one
                    else f"all {n} results report every reproducibility field"))
         completeness = [self._summaries[t.benchmark_key].completeness for t in triples
                         if t.benchmark_key in self._summaries]
         median = median_of(completeness)
+        benchmarks = len(set(t.benchmark_key for t in triples))
         c = Badge("C", "Reporting completeness", "info", fmt.percent(median, 0),
-                  f"median completeness C(b) of the {len(set(t.benchmark_key for t in triples))} benchmarks "
-                  f"this model has results on: {fmt.percent(median, 0)}")
+                  ("completeness C(b) of the one benchmark" if benchmarks == 1
+                   else f"median completeness C(b) of the {benchmarks} benchmarks")
+                  + f" this model has results on: {fmt.percent(median, 0)}")
         first_only = sum(1 for t in triples if t.provenance.first_party_only)
         multi = sum(1 for t in triples if t.provenance.multi_party)
         if first_only == n:
             p = Badge("P", "Provenance", "attention", "1st party only",
-                      f"all {n} results are reported by the model's own developer only")
+                      "its one result is reported by the model's own developer only" if one
+                      else f"all {n} results are reported by the model's own developer only")
         elif multi:
             p = Badge("P", "Provenance", "clear", f"{multi} multi-party",
-                      f"{multi} of {n} results are reported by more than one organisation")
+                      "its one result is reported by more than one organisation" if one
+                      else f"{multi} of {n} results {'is' if multi == 1 else 'are'} reported by more than one "
+                      "organisation")
         else:
             p = Badge("P", "Provenance", "info", "single party",
-                      f"each of the {n} results is reported by one organisation only"
+                      ("its one result is reported by one organisation only" if one
+                       else f"each of the {n} results is reported by one organisation only")
                       + (f" ({first_only} by the developer itself)" if first_only else ""))
         flags = [t.comparability.flag for t in triples]
         flagged = sum(1 for f in flags if f is True)
@@ -162,7 +173,8 @@ class Cards:
                       f"{flagged} of {checked} checked results diverge by more than the threshold")
         elif checked:
             x = Badge("X", "Comparability", "clear", "within",
-                      f"checked: {checked} results with several reports agree within the threshold")
+                      "checked: 1 result with several reports agrees within the threshold" if checked == 1
+                      else f"checked: {checked} results with several reports agree within the threshold")
         else:
             x = Badge("X", "Comparability", "na", "not checked",
                       "not checked: no result has a second report to compare with")

@@ -21,8 +21,10 @@ from .cost import CostView, cost_view
 from .history import HistoryView, history_view
 from .rows import Context, ModelRow, score_interval
 
-#: Nearest neighbours (each side) whose win rates a model page shows.
-NEIGHBOURS = 3
+#: Nearest neighbours (each side) whose win rates a model page shows: the statistics' reach
+#: (`neighbour_win_rates`), whose pairs alone get a paired test. A row further out would print
+#: "—" under a caption giving a reason (too few shared items) that is not the real one.
+NEIGHBOURS = 2
 
 
 @dataclass(frozen=True)
@@ -118,13 +120,16 @@ class Setting:
 
 @dataclass(frozen=True)
 class BoardStanding:
-    """Where an evaluation stands on one board: its rank and score there, or what it misses."""
+    """Where an evaluation stands on one board: its rank and score there, or why it has none:
+    the tasks it misses, or (having them all) the tasks with too few samples to rank, which
+    make it preliminary; "missing" alone would then name nothing."""
 
     board: Ref
     rank_text: str
     score: Interval | None
     missing: tuple[str, ...]
     tasks: int
+    preliminary: str | None = None
 
 
 @dataclass(frozen=True)
@@ -301,7 +306,9 @@ def board_standings(ctx: Context, model_id: str) -> tuple[BoardStanding, ...]:
         out.append(BoardStanding(ref, ctx.rows[model_id].rank_text if board is ctx.results.boards[0] and ranked
                                  else (str(row.rank) if ranked else "not ranked"),
                                  score_interval(ctx.bands, row.score, ranked=True) if ranked else None,
-                                 row.missing_tasks, len(board.tasks)))
+                                 row.missing_tasks, len(board.tasks),
+                                 f"fewer than {ctx.min_samples} samples on {', '.join(row.preliminary_tasks)}"
+                                 if row.status == "preliminary" else None))
     return tuple(out)
 
 

@@ -32,6 +32,7 @@ from ...stats.board import EvaluationRow, TaskResult
 from ...stats.evaluations import Evaluation
 from ...store.setup import TOKEN_LIMIT_KEYS
 from ...vocabulary import MODES
+from .. import format as fmt
 
 #: Median samples per task below which the sample count is named as a cause of a wide
 #: interval (a Wilson interval on 1,000 samples is still about ±0.03 wide at p = 0.5). Samples,
@@ -95,7 +96,10 @@ def score_per_token_note(evaluation: Evaluation, avg_tokens: float | None,
         return (f"withheld: answers were capped at {cap} token{'' if cap == 1 else 's'}, "
                 "so tokens say nothing about efficiency")
     if avg_tokens is not None and 0 < avg_tokens <= ANSWER_CAP:
-        return (f"withheld: answers average {avg_tokens:.3g} tokens (a letter or a few words), "
+        # Rounded as the "tokens per trial" printed beside it: "2 tokens per trial" next to
+        # "answers average 1.5 tokens" would be two figures for one average.
+        shown = fmt.tokens(avg_tokens)
+        return (f"withheld: answers average {shown} token{'' if shown == '1' else 's'} (a letter or a few words), "
                 "so tokens say nothing about efficiency")
     if avg_tokens is None or not tasks or len(tasks) < 2:
         return None
@@ -134,9 +138,13 @@ def truncation_note(evaluation: Evaluation, tasks: Iterable[TaskResult]) -> str 
     return f"{said}: no trial counted as truncated"
 
 
-def width_causes(m: EvaluationRow, truncation_observed: bool) -> tuple[str, ...]:
-    """What makes this evaluation's ReasonScore interval wide, from its own numbers."""
-    tasks = [(name, t) for name, t in m.tasks.items() if t.has_interval]
+def width_causes(m: EvaluationRow, truncation_observed: bool,
+                 behind: Mapping[str, TaskResult] | None = None) -> tuple[str, ...]:
+    """What makes this evaluation's ReasonScore interval wide, from its own numbers.
+
+    `behind`: the tasks the score is computed over (the board's tasks it has); the model's
+    other tasks do not widen that interval, so a cause taken from them would be false."""
+    tasks = [(name, t) for name, t in (m.tasks if behind is None else behind).items() if t.has_interval]
     if not tasks:
         return ()
     causes = []

@@ -231,6 +231,8 @@ def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult]
         badges=ctx.cards.model_badges(e.id),
         simulated=ctx.simulated[e.id],
         truncation_note=premises.truncation_note(e, m.tasks.values()), tokens_note=tokens_note,
-        score_per_token_note=spt_note, width_causes=premises.width_causes(m, e.truncation_observed) if wide else (),
+        score_per_token_note=spt_note,
+        # The interval is the board's score: its causes are read from the board's tasks only.
+        width_causes=premises.width_causes(m, e.truncation_observed, behind if board_tasks else None) if wide else (),
         groups=e.groups, preliminary=preliminary, thin_evidence=thin,
     )

@@ -61,12 +61,20 @@ class Curve:
     rows: tuple[CurveRow, ...]
     charted: int
     total: int
+    #: The models the page lists: those without the coordinate in their samples have no
+    #: curve, so "every model on this task" holds only when `total` is all of them.
+    listed: int = 0
 
     @property
     def caption(self) -> str:
+        recording = "" if self.total >= self.listed else \
+            f" whose samples record {self.parameter} (of the {self.listed} listed)"
         if self.charted < self.total:
-            return (f"C_P estimate at each level of {self.parameter} for {self.charted} of the {self.total} models, "
-                    "spread from the best to the worst on this task; the table lists all of them.")
+            return (f"C_P estimate at each level of {self.parameter} for {self.charted} of the {self.total} "
+                    f"models{recording}, spread from the best to the worst on this task; the table lists all of them.")
+        if recording:
+            return (f"C_P estimate at each level of {self.parameter} for the {self.total} "
+                    f"model{'' if self.total == 1 else 's'}{recording}.")
         return f"C_P estimate at each level of {self.parameter} for every model on this task."
 
 
@@ -220,5 +228,5 @@ def _curves(ctx: Context, task: str, order: list[str]) -> tuple[Curve, ...]:
         chart = Chart(kind="curves", id=f"curve-{slug}", twin=f"curve-table-{slug}",
                       label=f"C_P estimate of {len(charted)} models on {task} at each level of {param}",
                       rows=data)
-        out.append(Curve(param, tuple(levels), chart, rows, len(charted), len(models)))
+        out.append(Curve(param, tuple(levels), chart, rows, len(charted), len(models), len(order)))
     return tuple(out)

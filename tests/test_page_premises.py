@@ -1,0 +1,208 @@
+"""Sentences whose premise a lab's real data can break, read on the built pages as a reader
+reads them: real Inspect logs (the `popularity` eval set, gpt-4o-mini's examples, a log of
+2 samples x 2 epochs, a 1-sample `browser` log, a 5-sample `piqa` log) ingested together and
+built on two boards, a one-task front board (`popularity`) and a second one adding
+`security_guide`, which gpt-4o-mini has on 16 samples only (preliminary there).
+
+Each premise is computed here from the trials files ingest wrote, never from the build's own
+statistics:
+
+a. a model page says why it is not ranked on each board: the tasks it misses, or (having them
+   all) the tasks with too few samples, never "missing" with nothing after it;
+b. the causes given for a wide ReasonScore interval come from the board's tasks the score is
+   computed over, not from the model's other tasks;
+c. a task page counts as "not recording output tokens" only the models whose trials record
+   none; those whose outputs are too short for the first bin are named as such;
+d. a model page's neighbours table has a paired test on every row where the two models share
+   at least 20 items on the board's task (the "—" reason is then never false);
+e. counts of one read in the singular: no "1 results", "1 benchmarks", "all 1", "each of the
+   1", "1 result rows", and one unranked evaluation is "it", not "each";
+f. a benchmark with no card shows no risk count ("0 named by the card");
+g. the average given for withholding score/token is the "tokens per trial" printed beside it,
+   not a second figure for the same average.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from helpers_points import duck_rows
+from helpers_site import Node, column_cell, html_pages, page, row_cells
+from reasonboard.cli import main
+
+INSPECT = Path(__file__).parent / "data" / "per-instance" / "inspect"
+AI = INSPECT / "inspect_ai"
+INPUTS = (
+    AI / "log-sets" / "set",
+    AI / "examples" / "scanner" / "logs" / "2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval",
+    AI / "examples" / "scanner" / "logs" / "2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval",
+    AI / "tests" / "log" / "test_eval_log" / "log_streaming.eval",
+    AI / "tests" / "analysis" / "test_logs" / "2025-05-12T20-27-36-04-00_browser.json",
+    INSPECT / "every_eval_ever" / "tests" / "data" / "inspect" / "inspect_shortened" / "piqa.json",
+)
+BOARDS = {"Popularity": ["popularity"], "Security and popularity": ["popularity", "security_guide"]}
+MIN_SAMPLES = 20
+FIRST_EDGE = 32
+
+
+def _run(*args: str) -> None:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    base = tmp_path_factory.mktemp("premises")
+    data, site = base / "data", base / "site"
+    _run("ingest", *map(str, INPUTS), "--data", str(data))
+    config = base / "site.toml"
+    config.write_text("".join(f'[[boards]]\nname = "{name}"\ntasks = {tasks!r}\n'.replace("'", '"')
+                              for name, tasks in BOARDS.items()), encoding="utf-8")
+    _run("build", "--data", str(data), "--out", str(site), "--cache", str(base / "cache"),
+         "--config", str(config), "--quiet")
+    return data, site
+
+
+def trials(data: Path) -> dict[str, dict[str, dict]]:
+    """Per model and task, from the trials files: its samples (distinct items), whether any
+    trial records output tokens, the longest output, and the item ids."""
+    files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))
+    _, rows = duck_rows(
+        """SELECT model, base_task, count(DISTINCT (params, sample_id)), count(tokens), max(tokens),
+                  list(DISTINCT sample_id), count(*), coalesce(sum(tokens), 0)
+           FROM read_parquet(?, union_by_name = true) GROUP BY ALL""", [files])
+    out: dict[str, dict[str, dict]] = defaultdict(dict)
+    for model, task, samples, with_tokens, longest, items, total, tokens in rows:
+        out[model][task] = {"samples": samples, "tokens": with_tokens > 0, "longest": longest, "items": set(items),
+                            "per_trial": tokens / total}
+    return dict(out)
+
+
+def model_page(site: Path, model: str) -> Node:
+    """The page of the model's one evaluation, by the slug the build published."""
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    slug = next(m["slug"] for m in board["models"] if m["model"] == model)
+    return page(site, f"models/{slug}.html")
+
+
+def test_a_each_board_says_why_it_does_not_rank(lab):
+    data, site = lab
+    found = trials(data)
+    preliminary_seen = 0
+    for model, tasks in found.items():
+        doc = model_page(site, model)
+        standings = {li.find("a").text: li.text for li in doc.by_id("boards").parent.find_all("li")
+                     if li.parent is not None and "board-standings" in li.parent.classes}
+        assert set(standings) == set(BOARDS), model
+        for board, board_tasks in BOARDS.items():
+            line = standings[board]
+            missing = [t for t in board_tasks if t not in tasks]
+            thin = [t for t in board_tasks if t in tasks and tasks[t]["samples"] < MIN_SAMPLES]
+            assert "(missing )" not in line, line
+            if missing:
+                assert f"missing {', '.join(missing)}" in line, line
+            elif thin:
+                assert "preliminary" in line and ", ".join(thin) in line and "missing" not in line, line
+                preliminary_seen += 1
+            else:
+                assert line.startswith(f"{board}: rank "), line
+        rank_box = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-rank").text
+        front = BOARDS["Popularity"]
+        if all(t in tasks for t in front) and any(tasks[t]["samples"] < MIN_SAMPLES for t in front):
+            assert "missing any task" not in rank_box and "preliminary" in rank_box, (model, rank_box)
+    assert preliminary_seen >= 2  # gpt-4o-mini on the second board, the 2-sample log on both
+
+
+def test_b_width_causes_come_from_the_boards_tasks(lab):
+    data, site = lab
+    found = trials(data)
+    checked = 0
+    for model, tasks in found.items():
+        if "popularity" not in tasks:
+            continue
+        width = next((p.text for p in model_page(site, model).find_all("p") if p.text.startswith("Interval width:")), "")
+        causes = width.split(" Here: ", 1)[1] if " Here: " in width else ""
+        if "few samples" in causes:
+            # The front board's score is over popularity alone.
+            assert f"few samples ({tasks['popularity']['samples']} on its one task)" in causes, (model, width)
+        assert not any(t in causes for t in tasks if t != "popularity"), (model, width)
+        checked += 1
+    assert checked >= 5
+
+
+def test_c_a_task_page_tells_unrecorded_tokens_from_short_outputs(lab):
+    data, site = lab
+    found = trials(data)
+    listed = [m for m, tasks in found.items() if "popularity" in tasks]
+    untold = [m for m in listed if not found[m]["popularity"]["tokens"]]
+    # No bin: the longest output's power of two is at most the first edge (no token limit recorded).
+    short = [m for m in listed if found[m]["popularity"]["tokens"] and found[m]["popularity"]["longest"] < 2 * FIRST_EDGE]
+    assert short, "the fixture has models whose outputs are too short for a bin"
+    text = page(site, "tasks/popularity.html").text
+    said = re.search(r"(\d+) of the \d+ models listed (?:has|have) no hazard on this task: their trials do not "
+                     r"record output tokens", text)
+    assert (int(said.group(1)) if said else 0) == len(untold), text
+    assert f"{len(short)} of the {len(listed)} models listed record output tokens but have no hazard" in text
+
+
+def test_d_neighbours_with_shared_items_are_all_tested(lab):
+    data, site = lab
+    found = trials(data)
+    checked = 0
+    for model, tasks in found.items():
+        doc = model_page(site, model)
+        table = doc.by_id("neighbours-caption")
+        if table is None:
+            continue
+        table = table.parent
+        for row in table.find("tbody").find_all("tr"):
+            other = row_cells(row)[1].text
+            shared = len(tasks["popularity"]["items"] & found[other]["popularity"]["items"])
+            p = column_cell(table, row, "p").text
+            if shared >= MIN_SAMPLES:
+                assert p != "—", (model, other, shared)
+            checked += 1
+    assert checked >= 6
+
+
+def test_e_counts_of_one_are_singular(lab):
+    _, site = lab
+    plural_of_one = re.compile(r"\b(all|each of the) 1 results?\b|\b1 (results|benchmarks|result rows)\b")
+    for rel in html_pages(site):
+        text = page(site, rel).text
+        assert not plural_of_one.search(text), (rel, plural_of_one.search(text).group(0))
+        for n, verb in re.findall(r"(\d+) evaluations? (?:is|are) not ranked on this board[^:]*: (each|it) misses", text):
+            assert (verb == "it") == (n == "1"), (rel, n, verb)
+    index = page(site, "index.html").text
+    assert "1 evaluation is not ranked on this board: it misses" in index  # the piqa log's
+
+
+def test_f_no_risk_count_without_a_card(lab):
+    _, site = lab
+    doc = page(site, "benchmarks/popularity.html")
+    assert "no benchmark card" in doc.text
+    risks = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-risks").text
+    assert "named by the card" not in risks and not re.search(r"\b0\b", risks), risks
+
+
+def test_g_the_withheld_reason_gives_the_printed_average(lab):
+    data, site = lab
+    found = trials(data)
+    checked = 0
+    for model, tasks in found.items():
+        if "popularity" not in tasks:
+            continue
+        box = next(n for n in model_page(site, model).iter() if n.attrs.get("aria-labelledby") == "h-cost").text
+        reason = re.search(r"answers average ([\d.,]+) tokens?", box)
+        if reason is None:
+            continue
+        # The front board's one task: its average output tokens per trial, rounded as printed.
+        shown = f"{round(tasks['popularity']['per_trial']):,}"
+        assert reason.group(1) == shown and re.search(rf"\b{shown} tokens? per trial", box), (model, box)
+        checked += 1
+    assert checked >= 3
