@@ -170,9 +170,15 @@ def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], ev
     # One run that cannot tell is enough: the page must not claim "0 truncated" for it.
     info.truncation_observed &= evaluation.truncation_observed
     info.tokens_observed &= evaluation.tokens_observed
-    if evaluation.headline is not None:
-        metric, value = evaluation.headline
-        info.harness_scores[evaluation.task] = {"metric": metric, "value": value}
+    # A task read from several logs has one result over all their trials: one log's headline
+    # figure describes that result only when every log records the same figure.
+    seen = info.headlines.setdefault(evaluation.task, set())
+    seen.add(evaluation.headline)
+    agreed = next(iter(seen)) if len(seen) == 1 else None
+    if agreed is not None:
+        info.harness_scores[evaluation.task] = {"metric": agreed[0], "value": agreed[1]}
+    else:
+        info.harness_scores.pop(evaluation.task, None)
     (info.sampled_tasks if evaluation.sampled else info.likelihood_tasks).add(evaluation.task)
 
 
@@ -261,10 +267,16 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
         if info.harness:
             entry.setdefault("harness", "; ".join(sorted(info.harness)))
         entry["observed"] = {"truncation": info.truncation_observed, "tokens": info.tokens_observed}
-        if info.harness_scores:
-            written_scores = entry.get("harness_scores")
-            entry["harness_scores"] = dict(sorted({**(written_scores if isinstance(written_scores, dict) else {}),
-                                                   **info.harness_scores}.items()))
+        written_scores = entry.get("harness_scores")
+        # The tasks read this time take their figure from this run's logs, or lose it when
+        # those logs record none or disagree; other tasks keep what was written.
+        scores = {task: v for task, v in (written_scores.items() if isinstance(written_scores, dict) else ())
+                  if task not in info.headlines}
+        scores.update(info.harness_scores)
+        if scores:
+            entry["harness_scores"] = dict(sorted(scores.items()))
+        else:
+            entry.pop("harness_scores", None)
         earlier = entry.get("likelihood_tasks")
         kept = {t for t in earlier if isinstance(t, str)} if isinstance(earlier, list) else set()
         likelihood = sorted((kept - info.sampled_tasks) | (info.likelihood_tasks - info.sampled_tasks))

@@ -82,8 +82,11 @@ class EvaluationInfo:
     generation_args: dict[str, Any] = field(default_factory=dict)
     truncation_observed: bool = True
     tokens_observed: bool = True
-    #: Per task, the harness's own headline figure (evals.json `harness_scores`).
+    #: Per task, the harness's own headline figure (evals.json `harness_scores`): kept only
+    #: when every log read for the task records the same one (`headlines`).
     harness_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Per task, the headline figure of each log read for it (None: the log records none).
+    headlines: dict[str, set[tuple[str, float] | None]] = field(default_factory=dict)
     #: Tasks read this time, by whether the model generated its answers (a task scored by
     #: log-likelihood samples nothing: `evals.json`'s `likelihood_tasks`).
     sampled_tasks: set[str] = field(default_factory=set)

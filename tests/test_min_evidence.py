@@ -193,6 +193,31 @@ def test_partial_credit_counts_and_the_harness_figure(tmp_path):
         assert parts and f"{task}: {'; '.join(parts)}" in text
 
 
+#: The harness's own test log of gpt-4o-mini on popularity: 10 of MINI's 100 samples, 80 % accurate.
+MINI_TEN = INSPECT / "inspect_ai" / "tests" / "scorer" / "logs" / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+
+
+def test_a_harness_figure_is_kept_only_where_it_describes_the_result(tmp_path):
+    """Two logs of one evaluation and task make one result over both: neither log's own
+    headline (63 % of 100, 80 % of 10) is that result's, so none is printed beside it. A
+    later ingest of one log replaces the task's trials, and its figure describes them."""
+    data = tmp_path / "data"
+
+    def figures() -> dict:
+        entries = json.loads((data / "evals.json").read_text(encoding="utf-8"))
+        return {task: v["value"] for e in entries for task, v in e.get("harness_scores", {}).items()}
+
+    run_ingest(IngestOptions(paths=(MINI,), data_dir=data))
+    assert figures() == {"popularity": 0.63}
+    run_ingest(IngestOptions(paths=(MINI, MINI_TEN), data_dir=data))
+    assert figures() == {}
+    built = build_site(data, tmp_path / "site", tmp_path / "cache")
+    (m,) = built.leaderboard["models"]
+    assert "the harness reports" not in page(built.out, f"models/{m['slug']}.html").text
+    run_ingest(IngestOptions(paths=(MINI_TEN,), data_dir=data))
+    assert figures() == {"popularity": 0.8}
+    assert len(rows(next((data / "trials").glob("*.parquet")))) == 10
+
 def test_ingest_warns_about_an_input_with_few_samples(tmp_path):
     result = CliRunner().invoke(main, ["ingest", str(SHORT / "piqa.json"), str(SET), "--data", str(tmp_path / "d")])
     assert result.exit_code == 0, result.output
