@@ -507,3 +507,30 @@ def test_model_page_sections_say_what_was_not_recorded_and_draw_only_what_exists
         "Task c: every output is shorter than 2 tokens; the first bin starts at 32 tokens.",
         "No token limit recorded: on each task the bins stop at the largest power of two an output reached "
         "(a 64, b 2,048 tokens).")
+
+
+def test_the_sweep_and_its_note_speak_of_the_boards_tasks_only(tmp_path):
+    """A board of some of the tasks: an evaluation's task off the board (here "v", whose
+    trials record no tokens) neither blocks its sweep over the board's tasks nor is named
+    as the reason it has none."""
+    from reasonboard.stats.analyses import compute_analyses
+
+    rng = np.random.default_rng(5)
+    board_tasks = ["t", "u"]
+    kept = simulated_trials(rng, "m", board_tasks)
+    off = [dict(t, tokens=None) for t in simulated_trials(rng, "m", ["v"])]
+    unlimited = simulated_trials(rng, "p", [*board_tasks, "v"])
+    everything = kept + off + unlimited
+    evals = [{"model": "m", "template": "tpl", "sampler": "smp", "generation_args": {"max_tokens": 1024}},
+             {"model": "p", "template": "tpl", "sampler": "smp", "generation_args": {}}]
+    db = ingest_rows(tmp_path, board_points([dict(t, tokens=t["tokens"] or 0) for t in everything]), evals=evals)
+    config = SiteConfig(tasks=tuple(board_tasks))
+    board = compute_leaderboard(db, config, load_bands(Path(__file__).resolve().parent.parent / "content" / "bands.toml"))
+    with_trials_table(db, everything)
+    found = compute_analyses(db, board.leaderboard)
+    by_key = {row.evaluation.key: row for row in board.leaderboard.models}
+    m = found.evaluations[by_key[("m", "tpl", "smp")].evaluation.id]
+    assert "v" in by_key[("m", "tpl", "smp")].tasks  # the row lists the off-board task
+    assert m.sweep is not None and m.sweep_note is None and set(m.sweep.limits) == set(board_tasks)
+    p = found.evaluations[by_key[("p", "tpl", "smp")].evaluation.id]
+    assert p.sweep is None and p.sweep_note == "the run recorded no output-token limit"

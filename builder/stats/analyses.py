@@ -11,8 +11,8 @@ computed carries the reason the pages print.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from ..store.pointsdb import PointsDB
 from ..store.trialsummary import TASKS
@@ -102,7 +102,9 @@ def compute_analyses(db: PointsDB, board: Leaderboard) -> Analyses:
                 int(r["trials"]), int(r["with_tokens"]), int(r["with_text"]),
                 None if r["token_limit"] is None else int(r["token_limit"]),
                 None if r["answer_cap"] is None else int(r["answer_cap"]))
-    on_board = {row.evaluation.key: tuple(row.tasks) for row in board.models}
+    # A row lists every task its evaluation has points on (the matrix shows them all); the
+    # sweep and its note speak of the board's tasks only, as the page's score does.
+    on_board = {row.evaluation.key: tuple(t for t in row.tasks if t in settings.tasks) for row in board.models}
     with_trials = {key: tasks_of for key, tasks_of in on_board.items() if key in recorded}
     sweeps = budget_sweep(db, tasks, with_trials, settings.mode, settings.bootstrap, settings.seed, found)
     # The last level re-counts the board's own trials: where it does not give the board's own
@@ -123,7 +125,7 @@ def compute_analyses(db: PointsDB, board: Leaderboard) -> Analyses:
             compression={t: squeezed[(key, t)] for t in tasks if (key, t) in squeezed},
             hazard={t: hazards[(key, t)] for t in tasks if (key, t) in hazards},
             sweep=sweeps.get(key),
-            sweep_note=None if key in sweeps else UNLIKE if key in unlike else sweep_note(row.tasks, mine))
+            sweep_note=None if key in sweeps else UNLIKE if key in unlike else sweep_note(on_board[key], mine))
     ranked = [row.evaluation.key for row in board.models if row.rank is not None]
     ids = {row.evaluation.key: row.evaluation.id for row in board.models}
     ranks = budget_ranks(sweeps, ranked)
@@ -141,7 +143,7 @@ def _reproduces(sweep: Sweep, results: Mapping[str, TaskResult]) -> bool:
                (results[t].estimate, results[t].low, results[t].high) for t in full)
 
 
-def sweep_note(tasks: Mapping[str, object], recorded: Mapping[str, Recorded]) -> str:
+def sweep_note(tasks: Collection[str], recorded: Mapping[str, Recorded]) -> str:
     """Why an evaluation has no budget sweep, as a sentence."""
     missing = [t for t in tasks if t not in recorded]
     if missing:
