@@ -98,6 +98,26 @@ def test_aggregate_beside_the_file_gives_the_limit_and_implicit_truncation(tmp_p
     assert result.evaluations[0].harness == {"helm"}
 
 
+
+def test_truncation_is_observed_only_with_stop_reasons_or_a_known_limit(tmp_path):
+    """The same narrativeqa file without its aggregate record (as the EEE repository stores
+    it, under `None/`, which no record names): no stop reasons and no limit, so its "0
+    truncated" was counted by nobody and the evaluation says truncation was not observed.
+    With the record beside it (the limit known), and for a file with stop reasons, it was."""
+    src = HELM_CONVERTED / "narrativeqa" / "openai" / "gpt2" / "None_samples.jsonl"
+    aggregate = ROOT / "data" / "narrativeqa" / "openai" / "gpt2" / "96a7ea61-8869-4dd0-9164-756519a26ac0.json"
+    alone = ingest(tmp_path / "alone", src)
+    assert [e.truncation_observed for e in alone.evaluations] == [False]
+    shutil.copy(src, tmp_path / "run_samples.jsonl")
+    shutil.copy(aggregate, tmp_path / "run.json")
+    beside = ingest(tmp_path / "beside", tmp_path / "run_samples.jsonl")
+    assert [e.truncation_observed for e in beside.evaluations] == [True]
+    stopped = sorted(LEVEL.glob("pubmed_qa_*.jsonl"))[0]
+    assert all((r.get("metadata") or {}).get("stop_reason") for r in lines(stopped))
+    assert [e.truncation_observed for e in ingest(tmp_path / "stopped", stopped).evaluations] == [True]
+    entries = json.loads((tmp_path / "alone" / "data" / "evals.json").read_text(encoding="utf-8"))
+    assert [e["observed"] for e in entries] == [{"truncation": False, "tokens": True}]
+
 def test_multiple_choice_answer_cap_is_never_truncation(tmp_path):
     """HELM mmlu converted: max_tokens 1 (an answer letter) and 1 output token per answer."""
     src = HELM_CONVERTED / "mmlu" / "openai" / "gpt2" / "None_samples.jsonl"

@@ -108,11 +108,18 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     model, task = first.model_id.strip(), first.evaluation_name.strip()
     if not model or not task:
         raise UnreadableInput("line 1: no model_id or evaluation_name")
+    # Truncation is observable with stop reasons, or with output tokens and a known limit
+    # (INGEST.md section 3). A converter writes the same fields on every line, so the first
+    # line tells: an instance file whose aggregate record is not found has no limit, and
+    # without stop reasons its "0 truncated" would be a count nobody made.
+    stop = (first.metadata or {}).get("stop_reason")
+    reasons = isinstance(stop, str) and bool(stop.strip())
+    tokens = first.token_usage is not None and first.token_usage.output_tokens is not None
     evaluation = Evaluation(
         harness=settings["harness"], harness_version=settings["version"], model=model, template="default",
         sampler=sampler_name(settings["temperature"], settings["max_tokens"]), task=task,
         metric="evaluation.is_correct", generation_args=settings["generation_args"],
-        truncation_observed=True, tokens_observed=True,
+        truncation_observed=reasons or (tokens and settings["max_tokens"] is not None), tokens_observed=True,
     )
     run = Run(source=path, format=FORMAT, evaluation=evaluation, trials=())
     run.trials = _trials(run, path, options, settings["max_tokens"], model, task)
