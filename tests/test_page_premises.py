@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,14 @@ def model_page(site: Path, model: str) -> Node:
     return page(site, f"models/{slug}.html")
 
 
+def on_front_board(lab) -> Iterator[tuple[str, dict[str, dict], Node]]:
+    """(model, its trials by task, its page) of each model with the front board's one task."""
+    data, site = lab
+    for model, tasks in trials(data).items():
+        if "popularity" in tasks:
+            yield model, tasks, model_page(site, model)
+
+
 def test_a_each_board_says_why_it_does_not_rank(lab):
     data, site = lab
     found = trials(data)
@@ -119,13 +128,9 @@ def test_a_each_board_says_why_it_does_not_rank(lab):
 
 
 def test_b_width_causes_come_from_the_boards_tasks(lab):
-    data, site = lab
-    found = trials(data)
     checked = 0
-    for model, tasks in found.items():
-        if "popularity" not in tasks:
-            continue
-        width = next((p.text for p in model_page(site, model).find_all("p") if p.text.startswith("Interval width:")), "")
+    for model, tasks, doc in on_front_board(lab):
+        width = next((p.text for p in doc.find_all("p") if p.text.startswith("Interval width:")), "")
         causes = width.split(" Here: ", 1)[1] if " Here: " in width else ""
         if "few samples" in causes:
             # The front board's score is over popularity alone.
@@ -191,13 +196,9 @@ def test_f_no_risk_count_without_a_card(lab):
 
 
 def test_g_the_withheld_reason_gives_the_printed_average(lab):
-    data, site = lab
-    found = trials(data)
     checked = 0
-    for model, tasks in found.items():
-        if "popularity" not in tasks:
-            continue
-        box = next(n for n in model_page(site, model).iter() if n.attrs.get("aria-labelledby") == "h-cost").text
+    for model, tasks, doc in on_front_board(lab):
+        box = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-cost").text
         reason = re.search(r"answers average ([\d.,]+) tokens?", box)
         if reason is None:
             continue

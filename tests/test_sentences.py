@@ -408,6 +408,14 @@ def test_j_no_band_on_thin_evidence(corpus):
     assert thin_seen >= 5
 
 
+def task_pages(site: Path):
+    """(task, page) of each task page, the task as its heading names it."""
+    for rel in html_pages(site):
+        if rel.startswith("tasks/"):
+            doc = page(site, rel)
+            yield doc.find("h1").text.strip(), doc
+
+
 def test_k_trials_in_epochs_are_counted_as_samples_times_epochs(corpus):
     data, site = corpus
     evaluations, pages = facts(data), model_pages(site)
@@ -430,11 +438,7 @@ def test_l_task_pages_speak_of_ties_only_where_they_rank(corpus):
         for task, one in f.tasks.items():
             samples[task].append(int(one["samples"]))
     unranked = alone = 0
-    for rel in html_pages(site):
-        if not rel.startswith("tasks/"):
-            continue
-        doc = page(site, rel)
-        task = doc.find("h1").text.strip()
+    for task, doc in task_pages(site):
         if task not in samples:
             continue
         lede = doc.find("p", cls="lede").text
@@ -442,16 +446,16 @@ def test_l_task_pages_speak_of_ties_only_where_they_rank(corpus):
         assert lede.startswith(f"{counted} model{' has a result' if counted == 1 else 's have results'} on this task")
         ranked = sum(1 for n in samples[task] if n >= 20)
         if not ranked:
-            assert "statistically tied" not in lede, rel
-            assert "none rests on 20 samples or more, so none is ranked here." in lede, rel
+            assert "statistically tied" not in lede, task
+            assert "none rests on 20 samples or more, so none is ranked here." in lede, task
             unranked += 1
         elif ranked == 1:
-            assert "statistically tied" not in lede and "it is ranked alone" in lede, rel
+            assert "statistically tied" not in lede and "it is ranked alone" in lede, task
             caption = doc.by_id("task-table-caption").text
-            assert caption.startswith("The one ranked model.") and "tied" not in caption, rel
+            assert caption.startswith("The one ranked model.") and "tied" not in caption, task
             alone += 1
         else:
-            assert "statistically tied" in lede, rel
+            assert "statistically tied" in lede, task
     assert unranked >= 5 and alone >= 1
 
 
@@ -475,7 +479,7 @@ def test_m_matrix_cells_rank_only_what_is_ranked(corpus):
             model_id = next(v for k, v in by_slug.items() if tr.find("a").attrs["href"].endswith(k))
             for task, td in zip(tasks, tr.find_all("td")[1:]):
                 title = td.attrs.get("title", "")
-                assert "rank 0 " not in title, (rel, model_id, task)
+                assert "rank 0 " not in title, (task, model_id, task)
                 if not title:
                     continue
                 if evaluations[model_id].tasks[task]["samples"] < 20:
@@ -520,25 +524,21 @@ def test_o_difficulty_curves_claim_every_model_only_where_each_has_the_coordinat
     claim = re.compile(r"C_P estimate at each level of (\S+) for (?:(every model on this task)|the (\d+) models? "
                        r"whose samples record \S+ \(of the (\d+) listed\)|(\d+) of the (\d+) models)")
     every = fewer = 0
-    for rel in html_pages(site):
-        if not rel.startswith("tasks/"):
-            continue
-        doc = page(site, rel)
-        task = doc.find("h1").text.strip()
+    for task, doc in task_pages(site):
         counted = sum(1 for f in evaluations.values() if task in f.tasks)
         tables = [t for t in doc.find_all("table") if t.attrs.get("id", "").startswith("curve-table-")]
         claims = claim.findall(doc.text)
-        assert len(claims) == len(tables), rel
+        assert len(claims) == len(tables), task
         for table, (param, all_of_them, some, listed, _, of) in zip(tables, claims):
             rows = len(table.find("tbody").find_all("tr"))
             if all_of_them:
-                assert rows == counted, (rel, param, rows, counted)
+                assert rows == counted, (task, param, rows, counted)
                 every += 1
             elif some:
-                assert (int(some), int(listed)) == (rows, counted), (rel, param)
+                assert (int(some), int(listed)) == (rows, counted), (task, param)
                 fewer += 1
             else:
-                assert int(of) == rows, (rel, param)
+                assert int(of) == rows, (task, param)
     assert every and fewer
 
 
