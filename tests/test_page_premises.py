@@ -91,20 +91,17 @@ def model_page(site: Path, model: str) -> Node:
     return page(site, f"models/{slug}.html")
 
 
-def on_front_board(lab) -> Iterator[tuple[str, dict[str, dict], Node]]:
-    """(model, its trials by task, its page) of each model with the front board's one task."""
+def model_pages(lab, having: str | None = None) -> Iterator[tuple[str, dict[str, dict], Node]]:
+    """(model, its trials by task, its page) of each model, or of those with task `having`."""
     data, site = lab
     for model, tasks in trials(data).items():
-        if "popularity" in tasks:
+        if having is None or having in tasks:
             yield model, tasks, model_page(site, model)
 
 
 def test_a_each_board_says_why_it_does_not_rank(lab):
-    data, site = lab
-    found = trials(data)
     preliminary_seen = 0
-    for model, tasks in found.items():
-        doc = model_page(site, model)
+    for model, tasks, doc in model_pages(lab):
         standings = {li.find("a").text: li.text for li in doc.by_id("boards").parent.find_all("li")
                      if li.parent is not None and "board-standings" in li.parent.classes}
         assert set(standings) == set(BOARDS), model
@@ -129,7 +126,7 @@ def test_a_each_board_says_why_it_does_not_rank(lab):
 
 def test_b_width_causes_come_from_the_boards_tasks(lab):
     checked = 0
-    for model, tasks, doc in on_front_board(lab):
+    for model, tasks, doc in model_pages(lab, "popularity"):
         width = next((p.text for p in doc.find_all("p") if p.text.startswith("Interval width:")), "")
         causes = width.split(" Here: ", 1)[1] if " Here: " in width else ""
         if "few samples" in causes:
@@ -156,11 +153,9 @@ def test_c_a_task_page_tells_unrecorded_tokens_from_short_outputs(lab):
 
 
 def test_d_neighbours_with_shared_items_are_all_tested(lab):
-    data, site = lab
-    found = trials(data)
+    found = trials(lab[0])
     checked = 0
-    for model, tasks in found.items():
-        doc = model_page(site, model)
+    for model, tasks, doc in model_pages(lab):
         table = doc.by_id("neighbours-caption")
         if table is None:
             continue
@@ -197,7 +192,7 @@ def test_f_no_risk_count_without_a_card(lab):
 
 def test_g_the_withheld_reason_gives_the_printed_average(lab):
     checked = 0
-    for model, tasks, doc in on_front_board(lab):
+    for model, tasks, doc in model_pages(lab, "popularity"):
         box = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-cost").text
         reason = re.search(r"answers average ([\d.,]+) tokens?", box)
         if reason is None:
