@@ -117,6 +117,16 @@ def test_truncation_is_observed_only_with_stop_reasons_or_a_known_limit(tmp_path
     assert [e.truncation_observed for e in ingest(tmp_path / "stopped", stopped).evaluations] == [True]
     entries = json.loads((tmp_path / "alone" / "data" / "evals.json").read_text(encoding="utf-8"))
     assert [e["observed"] for e in entries] == [{"truncation": False, "tokens": True}]
+    # Away from its record (no limit): stop reasons of "unknown" say nothing (Inspect writes
+    # them), and a first line that errored says nothing of what the others record.
+    rows = lines(stopped)
+    silent, errored = tmp_path / "silent.jsonl", tmp_path / "errored.jsonl"
+    silent.write_text("".join(json.dumps(dict(r, metadata={**(r.get("metadata") or {}), "stop_reason": "unknown"}))
+                              + "\n" for r in rows), encoding="utf-8")
+    first = {k: v for k, v in rows[0].items() if k != "metadata"} | {"error": "rate limited"}
+    errored.write_text("".join(json.dumps(r) + "\n" for r in [first, *rows[1:]]), encoding="utf-8")
+    assert [e.truncation_observed for e in ingest(tmp_path / "s", silent).evaluations] == [False]
+    assert [e.truncation_observed for e in ingest(tmp_path / "e", errored).evaluations] == [True]
 
 def test_multiple_choice_answer_cap_is_never_truncation(tmp_path):
     """HELM mmlu converted: max_tokens 1 (an answer letter) and 1 output token per answer."""

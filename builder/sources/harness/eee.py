@@ -23,6 +23,7 @@ from typing import Any, Iterator
 import msgspec
 
 from ..trials import (
+    SILENT_STOPS,
     Evaluation,
     ReadOptions,
     Run,
@@ -108,22 +109,41 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     model, task = first.model_id.strip(), first.evaluation_name.strip()
     if not model or not task:
         raise UnreadableInput("line 1: no model_id or evaluation_name")
-    # Truncation is observable with stop reasons, or with output tokens and a known limit
-    # (INGEST.md section 3). A converter writes the same fields on every line, so the first
-    # line tells: an instance file whose aggregate record is not found has no limit, and
-    # without stop reasons its "0 truncated" would be a count nobody made.
-    stop = (first.metadata or {}).get("stop_reason")
-    reasons = isinstance(stop, str) and bool(stop.strip())
-    tokens = first.token_usage is not None and first.token_usage.output_tokens is not None
     evaluation = Evaluation(
         harness=settings["harness"], harness_version=settings["version"], model=model, template="default",
         sampler=sampler_name(settings["temperature"], settings["max_tokens"]), task=task,
         metric="evaluation.is_correct", generation_args=settings["generation_args"],
-        truncation_observed=reasons or (tokens and settings["max_tokens"] is not None), tokens_observed=True,
+        truncation_observed=_truncation_observable(path, first, settings["max_tokens"]), tokens_observed=True,
     )
     run = Run(source=path, format=FORMAT, evaluation=evaluation, trials=())
     run.trials = _trials(run, path, options, settings["max_tokens"], model, task)
     yield run
+
+
+#: Lines read past errored ones to find a sample that shows what the converter records.
+LOOK_AHEAD = 1000
+
+
+def _truncation_observable(path: Path, first: _Line, limit: int | None) -> bool:
+    """Whether the file can tell a truncated trial (INGEST.md section 3): its lines carry stop
+    reasons that speak (not absent or "unknown"), or output tokens and the run's limit is
+    known. A converter writes the same fields on every sample, so the first sample without
+    an error tells. An instance file whose aggregate record is not found has no limit, and
+    without stop reasons its "0 truncated" would be a count nobody made."""
+    line = first
+    if line.error not in (None, "", {}):
+        with path.open("rb") as fh:
+            for line_no, raw in enumerate(fh, start=1):
+                if line_no > LOOK_AHEAD:
+                    break
+                if raw.strip():
+                    line = _decode(raw, line_no, path)
+                    if line.error in (None, "", {}):
+                        break
+    stop = (line.metadata or {}).get("stop_reason")
+    speaks = isinstance(stop, str) and stop.strip().lower() not in SILENT_STOPS
+    tokens = line.token_usage is not None and line.token_usage.output_tokens is not None
+    return speaks or (tokens and limit is not None)
 
 
 def _decode(raw: bytes, line_no: int, path: Path) -> _Line:
