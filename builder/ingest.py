@@ -93,6 +93,7 @@ def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None
             evaluations = _read_all(store, inputs, options, result, on_line, progress)
             summed = store.sum()
             _observe_tokens(store, evaluations)
+            _harness_scores(summed, evaluations)
             _collect(summed, evaluations, result)
             if options.strict and (result.skipped_files or result.skipped_tasks):
                 first = result.skipped_files[0] if result.skipped_files else (None, result.skipped_tasks[0])
@@ -133,7 +134,7 @@ def _read_all(store: TrialStore, inputs: list[Input], options: IngestOptions, re
                     result.skipped_tasks.append(f"{run.skip} ({item.path.as_posix()})")
                 else:
                     result.counts.update(run.counts)
-                    _note_evaluation(evaluations, evaluation)
+                    _note_evaluation(evaluations, evaluation, run_idx)
                 lines.append(RunLine(item.path, item.format, evaluation.model, evaluation.template,
                                      evaluation.sampler, evaluation.task, run_idx, run.skip))
         except READ_ERRORS as exc:
@@ -161,7 +162,8 @@ def _override(evaluation: Evaluation, options: IngestOptions) -> Evaluation:
     return evaluation if (model, task) == (evaluation.model, evaluation.task) else replace(evaluation, model=model, task=task)
 
 
-def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], evaluation: Evaluation) -> None:
+def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], evaluation: Evaluation,
+                     run_idx: int) -> None:
     key = (evaluation.model, evaluation.template, evaluation.sampler)
     info = evaluations.setdefault(key, EvaluationInfo(*key))
     info.harness.add(" ".join(x for x in (evaluation.harness, evaluation.harness_version) if x))
@@ -170,16 +172,25 @@ def _note_evaluation(evaluations: dict[tuple[str, str, str], EvaluationInfo], ev
     # One run that cannot tell is enough: the page must not claim "0 truncated" for it.
     info.truncation_observed &= evaluation.truncation_observed
     info.tokens_observed &= evaluation.tokens_observed
-    # A task read from several logs has one result over all their trials: one log's headline
-    # figure describes that result only when every log records the same figure.
-    seen = info.headlines.setdefault(evaluation.task, set())
-    seen.add(evaluation.headline)
-    agreed = next(iter(seen)) if len(seen) == 1 else None
-    if agreed is not None:
-        info.harness_scores[evaluation.task] = {"metric": agreed[0], "value": agreed[1]}
-    else:
-        info.harness_scores.pop(evaluation.task, None)
+    info.run_headlines[run_idx] = (evaluation.task, evaluation.headline)
     (info.sampled_tasks if evaluation.sampled else info.likelihood_tasks).add(evaluation.task)
+
+
+def _harness_scores(summed: Summed, evaluations: dict[tuple[str, str, str], EvaluationInfo]) -> None:
+    """Each task's headline figure, from the runs whose trials it keeps (after `sum`). A task
+    read from several logs has one result over all their kept trials: one log's figure
+    describes it only when every one of those logs records the same figure. A run whose
+    trials a later input replaced, or that kept none, has no say."""
+    for info in evaluations.values():
+        figures: dict[str, set[tuple[str, float] | None]] = {}
+        for run_idx, (task, headline) in sorted(info.run_headlines.items()):
+            counts = summed.runs.get(run_idx)
+            if counts is not None and counts.trials > counts.replaced:
+                figures.setdefault(task, set()).add(headline)
+        info.replaced_tasks = set(figures)
+        info.harness_scores = {task: {"metric": agreed[0], "value": agreed[1]}
+                               for task, found in sorted(figures.items())
+                               if len(found) == 1 and (agreed := next(iter(found))) is not None}
 
 
 def _observe_tokens(store: TrialStore, evaluations: dict[tuple[str, str, str], EvaluationInfo]) -> None:
@@ -244,7 +255,9 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
     Every key and entry the user wrote is kept; a label is never overwritten; an existing
     `generation_args` keeps its values and only gains keys; `observed` is ingest's (a
     fact of the files), and so is `likelihood_tasks` for the tasks read now (those of an
-    earlier ingest are kept); new entries are appended in sorted order.
+    earlier ingest are kept), and `harness_scores` for the tasks whose trials this ingest
+    replaces (a figure of the replaced trials goes with them); new entries are appended in
+    sorted order.
     """
     document: Any = []
     if path.exists() or path.is_symlink():
@@ -268,15 +281,17 @@ def merged_evals(path: Path, evaluations: list[EvaluationInfo], options: IngestO
             entry.setdefault("harness", "; ".join(sorted(info.harness)))
         entry["observed"] = {"truncation": info.truncation_observed, "tokens": info.tokens_observed}
         written_scores = entry.get("harness_scores")
-        # The tasks read this time take their figure from this run's logs, or lose it when
-        # those logs record none or disagree; other tasks keep what was written.
-        scores = {task: v for task, v in (written_scores.items() if isinstance(written_scores, dict) else ())
-                  if task not in info.headlines}
-        scores.update(info.harness_scores)
-        if scores:
-            entry["harness_scores"] = dict(sorted(scores.items()))
-        else:
-            entry.pop("harness_scores", None)
+        if isinstance(written_scores, dict) or info.harness_scores:
+            # A task whose trials this ingest replaces takes its figure from the logs that
+            # replace them, or loses it when they record none or disagree: the old figure
+            # described the old trials. Other tasks keep what was written.
+            scores = {task: v for task, v in (written_scores.items() if isinstance(written_scores, dict) else ())
+                      if task not in info.replaced_tasks}
+            scores.update(info.harness_scores)
+            if scores:
+                entry["harness_scores"] = dict(sorted(scores.items()))
+            else:
+                entry.pop("harness_scores", None)
         earlier = entry.get("likelihood_tasks")
         kept = {t for t in earlier if isinstance(t, str)} if isinstance(earlier, list) else set()
         likelihood = sorted((kept - info.sampled_tasks) | (info.likelihood_tasks - info.sampled_tasks))

@@ -83,10 +83,12 @@ class EvaluationInfo:
     truncation_observed: bool = True
     tokens_observed: bool = True
     #: Per task, the harness's own headline figure (evals.json `harness_scores`): kept only
-    #: when every log read for the task records the same one (`headlines`).
+    #: when every run whose trials the task keeps records the same one (`ingest.py`).
     harness_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: Per task, the headline figure of each log read for it (None: the log records none).
-    headlines: dict[str, set[tuple[str, float] | None]] = field(default_factory=dict)
+    #: Each run's task and headline figure (None: its log records none), by run id.
+    run_headlines: dict[int, tuple[str, tuple[str, float] | None]] = field(default_factory=dict)
+    #: The tasks whose trials this ingest replaces (those with a kept trial).
+    replaced_tasks: set[str] = field(default_factory=set)
     #: Tasks read this time, by whether the model generated its answers (a task scored by
     #: log-likelihood samples nothing: `evals.json`'s `likelihood_tasks`).
     sampled_tasks: set[str] = field(default_factory=set)

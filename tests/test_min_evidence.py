@@ -6,6 +6,7 @@ to crafted points, the trials files read row by row, and the built pages read as
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -217,6 +218,13 @@ def test_a_harness_figure_is_kept_only_where_it_describes_the_result(tmp_path):
     run_ingest(IngestOptions(paths=(MINI_TEN,), data_dir=data))
     assert figures() == {"popularity": 0.8}
     assert len(rows(next((data / "trials").glob("*.parquet")))) == 10
+    # The 100-sample log read after the 10-sample one (a later path wins a trial): it
+    # replaces every trial of the other, so the result is its own and so is the figure.
+    (tmp_path / "logs").mkdir()
+    shutil.copy(MINI_TEN, tmp_path / "logs" / "a.eval")
+    shutil.copy(MINI, tmp_path / "logs" / "b.eval")
+    run_ingest(IngestOptions(paths=(tmp_path / "logs",), data_dir=data))
+    assert figures() == {"popularity": 0.63}
 
 def test_ingest_warns_about_an_input_with_few_samples(tmp_path):
     result = CliRunner().invoke(main, ["ingest", str(SHORT / "piqa.json"), str(SET), "--data", str(tmp_path / "d")])
