@@ -576,3 +576,19 @@ def test_q_the_pairwise_page_counts_what_it_compares(corpus):
     assert ranked == 0  # no evaluation has every task of the corpus
     lede = page(site, "pairwise.html").find("p", cls="lede").text
     assert "top 0" not in lede and "this build ranks none" in lede, lede
+
+
+def test_q_the_pairwise_page_with_one_ranked_model_compares_nothing(tmp_path):
+    """One ranked evaluation has no opponent: no "top 1 of 1" and no 1 x 1 matrix of "·"."""
+    from conftest import build_site
+    from helpers_points import point, write_csv
+
+    rows = [point(model="solo", base_task=t, params={}, total=100, correct=60) for t in ("a", "b")]
+    rows.append(point(model="gap", base_task="a", params={}, total=100, correct=40))
+    write_csv(tmp_path / "data" / "points" / "p.csv", rows)
+    built = build_site(tmp_path / "data", tmp_path / "site", tmp_path / "cache")
+    assert sum(1 for m in built.leaderboard["models"] if m["rank"] is not None) == 1
+    doc = page(built.out, "pairwise.html")
+    lede = doc.find("p", cls="lede").text
+    assert "top 1" not in lede and "this build ranks only one" in lede, lede
+    assert doc.by_id("win-rate-table") is None and "Fewer than two ranked models" in doc.text

@@ -42,7 +42,9 @@ class PairwisePage(Page):
 
 def pairwise_page(ctx: Context, top: int) -> PairwisePage:
     pw = ctx.results.pairwise
+    # One ranked model has no opponent: a 1 x 1 matrix of "·" would be the page's whole content.
     ids = [i for i in pw.models if i in ctx.paths]
+    ids = ids if len(ids) >= 2 else []
     win = pw.win_rate
     refs = tuple(Ref(ctx.labels[i], ctx.paths[i]) for i in ids)
     matrix = []
