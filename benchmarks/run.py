@@ -489,19 +489,21 @@ def change_one_model(trials_dir: Path) -> Path:
 
 def change_one_points_file(points_dir: Path) -> Path:
     """A data folder without trials (points files only): one more correct trial in the first
-    point of one model's points file (one fewer where all were correct), written back."""
+    point of one model's points file with a trial not truncated (one fewer where all of
+    those were correct), written back."""
     files = sorted(points_dir.glob("*.csv"))
     target = files[len(files) // 2]
     with target.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    first = rows[0]
-    correct, total = int(first["correct"]), int(first["total"]) - int(first["truncated"])
-    first["correct"] = str(correct + 1 if correct < total else correct - 1)
+    first = next(r for r in rows if int(r["total"]) > int(r["truncated"]))
+    correct, completed = int(first["correct"]), int(first["total"]) - int(first["truncated"])
+    first["correct"] = str(correct + 1 if correct < completed else correct - 1)
     with target.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     return target
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

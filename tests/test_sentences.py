@@ -592,3 +592,26 @@ def test_q_the_pairwise_page_with_one_ranked_model_compares_nothing(tmp_path):
     lede = doc.find("p", cls="lede").text
     assert "top 1" not in lede and "this build ranks only one" in lede, lede
     assert doc.by_id("win-rate-table") is None and "Fewer than two ranked models" in doc.text
+
+
+def test_p_a_model_with_one_ranked_evaluation_says_which(tmp_path):
+    """Of a model's three evaluations one is ranked, one preliminary, one incomplete: the
+    lede counts them, and each unranked row says why (not "incomplete" for the preliminary one)."""
+    from conftest import build_site
+    from helpers_points import point, write_csv
+
+    rows = [point(model="duo", sampler=s, base_task=t, params={}, total=total, correct=total // 2, samples=total)
+            for s, tasks, total in (("full", "ab", 100), ("thin", "ab", 10), ("half", "a", 100)) for t in tasks]
+    rows += [point(model="solo", base_task=t, params={}, total=100, correct=70, samples=100) for t in "ab"]
+    write_csv(tmp_path / "data" / "points" / "p.csv", rows)
+    built = build_site(tmp_path / "data", tmp_path / "site", tmp_path / "cache")
+    doc = page(built.out, "models/duo.html")
+    lede = doc.find("p", cls="lede").text
+    assert "1 of them is a ranked row on the leaderboard with its own ReasonScore and interval; " \
+           "the other 2 are not ranked there." in lede, lede
+    assert "can be tied with each other" not in doc.text
+    rows_of = {row_cells(tr)[1].text: tr.text for tr in doc.by_id("evaluation-list").find_all("tr")[1:]}
+    assert any("sampler thin" in k and "preliminary: fewer than 20 samples on a, b" in v for k, v in rows_of.items())
+    assert any("sampler half" in k and "incomplete: missing b" in v for k, v in rows_of.items())
+    titles = [n.attrs.get("title") for n in doc.iter() if "asterisk" in n.classes]
+    assert sorted(titles) == ["incomplete: no rank", "preliminary: fewer than 20 samples on a, b"]

@@ -240,8 +240,13 @@ def win_rates(center: np.ndarray, low: np.ndarray, high: np.ndarray,
     return rate, shared
 
 
+#: Models on either side of each ranked model whose win rates (and, with trials, paired
+#: tests) the statistics give: a model page's neighbours table lists these and no more.
+NEIGHBOUR_REACH = 2
+
+
 def neighbour_win_rates(center: np.ndarray, low: np.ndarray, high: np.ndarray, present: np.ndarray,
-                        reach: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                        reach: int = NEIGHBOUR_REACH) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Win rates of each model (rows in rank order) against the `reach` models on either side.
 
     Returns `pairs` (P, 2) of row indices, the rate of the first over the second, and the

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ...sampleoutputs import samples_path
 from ...stats.board import EvaluationRow, ModeEstimate
 from ...stats.cost import evaluation_cost
+from ...stats.pairwise import NEIGHBOUR_REACH
 from ...stats.verdicts import PairedResult
 from ...vocabulary import MODES
 from .. import format as fmt
@@ -21,10 +22,10 @@ from .cost import CostView, cost_view
 from .history import HistoryView, history_view
 from .rows import Context, ModelRow, score_interval
 
-#: Nearest neighbours (each side) whose win rates a model page shows: the statistics' reach
-#: (`neighbour_win_rates`), whose pairs alone get a paired test. A row further out would print
-#: "—" under a caption giving a reason (too few shared items) that is not the real one.
-NEIGHBOURS = 2
+#: Nearest neighbours (each side) whose win rates a model page shows: the statistics' reach,
+#: whose pairs alone get a paired test. A row further out would print "—" under a caption
+#: giving a reason (too few shared items) that is not the real one.
+NEIGHBOURS = NEIGHBOUR_REACH
 
 
 @dataclass(frozen=True)
@@ -307,8 +308,7 @@ def board_standings(ctx: Context, model_id: str) -> tuple[BoardStanding, ...]:
                                  else (str(row.rank) if ranked else "not ranked"),
                                  score_interval(ctx.bands, row.score, ranked=True) if ranked else None,
                                  row.missing_tasks, len(board.tasks),
-                                 f"fewer than {ctx.min_samples} samples on {', '.join(row.preliminary_tasks)}"
-                                 if row.status == "preliminary" else None))
+                                 ctx.thin_text(row.preliminary_tasks) if row.status == "preliminary" else None))
     return tuple(out)
 
 

@@ -99,7 +99,9 @@ def score_per_token_note(evaluation: Evaluation, avg_tokens: float | None,
         # Rounded as the "tokens per trial" printed beside it: "2 tokens per trial" next to
         # "answers average 1.5 tokens" would be two figures for one average.
         shown = fmt.tokens(avg_tokens)
-        return (f"withheld: answers average {shown} token{'' if shown == '1' else 's'} (a letter or a few words), "
+        # Under half a token (most answers recorded none) rounds to 0: said in words.
+        average = "fewer than one token" if shown == "0" else f"{shown} token{'' if shown == '1' else 's'}"
+        return (f"withheld: answers average {average} (a letter or a few words), "
                 "so tokens say nothing about efficiency")
     if avg_tokens is None or not tasks or len(tasks) < 2:
         return None

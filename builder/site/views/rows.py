@@ -174,6 +174,11 @@ class Context:
         n = samples or 0
         return f"preliminary: {fmt.count(n)} sample{'' if n == 1 else 's'}, fewer than {self.min_samples}"
 
+    def thin_text(self, tasks: Sequence[str]) -> str | None:
+        """Which of an evaluation's tasks rest on too few samples to rank it: "fewer than 20
+        samples on a, b"; None when none does."""
+        return f"fewer than {self.min_samples} samples on {', '.join(tasks)}" if tasks else None
+
     def task_interval(self, model_id: str, task: str, t: TaskResult) -> Interval | None:
         """The interval of a task result; a preliminary one (fewer than `min_samples`
         samples, SAMPLES.md section 4) is shown without a band."""
@@ -211,7 +216,7 @@ def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult]
     spt = None if tokens_note else m.score_per_token
     # Preliminary rows have no rank, so neither band (SAMPLES.md section 4): the reason instead.
     # An incomplete evaluation's present tasks can be as thin: its band is withheld alike.
-    thin = f"fewer than {ctx.min_samples} samples on {', '.join(m.preliminary_tasks)}" if m.preliminary_tasks else None
+    thin = ctx.thin_text(m.preliminary_tasks)
     preliminary = thin if m.status == "preliminary" else None
     spt_band = (None if tokens_note or spt_note or thin
                 else BandView.of("score_per_token", ctx.bands.score_per_token(spt)))
