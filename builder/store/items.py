@@ -23,7 +23,10 @@ from .pointsdb import PointsDB
 @dataclass(frozen=True)
 class TaskItems:
     """One task's per-item counters of every evaluation: one row per (evaluation, item), items
-    numbered within their stratum (`params`), whose ids `sample_ids` lists in sorted order."""
+    numbered within their stratum (`params`), whose ids `sample_ids` lists in sorted order.
+
+    Indices and counts are int32, the guess sums float64: at 10,000 evaluations a task has
+    about 15 million rows, and the paired phase holds one task's while it reads the next."""
 
     task: str
     params: tuple[str, ...]
@@ -131,8 +134,11 @@ def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[
     sizes = np.array([len(ids) for ids in sample_ids], dtype=np.int64)
     n = len(keys)
     wanted = np.asarray(cols["evaluation"]) >= 0
-    cols = {name: np.asarray(values)[wanted] for name, values in cols.items()}
-    cells, at = _numbered(cols["evaluation"].astype(np.int64) * n + code_of[of_row[wanted]], len(evaluations) * n)
+    if not wanted.all():  # usually every row is wanted: no copy of the columns then
+        cols = {name: np.asarray(values)[wanted] for name, values in cols.items()}
+        of_row = of_row[wanted]
+    cells, at = _numbered(np.asarray(cols["evaluation"]).astype(np.int64) * n + code_of[of_row], len(evaluations) * n)
+    del of_row
     correct = np.asarray(cols["correct"], dtype=bool)
     truncated = np.asarray(cols["truncated"], dtype=bool)
     options = np.asarray(cols["options"], dtype=np.int64)
@@ -143,9 +149,13 @@ def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[
         guess += np.bincount(at, weights=completed & (options == k), minlength=len(cells)) / k
     code = cells % n if n else cells
     stratum = np.searchsorted(np.cumsum(sizes), code, side="right")
+    def counted(weights: np.ndarray | None = None) -> np.ndarray:
+        found: np.ndarray = np.bincount(at, weights=weights, minlength=len(cells)).astype(np.int32)
+        return found  # whole numbers below 2**31 (trials of one item)
+
     return TaskItems(
-        task=task, params=tuple(params), sample_ids=sample_ids, evaluation=cells // n if n else cells,
-        stratum=stratum, item=code - (np.cumsum(sizes) - sizes)[stratum],
-        trials=np.bincount(at, minlength=len(cells)), correct=np.bincount(at, weights=correct, minlength=len(cells)),
-        truncated=np.bincount(at, weights=truncated, minlength=len(cells)), guess=guess,
+        task=task, params=tuple(params), sample_ids=sample_ids,
+        evaluation=(cells // n if n else cells).astype(np.int32), stratum=stratum.astype(np.int32),
+        item=(code - (np.cumsum(sizes) - sizes)[stratum]).astype(np.int32),
+        trials=counted(), correct=counted(correct), truncated=counted(truncated), guess=guess,
         guess_unit=lcm(1, *kinds))
