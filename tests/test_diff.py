@@ -790,3 +790,22 @@ def test_hard_cut_when_even_the_fixed_parts_are_too_large(pair):
     assert len(text.encode("utf-8")) <= 600
     assert text.startswith("## Score changes: base → head\n")
     assert text.endswith("run `reasonboard diff --format json` for all of it._\n")
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_model_that_leaves_the_ranking_is_not_no_longer_tied(version):
+    """A model whose score is unchanged but which is no longer ranked (a task now under
+    `min_samples`) still has an interval overlapping its old neighbours': the report must not
+    print it as "no longer tied" with them ("a ≠ b" reads as: now told apart)."""
+    base = leaderboard([
+        model("a/zs/greedy", 600.0, 30.0, rank=1, rank_range=(1, 2), tied_with=["b/zs/greedy"]),
+        model("b/zs/greedy", 580.0, 30.0, rank=2, rank_range=(1, 2), tied_with=["a/zs/greedy"]),
+    ], tie_groups=[["a/zs/greedy", "b/zs/greedy"]])
+    unranked = model("b/zs/greedy", 580.0, 30.0, rank=None)
+    unranked["rank_range"] = None
+    head = leaderboard([model("a/zs/greedy", 600.0, 30.0, rank=1), unranked])
+    if version == 2:
+        base, head = as_v2(base), as_v2(head)
+    text = render_markdown(compare(base, head))
+    assert "≠" not in text and "No longer tied" not in text, text
+    assert "unranked" in text

@@ -294,7 +294,11 @@ def _tie_changes(base: Mapping[str, Any], head: Mapping[str, Any], old_models: M
         return tuple(named(g) for g in sorted(found, key=lambda g: (-len(g), g)))
 
     old_groups, new_groups = groups(base), groups(head)
-    both = set(old_models) & set(new_models)
+    # Ties are between ranked models (STATISTICS.md section 7): a model ranked on one side only
+    # left or joined the ranking, and "no longer tied" (or "now tied") would say its interval
+    # moved away from (or onto) the others' when only its rank did.
+    both = {i for i in set(old_models) & set(new_models)
+            if old_models[i].get("rank") is not None and new_models[i].get("rank") is not None}
     old_pairs, new_pairs = pairs(base, old_models, both), pairs(head, new_models, both)
     return TieChanges(
         groups_formed=ordered_groups(new_groups - old_groups),
