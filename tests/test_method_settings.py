@@ -1,8 +1,12 @@
-"""The methodology page describes the build it is part of. Its text gives each formula with
-the defaults (`C_P`, 5,000 bootstrap draws, seed 42, `min_samples` 20, 2,000 paired
-replicates, one board); a site built with other settings must not read as if it used those,
-and must name the ones it used. Read on a build of a small project whose `site.toml` sets
-every one of them to something else."""
+"""Pages describe the build they are part of, read on a build of a small project whose
+`site.toml` sets every statistical setting to something other than its default:
+
+a. the methodology page gives each formula with the defaults (`C_P`, 5,000 bootstrap draws,
+   seed 42, `min_samples` 20, 2,000 paired replicates, one board); it must not read as if the
+   site used those, and must name the ones it used;
+b. model and task pages print the site's estimator (`mode`, here E_P): their figures are
+   labelled E_P, not C_P, and an E estimator's 0 (lucky guesses kept) is "never right", not
+   "no better than guessing", though every trial records its answer options."""
 
 from __future__ import annotations
 
@@ -46,7 +50,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         con.execute(
             "COPY (SELECT ? AS model, 'tpl' AS template, 'smp' AS sampler, t AS base_task, '{}' AS params, "
             "printf('s%02d', i) AS sample_id, 1 AS epoch, CASE WHEN i < ? THEN 1.0 ELSE 0.0 END AS credit, "
-            "i < ? AS correct, false AS truncated, NULL::INTEGER AS options, NULL::BIGINT AS tokens, "
+            "i < ? AS correct, false AS truncated, 4 AS options, NULL::BIGINT AS tokens, "
             "NULL::BIGINT AS input_tokens, NULL::BIGINT AS compressed "
             "FROM (SELECT unnest(range(?)) AS i), (SELECT unnest(['t1', 't2']) AS t) ORDER BY t, sample_id) "
             f"TO {sql_string(trials / f'{name}.parquet')} (FORMAT parquet)", [name, right, right, ITEMS])
@@ -75,3 +79,28 @@ def test_methodology_names_the_settings_of_this_build(site):
     # And what it says agrees with the build's own record.
     config = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["config"]
     assert (config["mode"], config["bootstrap"], config["seed"]) == ("E_P", 1000, 7)
+
+
+
+def _header(doc, table_id: str) -> list[str]:
+    table = doc.by_id(table_id)
+    assert table is not None, table_id
+    return [th.text for th in table.find("thead").find_all("th")]
+
+
+def test_model_and_task_pages_label_the_site_estimator(site):
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    a = next(m for m in board["models"] if m["label"] == "A")
+    mid, low, high = a["tasks"]["t1"]["modes"]["E_P"]
+    model = page(site, f"models/{a['slug']}.html")
+    assert _header(model, "task-results")[1] == "E_P"
+    assert model.by_id("task-results-caption").text.startswith("E_P per task")
+    # The figure printed is the E_P interval, so the label is what it is.
+    row = next(r for r in model.by_id("task-results").find_all("tr") if "t1" in r.text)
+    assert f"[{low:.3f}, {high:.3f}]" in row.text
+    figure = model.by_id("task-intervals-figcaption").text
+    assert figure.startswith("E_P estimate") and "0 = never right" in figure and "guessing" not in figure
+    task = page(site, "tasks/t1.html")
+    assert "E_P" in _header(task, "task-table") and "C_P" not in _header(task, "task-table")
+    assert "Each result is the E_P estimator" in task.text
+    assert task.by_id("task-models-figcaption").text.startswith("E_P interval")
