@@ -6,7 +6,9 @@ a. the methodology page gives each formula with the defaults (`C_P`, 5,000 boots
    site used those, and must name the ones it used;
 b. model and task pages print the site's estimator (`mode`, here E_P): their figures are
    labelled E_P, not C_P, and an E estimator's 0 (lucky guesses kept) is "never right", not
-   "no better than guessing", though every trial records its answer options."""
+   "no better than guessing", though every trial records its answer options;
+c. a release's board says why an evaluation that has every task is not ranked (C has 20
+   samples of t2, fewer than `min_samples`): it is preliminary, not missing a task."""
 
 from __future__ import annotations
 
@@ -52,12 +54,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "printf('s%02d', i) AS sample_id, 1 AS epoch, CASE WHEN i < ? THEN 1.0 ELSE 0.0 END AS credit, "
             "i < ? AS correct, false AS truncated, 4 AS options, NULL::BIGINT AS tokens, "
             "NULL::BIGINT AS input_tokens, NULL::BIGINT AS compressed "
-            "FROM (SELECT unnest(range(?)) AS i), (SELECT unnest(['t1', 't2']) AS t) ORDER BY t, sample_id) "
-            f"TO {sql_string(trials / f'{name}.parquet')} (FORMAT parquet)", [name, right, right, ITEMS])
+            "FROM (SELECT unnest(range(?)) AS i), (SELECT unnest(['t1', 't2']) AS t) "
+            "WHERE NOT (? AND t = 't2' AND i >= 20) ORDER BY t, sample_id) "
+            f"TO {sql_string(trials / f'{name}.parquet')} (FORMAT parquet)", [name, right, right, ITEMS, name == "c"])
     con.close()
     evals = [{"model": m, "template": "tpl", "sampler": "smp", "label": m.upper()} for m in "abc"]
     (root / "data" / "evals.json").write_text(json.dumps(evals), encoding="utf-8")
-    result = CliRunner().invoke(main, ["build", "--project", str(root), "--quiet"])
+    result = CliRunner().invoke(main, ["release", "r1", "--date", "2026-01-01", "--project", str(root)])
     assert result.exit_code == 0, result.output
     return root / "site"
 
@@ -104,3 +107,15 @@ def test_model_and_task_pages_label_the_site_estimator(site):
     assert "E_P" in _header(task, "task-table") and "C_P" not in _header(task, "task-table")
     assert "Each result is the E_P estimator" in task.text
     assert task.by_id("task-models-figcaption").text.startswith("E_P interval")
+
+
+def test_release_board_says_why_a_complete_evaluation_is_unranked(site):
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    c = next(m for m in board["models"] if m["label"] == "C")
+    assert c["rank"] is None and c["missing_tasks"] == [] and c["preliminary_tasks"] == ["t2"]
+    doc = page(site, "releases/r1.html")
+    row = next(r for r in doc.by_id("release-board").find_all("tr") if r.find("th") is not None
+               and r.find("th").text.startswith("C"))
+    assert "preliminary" in row.text and "missing" not in row.text
+    heading = next(r for r in doc.by_id("release-board").find_all("tr") if "Not ranked" in r.text)
+    assert "preliminary" in heading.text
