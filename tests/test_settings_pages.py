@@ -8,7 +8,9 @@ b. model and task pages print the site's estimator (`mode`, here E_P): their fig
    labelled E_P, not C_P, and an E estimator's 0 (lucky guesses kept) is "never right", not
    "no better than guessing", though every trial records its answer options;
 c. a release's board says why an evaluation that has every task is not ranked (C has 20
-   samples of t2, fewer than `min_samples`): it is preliminary, not missing a task."""
+   samples of t2, fewer than `min_samples`): it is preliminary, not missing a task;
+d. the budget sweep ranks the front board: a second board's page links to it as the front
+   board's ranking, not as its own."""
 
 from __future__ import annotations
 
@@ -52,13 +54,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         con.execute(
             "COPY (SELECT ? AS model, 'tpl' AS template, 'smp' AS sampler, t AS base_task, '{}' AS params, "
             "printf('s%02d', i) AS sample_id, 1 AS epoch, CASE WHEN i < ? THEN 1.0 ELSE 0.0 END AS credit, "
-            "i < ? AS correct, false AS truncated, 4 AS options, NULL::BIGINT AS tokens, "
+            "i < ? AS correct, false AS truncated, 4 AS options, (50 + 20 * i)::BIGINT AS tokens, "
             "NULL::BIGINT AS input_tokens, NULL::BIGINT AS compressed "
             "FROM (SELECT unnest(range(?)) AS i), (SELECT unnest(['t1', 't2']) AS t) "
             "WHERE NOT (? AND t = 't2' AND i >= 20) ORDER BY t, sample_id) "
             f"TO {sql_string(trials / f'{name}.parquet')} (FORMAT parquet)", [name, right, right, ITEMS, name == "c"])
     con.close()
-    evals = [{"model": m, "template": "tpl", "sampler": "smp", "label": m.upper()} for m in "abc"]
+    evals = [{"model": m, "template": "tpl", "sampler": "smp", "label": m.upper(),
+              "generation_args": {"max_tokens": 1000, "temperature": 0.0}} for m in "abc"]
     (root / "data" / "evals.json").write_text(json.dumps(evals), encoding="utf-8")
     result = CliRunner().invoke(main, ["release", "r1", "--date", "2026-01-01", "--project", str(root)])
     assert result.exit_code == 0, result.output
@@ -119,3 +122,12 @@ def test_release_board_says_why_a_complete_evaluation_is_unranked(site):
     assert "preliminary" in row.text and "missing" not in row.text
     heading = next(r for r in doc.by_id("release-board").find_all("tr") if "Not ranked" in r.text)
     assert "preliminary" in heading.text
+
+
+def test_second_board_links_the_budget_sweep_as_the_front_boards(site):
+    front = page(site, "index.html").find("p", cls="lede")
+    second = page(site, "boards/second.html").find("p", cls="lede")
+    budget = [a.text for a in front.find_all("a") if a.attrs.get("href", "").endswith("budget.html")]
+    assert budget == ["The ranking at a smaller token budget"]
+    budget = [a.text for a in second.find_all("a") if a.attrs.get("href", "").endswith("budget.html")]
+    assert budget == ["The First board's ranking at a smaller token budget"]
