@@ -809,3 +809,17 @@ def test_a_model_that_leaves_the_ranking_is_not_no_longer_tied(version):
     text = render_markdown(compare(base, head))
     assert "≠" not in text and "No longer tied" not in text, text
     assert "unranked" in text
+
+
+def test_headline_does_not_say_no_card_changes_above_added_results():
+    """A result added without a gap changes no signal, but the card section reports it (and
+    the corpus's gap rate it moves): the headline must not read "0 changes" above that."""
+    base = signals([triple("m1", "gsm8k", missing=("max_tokens",))], [benchmark("gsm8k", 0.25, [])], gap_rate=1.0)
+    head = signals([triple("m1", "gsm8k", missing=("max_tokens",)), triple("m2", "gsm8k")],
+                   [benchmark("gsm8k", 0.25, [])], gap_rate=0.5)
+    old, new = leaderboard([model("a/zs/greedy", 600.0, 10.0)]), leaderboard([model("a/zs/greedy", 640.0, 10.0)])
+    text = render_markdown(compare(old, new, base, head))
+    assert "result triples 1 added, 0 removed" in _section(text, "Evaluation Card changes")
+    assert "Evaluation Cards: 0 changes" not in text
+    assert ("Evaluation Cards: no reproducibility gap, completeness or divergence flag changed; "
+            "result triples 1 added, 0 removed.") in text
