@@ -823,3 +823,26 @@ def test_headline_does_not_say_no_card_changes_above_added_results():
     assert "Evaluation Cards: 0 changes" not in text
     assert ("Evaluation Cards: no reproducibility gap, completeness or divergence flag changed; "
             "result triples 1 added, 0 removed.") in text
+
+
+@pytest.mark.parametrize("change", ["mode", "tasks"])
+def test_no_paired_verdict_where_the_builds_score_differently(change):
+    """The paired test re-scores both sides' answers one way; when the builds use another
+    estimator or other board tasks, the same answers give an effect of +0.0 and p = 1 beside a
+    change of hundreds of points, and the report called that change "not significant"
+    (noise). Where the builds score differently the report must not print such a verdict."""
+    from reasonboard.stats.paired import PairedTest
+
+    base = leaderboard([model("a/zs/greedy", 300.0, 10.0)])
+    head = leaderboard([model("a/zs/greedy", 550.0, 15.0)])
+    if change == "mode":
+        head["config"]["mode"] = "E_P"
+    else:
+        head["config"]["tasks"] = ["arithmetic"]
+    same_answers = {"a/zs/greedy": PairedTest(shared=300, effect=0.0, low=0.0, high=0.0, p=1.0, method="bootstrap")}
+    report = compare(base, head, paired=same_answers)
+    [c] = report.changed
+    assert c.test is None and c.significance == SIGNIFICANT_GAIN
+    assert "builds score differently" in c.rule_note
+    text = render_markdown(report)
+    assert "paired on" not in text and "not significant after Holm" not in text

@@ -65,7 +65,11 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
     old_models = {m["id"]: m for m in base.get("models", [])}
     new_models = {m["id"]: m for m in head.get("models", [])}
     refs = {**{i: _ref(m) for i, m in old_models.items()}, **{i: _ref(m) for i, m in new_models.items()}}
-    paired = paired or {}
+    # The paired test scores both sides' outcomes one way (C_P over the head's tasks). Where the
+    # builds score differently, a model's change comes from the setting, not its answers: the
+    # test of the same answers gave "+0.0, p = 1, not significant" beside a change of +290.
+    rescored = _rescored(base, head)
+    paired = {} if rescored else (paired or {})
     both = sorted(old_models.keys() & new_models.keys())
     tested = [i for i in both if paired.get(i) is not None and _score(old_models[i]) != _score(new_models[i])]
     verdicts = dict(zip(tested, holm([paired[i].p for i in tested])))  # type: ignore[union-attr]
@@ -75,7 +79,8 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
     for model_id in both:
         test = paired.get(model_id)
         same = _score(old_models[model_id]) == _score(new_models[model_id])
-        note = ("" if test is not None or same else "fewer shared items than a paired test needs" if model_id in paired
+        note = ("" if test is not None or same else rescored if rescored
+                else "fewer shared items than a paired test needs" if model_id in paired
                 else "no per-sample outcomes in both builds")
         change = _model_change(old_models[model_id], new_models[model_id], test, verdicts.get(model_id, False), note)
         if change is None:
@@ -215,6 +220,16 @@ def _task_set(leaderboard: Mapping[str, Any]) -> set[str]:
     for model in leaderboard.get("models", []):
         tasks.update((model.get("tasks") or {}).keys())
     return tasks
+
+
+def _rescored(base: Mapping[str, Any], head: Mapping[str, Any]) -> str:
+    """Why the two builds' ReasonScores are not the same quantity ("" when they are): another
+    estimator, or another set of board tasks."""
+    old, new = base.get("config") or {}, head.get("config") or {}
+    why = [what for what, differs in (
+        ("estimator", old.get("mode") != new.get("mode")),
+        ("board tasks", sorted(old.get("tasks") or ()) != sorted(new.get("tasks") or ()))) if differs]
+    return f"the builds score differently ({' and '.join(why)}), so no paired test of the answers" if why else ""
 
 
 def _config_changes(base: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[ConfigChange, ...]:
