@@ -790,3 +790,59 @@ def test_hard_cut_when_even_the_fixed_parts_are_too_large(pair):
     assert len(text.encode("utf-8")) <= 600
     assert text.startswith("## Score changes: base → head\n")
     assert text.endswith("run `reasonboard diff --format json` for all of it._\n")
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_model_that_leaves_the_ranking_is_not_no_longer_tied(version):
+    """A model whose score is unchanged but which is no longer ranked (a task now under
+    `min_samples`) still has an interval overlapping its old neighbours': the report must not
+    print it as "no longer tied" with them ("a ≠ b" reads as: now told apart)."""
+    base = leaderboard([
+        model("a/zs/greedy", 600.0, 30.0, rank=1, rank_range=(1, 2), tied_with=["b/zs/greedy"]),
+        model("b/zs/greedy", 580.0, 30.0, rank=2, rank_range=(1, 2), tied_with=["a/zs/greedy"]),
+    ], tie_groups=[["a/zs/greedy", "b/zs/greedy"]])
+    unranked = model("b/zs/greedy", 580.0, 30.0, rank=None)
+    unranked["rank_range"] = None
+    head = leaderboard([model("a/zs/greedy", 600.0, 30.0, rank=1), unranked])
+    if version == 2:
+        base, head = as_v2(base), as_v2(head)
+    text = render_markdown(compare(base, head))
+    assert "≠" not in text and "No longer tied" not in text, text
+    assert "unranked" in text
+
+
+def test_headline_does_not_say_no_card_changes_above_added_results():
+    """A result added without a gap changes no signal, but the card section reports it (and
+    the corpus's gap rate it moves): the headline must not read "0 changes" above that."""
+    base = signals([triple("m1", "gsm8k", missing=("max_tokens",))], [benchmark("gsm8k", 0.25, [])], gap_rate=1.0)
+    head = signals([triple("m1", "gsm8k", missing=("max_tokens",)), triple("m2", "gsm8k")],
+                   [benchmark("gsm8k", 0.25, [])], gap_rate=0.5)
+    old, new = leaderboard([model("a/zs/greedy", 600.0, 10.0)]), leaderboard([model("a/zs/greedy", 640.0, 10.0)])
+    text = render_markdown(compare(old, new, base, head))
+    assert "result triples 1 added, 0 removed" in _section(text, "Evaluation Card changes")
+    assert "Evaluation Cards: 0 changes" not in text
+    assert ("Evaluation Cards: no reproducibility gap, completeness or divergence flag changed; "
+            "result triples 1 added, 0 removed.") in text
+
+
+@pytest.mark.parametrize("change", ["mode", "tasks"])
+def test_no_paired_verdict_where_the_builds_score_differently(change):
+    """The paired test re-scores both sides' answers one way; when the builds use another
+    estimator or other board tasks, the same answers give an effect of +0.0 and p = 1 beside a
+    change of hundreds of points, and the report called that change "not significant"
+    (noise). Where the builds score differently the report must not print such a verdict."""
+    from reasonboard.stats.paired import PairedTest
+
+    base = leaderboard([model("a/zs/greedy", 300.0, 10.0)])
+    head = leaderboard([model("a/zs/greedy", 550.0, 15.0)])
+    if change == "mode":
+        head["config"]["mode"] = "E_P"
+    else:
+        head["config"]["tasks"] = ["arithmetic"]
+    same_answers = {"a/zs/greedy": PairedTest(shared=300, effect=0.0, low=0.0, high=0.0, p=1.0, method="bootstrap")}
+    report = compare(base, head, paired=same_answers)
+    [c] = report.changed
+    assert c.test is None and c.significance == SIGNIFICANT_GAIN
+    assert "builds score differently" in c.rule_note
+    text = render_markdown(report)
+    assert "paired on" not in text and "not significant after Holm" not in text

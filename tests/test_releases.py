@@ -284,3 +284,15 @@ def test_tampered_snapshots_are_one_line_errors(tmp_path, project):
     (root / "releases" / "r1" / "board.json.gz").write_bytes(bomb)
     with pytest.raises(InputError, match="expands to more than"):
         read_releases(root)
+
+
+@pytest.mark.parametrize("name,previous", [("r2", "r1"), ("r3", "r2")])
+def test_changes_headline_counts_every_evaluation(project, name, previous):
+    """The headline's counts add up to the evaluations of the two releases: an evaluation
+    moved by others' scores (A in r3) or whose status changed is counted too, not left out
+    of a sentence that reads as the whole tally."""
+    old, new = project["boards"][previous], project["boards"][name]
+    everyone = {m["id"] for m in old["models"]} | {m["id"] for m in new["models"]}
+    headline = _doc(project["root"], f"releases/{name}-changes.html").by_id("headline").text
+    parts = headline.split(": ", 1)[1].rstrip(".").split("; ")
+    assert sum(int(re.match(r"\d+", p).group()) for p in parts) == len(everyone), headline

@@ -199,3 +199,29 @@ def test_diff_of_two_releases_is_paired(project):
     report = json.loads(result.output)
     by_label = {c["model"]["label"]: c for c in report["changed"]}
     assert by_label["B"]["rule"] == "paired" and by_label["B"]["significance"] == "significant_gain"
+
+
+def test_release_board_names_the_rule_its_tie_marks_follow(project):
+    """A release's board keeps the leaderboard's "≈ tied"/"distinct" marks, which come from the
+    paired test where the two rows share items: A (40 of 50) and B (30 of 50 of the same
+    items) are told apart by it though their intervals overlap. The page must not say that
+    its marks, or ties, are interval overlap."""
+    board = project["boards"]["r1"]
+    ranked = sorted((m for m in board["models"] if m["rank"] is not None), key=lambda m: m["rank"])
+    by_label = {m["label"]: m for m in ranked}
+    doc = _doc(project["root"], "releases/r1.html")
+    disagree = 0
+    for row in doc.by_id("release-board").find_all("tr"):
+        cells = [c.text for c in row_cells(row)]
+        if len(cells) != 4 or cells[2] not in by_label or cells[1] not in ("≈ tied", "distinct"):
+            continue
+        m = by_label[cells[2]]
+        following = ranked[ranked.index(m) + 1]
+        a, b = m["reasonscore"], following["reasonscore"]
+        overlap = a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"]
+        disagree += (cells[1] == "≈ tied") != overlap
+    assert disagree, "the fixture should have a mark the paired test set against the overlap rule"
+    text = doc.text
+    assert "this row's interval overlaps the next row's" not in text
+    assert "Rows whose intervals overlap are statistically tied" not in text
+    assert "paired test" in doc.by_id("release-board-caption").text

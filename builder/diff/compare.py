@@ -65,7 +65,11 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
     old_models = {m["id"]: m for m in base.get("models", [])}
     new_models = {m["id"]: m for m in head.get("models", [])}
     refs = {**{i: _ref(m) for i, m in old_models.items()}, **{i: _ref(m) for i, m in new_models.items()}}
-    paired = paired or {}
+    # The paired test scores both sides' outcomes one way (C_P over the head's tasks). Where the
+    # builds score differently, a model's change comes from the setting, not its answers: the
+    # test of the same answers gave "+0.0, p = 1, not significant" beside a change of +290.
+    rescored = _rescored(base, head)
+    paired = {} if rescored else (paired or {})
     both = sorted(old_models.keys() & new_models.keys())
     tested = [i for i in both if paired.get(i) is not None and _score(old_models[i]) != _score(new_models[i])]
     verdicts = dict(zip(tested, holm([paired[i].p for i in tested])))  # type: ignore[union-attr]
@@ -75,7 +79,8 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
     for model_id in both:
         test = paired.get(model_id)
         same = _score(old_models[model_id]) == _score(new_models[model_id])
-        note = ("" if test is not None or same else "fewer shared items than a paired test needs" if model_id in paired
+        note = ("" if test is not None or same else rescored if rescored
+                else "fewer shared items than a paired test needs" if model_id in paired
                 else "no per-sample outcomes in both builds")
         change = _model_change(old_models[model_id], new_models[model_id], test, verdicts.get(model_id, False), note)
         if change is None:
@@ -217,6 +222,16 @@ def _task_set(leaderboard: Mapping[str, Any]) -> set[str]:
     return tasks
 
 
+def _rescored(base: Mapping[str, Any], head: Mapping[str, Any]) -> str:
+    """Why the two builds' ReasonScores are not the same quantity ("" when they are): another
+    estimator, or another set of board tasks."""
+    old, new = base.get("config") or {}, head.get("config") or {}
+    why = [what for what, differs in (
+        ("estimator", old.get("mode") != new.get("mode")),
+        ("board tasks", sorted(old.get("tasks") or ()) != sorted(new.get("tasks") or ()))) if differs]
+    return f"the builds score differently ({' and '.join(why)}), so no paired test of the answers" if why else ""
+
+
 def _config_changes(base: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[ConfigChange, ...]:
     old, new = base.get("config") or {}, head.get("config") or {}
     changes = [ConfigChange(key, old.get(key), new.get(key)) for key in CONFIG_KEYS if old.get(key) != new.get(key)]
@@ -294,7 +309,11 @@ def _tie_changes(base: Mapping[str, Any], head: Mapping[str, Any], old_models: M
         return tuple(named(g) for g in sorted(found, key=lambda g: (-len(g), g)))
 
     old_groups, new_groups = groups(base), groups(head)
-    both = set(old_models) & set(new_models)
+    # Ties are between ranked models (STATISTICS.md section 7): a model ranked on one side only
+    # left or joined the ranking, and "no longer tied" (or "now tied") would say its interval
+    # moved away from (or onto) the others' when only its rank did.
+    both = {i for i in set(old_models) & set(new_models)
+            if old_models[i].get("rank") is not None and new_models[i].get("rank") is not None}
     old_pairs, new_pairs = pairs(base, old_models, both), pairs(head, new_models, both)
     return TieChanges(
         groups_formed=ordered_groups(new_groups - old_groups),

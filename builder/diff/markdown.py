@@ -164,7 +164,12 @@ class _Renderer:
         if r.tasks_added or r.tasks_removed:
             lines += ["", f"Tasks: {len(r.tasks_added)} added, {len(r.tasks_removed)} removed."]
         if r.cards.compared:
-            lines += ["", f"Evaluation Cards: {r.cards.count} changes."]
+            cards = r.cards
+            if cards.count or not (cards.triples_added or cards.triples_removed):
+                lines += ["", f"Evaluation Cards: {plural(cards.count, 'change')}."]
+            else:  # "0 changes" above a section of result triples added or removed would contradict it
+                lines += ["", f"Evaluation Cards: no reproducibility gap, completeness or divergence flag changed; "
+                              f"result triples {cards.triples_added} added, {cards.triples_removed} removed."]
         for change in r.config_changes:
             lines += ["", f"> **Configuration changed:** {text(change.key)} {text(change.old)} → "
                           f"{text(change.new)}. Every score is recomputed under the new setting."]

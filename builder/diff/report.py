@@ -104,7 +104,7 @@ class TieChanges:
     """Tie-group changes (STATISTICS.md section 7).
 
     Groups are the maximal cliques of the overlap graph, so one moving model reshapes several
-    of them; the pairs (from `tied_with`, models present in both builds only) say the same
+    of them; the pairs (from `tied_with`, models ranked in both builds only) say the same
     thing in the form a reviewer reads fastest: who is now tied with whom.
     """
 

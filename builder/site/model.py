@@ -29,7 +29,7 @@ from .views import evalcards
 from .views.analyses import budget_page
 from .views.base import Deferred, NavLink, Page, Ref, made
 from .views.compare import compare_page
-from .views.content import ContentView, NotFoundPage, band_table
+from .views.content import ContentView, NotFoundPage, band_table, site_settings
 from .views.cost import PATH as COST_PATH
 from .views.cost import cost_page
 from .views.leaderboard import leaderboard_pages, other_board_pages
@@ -133,10 +133,13 @@ def plan_page_model(results: BuildResults, content_pages: Sequence[ContentPage] 
     if costs:
         pages.append(cost_page(cost_board(models, costs), costs, ctx.rows, any(ctx.simulated[i] for i in costs)))
     bands = band_table(ctx.bands)
+    settings = site_settings(results.leaderboard.settings, config.paired_draws, config.pairwise_top,
+                             [(b.name, b.tasks) for b in results.boards])
     for content in content_pages:
         pages.append(ContentView(path=f"{content.slug}.html", title=content.title, template="content.html",
                                  simulated=False, description=content.description, html=content.html,
-                                 bands=bands if content.slug == "guide" else ()))
+                                 bands=bands if content.slug == "guide" else (),
+                                 settings=settings if content.slug == "methodology" else ()))
     pages.append(NotFoundPage(path="404.html", title="Page not found", template="404.html", simulated=False,
                               description="This page does not exist."))
 

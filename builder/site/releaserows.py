@@ -52,7 +52,14 @@ def release_rows(board: ReleaseBoard, labels: dict[str, str], url: Callable[...,
                        f'<th scope="row">{name}</th><td class="num">{score}{band_html}</td></tr>\n')
         else:
             missing = board.missing_tasks[i]
-            note = f' <span class="meta">missing {escape(", ".join(missing))}</span>' if missing else ""
+            if missing:
+                note = f' <span class="meta">missing {escape(", ".join(missing))}</span>'
+            elif board.complete[i]:
+                # Every task, yet unranked: a task on fewer than `min_samples` samples (the
+                # snapshot does not say which); with nothing said, it read as missing a task.
+                note = ' <span class="meta">preliminary: a task on too few samples</span>'
+            else:
+                note = ""
             out.append(f'<tr><td class="num nowrap rankcell">*</td><td class="tiecell"></td>'
                        f'<th scope="row">{name}{note}</th><td class="num">{score}</td></tr>\n')
     return Markup("".join(out))

@@ -68,6 +68,9 @@ class PartyView:
     party: str
     score: str
     setups: int
+    #: The party's reports of the triple: with several of one setup, its score is their mean,
+    #: a figure no report gave, and the page says so.
+    reports: int = 1
 
 
 @dataclass(frozen=True)

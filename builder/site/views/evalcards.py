@@ -18,6 +18,7 @@ benchmark pages exist.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import partial
 from typing import Any, Sequence
 
@@ -234,12 +235,15 @@ class Cards:
 
     def _triple_view(self, t: TripleSignals) -> TripleView:
         c = t.comparability
-        own_ids = sorted({r.evaluation_id for r in self._signals.rows_for_triple(*t.key) if r.own and r.evaluation_id})
+        rows = self._signals.rows_for_triple(*t.key)
+        own_ids = sorted({r.evaluation_id for r in rows if r.own and r.evaluation_id})
+        reports = Counter(r.org_key for r in rows)
         models = tuple(Ref(self.model_labels.get(i, i), self.model_paths[i]) for i in own_ids if i in self.model_paths)
         return TripleView(
             anchor=triple_anchor(*t.key), model_id=t.model_id, models=models, benchmark=t.benchmark,
             metric=t.metric, reports=t.reports,
-            parties=tuple(PartyView(p.party, score_text(p.score, None), p.setups) for p in c.scores),
+            parties=tuple(PartyView(p.party, score_text(p.score, None), p.setups, reports.get(p.party, 1))
+                          for p in c.scores),
             variant=divergence(c.variant), cross_party=divergence(c.cross_party),
             combined=comparability_badge(c), missing=t.reproducibility.missing,
         )

@@ -28,6 +28,11 @@ from .rows import Context, ModelRow, score_interval
 NEIGHBOURS = NEIGHBOUR_REACH
 
 
+#: How each estimator counts a truncated trial, by its last letter (methodology page).
+TRUNCATION_RULES = {"I": "truncated trials left out", "P": "truncation counted as failure",
+                    "O": "truncation counted as success"}
+
+
 @dataclass(frozen=True)
 class TaskResult:
     task: Ref
@@ -173,6 +178,10 @@ class ModelPage(Page):
     cost: CostView | None = None
     #: Compression, token hazard and budget sweep, for an evaluation with per-sample trials.
     analyses: ModelAnalyses | None = None
+    #: The estimator of the per-task table and chart (site setting `mode`), and how it counts
+    #: a truncated trial: a site built with E_P must not label its figures C_P.
+    mode: str = "C_P"
+    truncation_rule: str = "truncation counted as failure"
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -259,10 +268,11 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
             samples=t.samples, effective_trials=t.effective_trials,
             preliminary=ctx.preliminary_text(t.samples) if t.preliminary else None,
         ))
+    mode = ctx.results.leaderboard.settings.mode
     chart = None
     if task_results:  # drawn from its twin, the task results table: no rows of its own
         chart = Chart(kind="forest-probability", id="task-intervals", twin="task-results", from_twin=True,
-                      label=f"C_P intervals of {row.label} on each of {len(task_results)} tasks", rows=())
+                      label=f"{mode} intervals of {row.label} on each of {len(task_results)} tasks", rows=())
     tiers = tuple(
         TierRow(tier, fmt.score(v.reasonscore),
                 BandView.of("reasonscore", ctx.bands.reasonscore(v.reasonscore)), fmt.tokens(v.avg_tokens))
@@ -277,7 +287,10 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
         row=row, hf_id=e.hf_id, organization=e.organization, relationship=e.relationship,
         harness=e.harness, settings=settings, groups=e.groups,
         task_results=tuple(task_results), chart=chart, tiers=tiers,
-        chance=premises.chance_note((task, t) for task, t in m.tasks.items() if t.has_interval),
+        # The E estimators keep lucky guesses: their 0 is "never right" whatever was recorded.
+        chance=(premises.chance_note((task, t) for task, t in m.tasks.items() if t.has_interval)
+                if mode.startswith("C") else "0 = never right"),
+        mode=mode, truncation_rule=TRUNCATION_RULES[mode[-1]],
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
         neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
         min_samples=ctx.results.comparisons.min_samples,

@@ -255,8 +255,16 @@ def headline(c: ReleaseChanges) -> str:
              f"{_plural(gains + drops, 'significant move')} ({gains} up, {drops} down)",
              f"{_plural(len(c.of_kind('within_intervals', 'not_significant', 'not_comparable')), 'change')} "
              "not significant",
-             f"{_plural(len(c.of_kind('others_joined')), 'evaluation')} moved only because others joined or left",
-             f"{c.unchanged} unchanged"]
+             f"{_plural(len(c.of_kind('others_joined')), 'evaluation')} moved only because others joined or left "
+             "the ranking"]
+    # Every evaluation is in one count: without these two, a sentence that reads as the whole
+    # tally left out the evaluations that others' scores moved and those whose status changed.
+    moved, status = len(c.of_kind("others_moved")), len(c.of_kind("own_status"))
+    if moved:
+        parts.append(f"{_plural(moved, 'evaluation')} moved because other scores changed")
+    if status:
+        parts.append(_plural(status, "status change"))
+    parts.append(f"{c.unchanged} unchanged")
     return "Since " + c.previous + ": " + "; ".join(parts) + "."
 
 

@@ -99,6 +99,8 @@ class TaskPage(Page):
     #: Said when the evaluations did not all answer the same items (SAMPLES.md section 3).
     items_note: str | None = None
     min_samples: int = 20
+    #: The estimator of the ranking table (site setting `mode`); the difficulty curves are C_P.
+    mode: str = "C_P"
 
     @property
     def charts(self) -> tuple[Chart, ...]:
@@ -132,7 +134,8 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
     chart = None
     if ranked:
         chart = Chart(kind="forest-probability", id="task-models", twin="task-table",
-                      label=f"C_P intervals of the {len(ranked)} models on {task}, best first",
+                      label=f"{ctx.results.leaderboard.settings.mode} intervals of the {len(ranked)} models on "
+                            f"{task}, best first",
                       rows=tuple({"label": f"{r.position}. {r.model.label}", "order": r.position,
                                   "low": r.interval.low, "high": r.interval.high, "center": r.interval.center,
                                   "text": r.interval.text, "hollow": False} for r in ranked))
@@ -144,6 +147,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
         task=task, rows=tuple(ranked), shown=len(rows), total=len(ranking.rows), chart=chart, curves=curves,
         preliminary=tuple(r for r in rows if r.preliminary),
         items_note=_items_note(ranking, listed, task), min_samples=ctx.min_samples,
+        mode=ctx.results.leaderboard.settings.mode,
         missing=tuple(ctx.ref(m.id) for m in ranking.missing[:page_size]),
         benchmark=ctx.cards.summary_for_task(task),
         adjacent_rule=adjacent_rule(len(paired_next), max(len(ranked) - 1, 0), ctx.results.comparisons.min_samples,
