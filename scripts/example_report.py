@@ -16,7 +16,6 @@ exactly as `reasonboard diff base-site head-site` would and rewrites the page be
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import shutil
 import sys
@@ -30,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from reasonboard.diff.command import load_build  # noqa: E402
 from reasonboard.diff.compare import compare  # noqa: E402
 from reasonboard.diff.markdown import render_markdown  # noqa: E402
+from reasonboard.diff.samples import paired_changes  # noqa: E402
 
 START = "<!-- diff-example:start -->"
 END = "<!-- diff-example:end -->"
@@ -55,26 +55,36 @@ def build(data: Path, out: Path, cache: Path) -> None:
         raise SystemExit(f"build of {data} failed:\n{result.output}")
 
 
-def read_points(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        return list(reader.fieldnames or []), list(reader)
+def trials_file(data: Path, model: str) -> Path:
+    """The trials file of `model`'s one evaluation; found by content, not by naming convention."""
+    import duckdb
 
-
-def write_points(path: Path, columns: list[str], rows: list[dict[str, str]]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def points_file(data: Path, model: str) -> Path:
-    """The demo writes one CSV per model name; find it by content, not by naming convention."""
-    for path in sorted((data / "points").glob("*.csv")):
-        _, rows = read_points(path)
-        if rows and rows[0]["model"] == model:
+    for path in sorted((data / "trials").glob("*.parquet")):
+        found = duckdb.sql(f"SELECT DISTINCT model FROM read_parquet('{path.as_posix()}')").fetchall()
+        if found == [(model,)]:
             return path
-    raise SystemExit(f"no points file for {model} in {data}")
+    raise SystemExit(f"no trials file for {model} in {data}")
+
+
+def rewrite_trials(path: Path, changes: str, where: str, target: Path | None = None) -> int:
+    """Rewrite a trials file (or write it to `target`) with `changes`, a `REPLACE` list of
+    columns, applied to the rows `where` holds; returns how many rows it changed. The rows
+    keep the file's order and columns (SAMPLES.md section 1)."""
+    import duckdb
+    from reasonboard.store.trialfiles import write_trials
+
+    con = duckdb.connect()
+    source = f"read_parquet('{path.as_posix()}')"
+    (changed,) = con.execute(f"SELECT count(*) FROM {source} WHERE {where}").fetchone() or (0,)
+    out = target or path
+    temporary = out.with_name(out.name + ".tmp")
+    edited = ", ".join(f"CASE WHEN {where} THEN {expr} ELSE {name} END AS {name}"
+                       for name, expr in (part.split("=", 1) for part in changes.split(";")))
+    tiers = "tiers" in {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+    write_trials(con, f"(SELECT * REPLACE ({edited}) FROM {source})", [], temporary, with_tiers=tiers, ordered=True)
+    con.close()
+    temporary.replace(out)
+    return int(changed)
 
 
 def edit_head(data: Path, leaderboard: dict) -> list[Edit]:
@@ -89,50 +99,41 @@ def edit_head(data: Path, leaderboard: dict) -> list[Edit]:
     improved, removed = ranked[(3 * len(ranked)) // 4], ranked[-1]
     edits = []
 
-    # A large drop: a leading model re-scored after a grading fix halved its correct answers
-    # on one task.
+    # A large drop: a leading model re-scored after a grading fix that took away half of its
+    # correct answers on one task (every other one, in the file's order of items).
     task = sorted(dropped["tasks"])[0]
-    path = points_file(data, dropped["model"])
-    columns, rows = read_points(path)
-    for row in rows:
-        if row["base_task"] == task:
-            row["correct"] = str(int(row["correct"]) // 2)
-    write_points(path, columns, rows)
-    edits.append(Edit(f"{dropped['label']} re-scored on {task} after a grading fix that halved its correct "
-                      "answers"))
+    halve = f"base_task = '{task}' AND correct AND (ascii(right(sample_id, 1)) + epoch) % 2 = 0"
+    rewrite_trials(trials_file(data, dropped["model"]), "correct=false;credit=0.0", halve)
+    edits.append(Edit(f"{dropped['label']} re-scored on {task} after a grading fix that took away about half "
+                      "of its correct answers"))
 
-    # A large gain: a weak model re-evaluated on its two worst tasks, every answer right.
+    # A large gain: a weak model re-evaluated on its two worst tasks, every completed answer right.
     worst = sorted(improved["tasks"], key=lambda t: (improved["tasks"][t]["estimate"], t))[:2]
-    path = points_file(data, improved["model"])
-    columns, rows = read_points(path)
-    for row in rows:
-        if row["base_task"] in worst:
-            row["correct"] = str(int(row["total"]) - int(row["truncated"]))
-    write_points(path, columns, rows)
-    edits.append(Edit(f"{improved['label']} re-evaluated on {' and '.join(worst)} after a fix, every answer "
-                      "correct"))
+    listed = ", ".join(f"'{t}'" for t in worst)
+    rewrite_trials(trials_file(data, improved["model"]), "correct=true;credit=1.0",
+                   f"base_task IN ({listed}) AND NOT truncated")
+    edits.append(Edit(f"{improved['label']} re-evaluated on {' and '.join(worst)} after a fix, every completed "
+                      "answer correct"))
 
-    # A move inside the interval: one more correct answer on a few points of one task.
+    # A move inside the interval: three wrong answers of one task regraded as right.
     task = sorted(nudged["tasks"])[0]
-    path = points_file(data, nudged["model"])
-    columns, rows = read_points(path)
-    changed = 0
-    for row in rows:
-        if row["base_task"] == task and changed < 3 and int(row["correct"]) < int(row["total"]) - int(row["truncated"]):
-            row["correct"] = str(int(row["correct"]) + 1)
-            changed += 1
-    write_points(path, columns, rows)
+    few = (f"base_task = '{task}' AND NOT correct AND NOT truncated AND (params, sample_id, epoch) IN "
+           f"(SELECT (params, sample_id, epoch) FROM read_parquet('{trials_file(data, nudged['model']).as_posix()}') "
+           f"WHERE base_task = '{task}' AND NOT correct AND NOT truncated ORDER BY params, sample_id, epoch LIMIT 3)")
+    changed = rewrite_trials(trials_file(data, nudged["model"]), "correct=true;credit=1.0", few)
     edits.append(Edit(f"{nudged['label']} given {changed} more correct answers on {task}"))
 
-    # An added model (a copy of another model's points under a new name) and a removed one.
+    # An added model (a copy of another model's trials under a new name, a few answers
+    # fewer right) and a removed one.
     source = ranked[1]
-    columns, rows = read_points(points_file(data, source["model"]))
-    for row in rows:
-        row["model"] = ADDED_MODEL
-        row["correct"] = str(max(int(row["correct"]) - 2, 0))
-    write_points(data / "points" / f"{ADDED_MODEL}.csv", columns, rows)
+    from reasonboard.store.trialfiles import trials_file_name
+
     entry = dict(names[source["model"]][0], model=ADDED_MODEL, label=ADDED_LABEL, hf_id=f"demo-wren/{ADDED_MODEL}")
-    points_file(data, removed["model"]).unlink()
+    rewrite_trials(trials_file(data, source["model"]), f"model='{ADDED_MODEL}'", "true",
+                   data / "trials" / trials_file_name(ADDED_MODEL, entry["template"], entry["sampler"]))
+    rewrite_trials(data / "trials" / trials_file_name(ADDED_MODEL, entry["template"], entry["sampler"]),
+                   "correct=false;credit=0.0", "correct AND (ascii(right(sample_id, 1)) + epoch) % 10 = 0")
+    trials_file(data, removed["model"]).unlink()
     evals = [e for e in evals if e["model"] != removed["model"]] + [entry]
     edits.append(Edit(f"{ADDED_LABEL} added (simulated) and {removed['label']} removed"))
 
@@ -171,8 +172,11 @@ def generate() -> str:
         edits = edit_head(tmp / "head-data", base.leaderboard)
         build(tmp / "head-data", tmp / "head-site", tmp / "cache-head")
         head = load_build(tmp / "head-site")
+        # As `reasonboard diff` does: paired tests on the items both builds' published
+        # per-sample outcomes share, where they share enough.
+        paired = paired_changes(base.samples, head.samples, base.leaderboard, head.leaderboard)
     report = compare(base.leaderboard, head.leaderboard, base.signals, head.signals,
-                     base_name="base-site", head_name="head-site")
+                     base_name="base-site", head_name="head-site", paired=paired)
     lines = [
         START,
         "<!-- Generated by scripts/example_report.py from the default data; do not edit by hand. -->",
