@@ -159,11 +159,13 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     gathered = gather(options, project, config, bands, sources, phase)
     board, signals, store, config, project = (
         gathered.board, gathered.signals, gathered.store, gathered.config, gathered.project)
+    scored = board.leaderboard.settings
     results = BuildResults(
         config=config,
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves, analyses=board.analyses,
         signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
-        boards=board.boards, timings=timings, releases=releases, history=score_history(releases, board.leaderboard.models),
+        boards=board.boards, timings=timings, releases=releases,
+        history=score_history(releases, board.leaderboard.models, (scored.mode, tuple(sorted(scored.tasks)))),
         comparisons=board.comparisons,
     )
     # The state is cleared first, so an interrupted write can never leave a state that

@@ -296,3 +296,22 @@ def test_changes_headline_counts_every_evaluation(project, name, previous):
     headline = _doc(project["root"], f"releases/{name}-changes.html").by_id("headline").text
     parts = headline.split(": ", 1)[1].rstrip(".").split("; ")
     assert sum(int(re.match(r"\d+", p).group()) for p in parts) == len(everyone), headline
+
+
+def test_a_move_between_scores_computed_otherwise_is_not_judged(tmp_path):
+    """Released under C_P, built under E_P: the two ReasonScores are not the same quantity
+    (E_P keeps lucky guesses), so the history does not call the move significant."""
+    from reasonboard.build import run_build
+
+    root = tmp_path / "project"
+    released(root, [("r1", "2026-01-10", {"a": 300, "b": 150})], _write)
+    (root / "content").mkdir(exist_ok=True)
+    (root / "content" / "site.toml").write_text('mode = "E_P"\n', encoding="utf-8")
+    run_build(BuildOptions(project=root))
+    doc = _doc(root, "models/a.html")
+    rows = [[c.text for c in row_cells(r)] for r in doc.by_id("history-table").find_all("tr")
+            if r.parent.tag == "tbody"]
+    assert [r[0] for r in rows] == ["r1", "this build"]
+    assert rows[1][4] == "not comparable: scored otherwise (estimator C_P → E_P)"
+    assert "is not judged: the two ReasonScores are not the same quantity" in doc.text
+    assert "significantly" not in " ".join(r[4] for r in rows)

@@ -11,6 +11,8 @@ point before marked significant or not by one of two rules, which the point name
   releases between the points, or the current build): significant when the two 95 %
   intervals do not overlap (STATISTICS.md section 7 across releases, the rule of the
   score-change report).
+* `rescored`: the two points are scored differently (another estimator, or other board
+  tasks): their ReasonScores are not the same quantity, so the move is not judged at all.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ GAIN = "significant_gain"
 DROP = "significant_drop"
 PAIRED = "paired"
 OVERLAP = "overlap"
+RESCORED = "rescored"
+#: What a point's ReasonScore is computed from: the estimator and the board's tasks, sorted.
+Basis = tuple[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class HistoryPoint:
     rule: str | None = None
     #: The paired test of that move, when `rule` is PAIRED
     test: MoveTest | None = None
+    #: The estimator and board tasks the score was computed from (None: not known)
+    basis: Basis | None = None
 
 
 def move(old: HistoryPoint, new: HistoryPoint) -> str | None:
@@ -57,12 +64,13 @@ def move(old: HistoryPoint, new: HistoryPoint) -> str | None:
     return None
 
 
-def score_history(releases: Sequence[ReleaseSnapshot], models: Iterable[EvaluationRow]
-                  ) -> Mapping[str, tuple[HistoryPoint, ...]]:
+def score_history(releases: Sequence[ReleaseSnapshot], models: Iterable[EvaluationRow],
+                  basis: Basis | None = None) -> Mapping[str, tuple[HistoryPoint, ...]]:
     """id -> the evaluation's points across `releases` (oldest first) and the current build,
     for every evaluation of the current build that was in at least one release. A release
     where its score was not known (none of the tasks) gives no point; the current build
-    gives one unless the latest release shows the same score and rank."""
+    gives one unless the latest release shows the same score and rank. `basis`: the current
+    build's estimator and board tasks."""
     if not releases:
         return {}
     current = {m.id: m for m in models}
@@ -80,13 +88,14 @@ def score_history(releases: Sequence[ReleaseSnapshot], models: Iterable[Evaluati
             test = tests.get(model_id) if before and before[-1].release == r.changes.previous else None
             points.setdefault(model_id, []).append(
                 HistoryPoint(r.name, r.date, float(center), float(margin), float(low), float(high), b.rank[i],
-                             test=test))
+                             test=test, basis=(b.mode, tuple(sorted(b.tasks)))))
     history = {}
     for model_id, found in points.items():
         s = current[model_id].score
         if s.known:
             assert s.center is not None and s.margin is not None and s.ci_low is not None and s.ci_high is not None
-            now = HistoryPoint(None, None, s.center, s.margin, s.ci_low, s.ci_high, current[model_id].rank)
+            now = HistoryPoint(None, None, s.center, s.margin, s.ci_low, s.ci_high, current[model_id].rank,
+                               basis=basis)
             last = found[-1]
             same = (last.center, last.margin, last.ci_low, last.ci_high, last.rank) == \
                 (now.center, now.margin, now.ci_low, now.ci_high, now.rank)
@@ -106,7 +115,9 @@ def _marked(found: Sequence[HistoryPoint]) -> tuple[HistoryPoint, ...]:
         same = (point.center, point.margin, point.ci_low, point.ci_high) == \
             (before.center, before.margin, before.ci_low, before.ci_high)
         rule: str | None = PAIRED
-        if point.test is not None:
+        if point.basis is not None and before.basis is not None and point.basis != before.basis:
+            rule, verdict = RESCORED, None
+        elif point.test is not None:
             verdict = (GAIN if point.test.effect > 0 else DROP) if verdicts[k] else None
         else:
             rule, verdict = (None, None) if same else (OVERLAP, move(before, point))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...stats.history import DROP, GAIN, OVERLAP, PAIRED, HistoryPoint
+from ...stats.history import DROP, GAIN, OVERLAP, PAIRED, RESCORED, HistoryPoint
 from .. import format as fmt
 from ..charts import Chart
 from .base import Interval
@@ -30,6 +30,8 @@ class HistoryRow:
     move: str
     #: The rule that judged the move from the row before, with its figures ("" for none)
     rule: str = ""
+    #: Why the move from the row before is not judged ("" when it is)
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class HistoryView:
     #: How many moves the paired test judged (Holm over these), and the overlap rule
     paired: int = 0
     overlap: int = 0
+    #: Moves between points scored otherwise (another estimator or other board tasks)
+    rescored: int = 0
 
 
 def rule_text(p: HistoryPoint) -> str:
@@ -49,6 +53,16 @@ def rule_text(p: HistoryPoint) -> str:
     if p.rule == OVERLAP:
         return "overlap rule: intervals " + ("do not overlap" if p.move else "overlap")
     return ""
+
+
+def rescored_text(before: HistoryPoint, p: HistoryPoint) -> str:
+    """Why the move to `p` is not judged: the two scores are computed differently."""
+    assert before.basis is not None and p.basis is not None
+    (old_mode, old_tasks), (new_mode, new_tasks) = before.basis, p.basis
+    why = [f"estimator {old_mode} → {new_mode}"] if old_mode != new_mode else []
+    if old_tasks != new_tasks:
+        why.append(f"board tasks {len(old_tasks)} → {len(new_tasks)}")
+    return f"not comparable: scored otherwise ({', '.join(why)})"
 
 
 def _spans(points: tuple[HistoryPoint, ...]) -> list[list[HistoryPoint]]:
@@ -71,6 +85,7 @@ def history_view(points: tuple[HistoryPoint, ...], label: str) -> HistoryView | 
     if not points:
         return None
     rows = []
+    previous: HistoryPoint | None = None
     for span in _spans(points):
         first, last = span[0], span[-1]
         name = first.release if first.release is not None else "this build"
@@ -81,12 +96,16 @@ def history_view(points: tuple[HistoryPoint, ...], label: str) -> HistoryView | 
             label=name, date=date, path=board_path(first.release) if first.release is not None else "",
             interval=Interval(first.center, first.margin, first.ci_low, first.ci_high, "score"),
             rank=str(first.rank) if first.rank is not None else "unranked", move=MOVES[first.move],
-            rule=rule_text(first)))
+            rule=rule_text(first),
+            note=rescored_text(previous, first) if first.rule == RESCORED and previous is not None else ""))
+        previous = last
     chart = Chart(kind="history", id="history-chart", twin="history-table",
                   label=f"ReasonScore of {label} with its 95% interval at each of {len(rows)} points in time",
                   rows=tuple({"label": r.label, "order": n, "low": r.interval.low, "high": r.interval.high,
-                              "center": r.interval.center, "text": r.interval.text, "move": r.move or "no significant move"}
+                              "center": r.interval.center, "text": r.interval.text,
+                              "move": r.move or r.note or "no significant move"}
                              for n, r in enumerate(rows)))
     return HistoryView(rows=tuple(rows), chart=chart, significant=sum(1 for r in rows if r.move),
                        paired=sum(1 for p in points if p.rule == PAIRED),
-                       overlap=sum(1 for p in points if p.rule == OVERLAP))
+                       overlap=sum(1 for p in points if p.rule == OVERLAP),
+                       rescored=sum(1 for p in points if p.rule == RESCORED))
