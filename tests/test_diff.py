@@ -846,3 +846,16 @@ def test_no_paired_verdict_where_the_builds_score_differently(change):
     assert "builds score differently" in c.rule_note
     text = render_markdown(report)
     assert "paired on" not in text and "not significant after Holm" not in text
+
+
+def test_a_board_cut_over_the_same_data_is_a_configuration_change():
+    """The data keep three tasks, the board keeps one: every score is recomputed, and the
+    report says why (its "Tasks:" line counts the data's tasks, which did not change)."""
+    every = {"arithmetic": (0.6, 0.55, 0.65), "dates": (0.6, 0.55, 0.65), "sort": (0.6, 0.55, 0.65)}
+    base = leaderboard([model("a/zs/greedy", 600.0, 10.0, tasks=every)], tasks=["arithmetic", "dates", "sort"])
+    head = leaderboard([model("a/zs/greedy", 600.0, 10.0, tasks=every)], tasks=["dates"])
+    report = compare(base, head)
+    assert report.tasks_added == report.tasks_removed == ()
+    assert [(c.key, c.old, c.new) for c in report.config_changes] == [("board tasks", "arithmetic, dates, sort",
+                                                                        "dates")]
+    assert "**Configuration changed:** board tasks arithmetic, dates, sort → dates." in render_markdown(report)

@@ -97,7 +97,7 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
     return ScoreChangeReport(
         base_name=base_name,
         head_name=head_name,
-        config_changes=_config_changes(base, head),
+        config_changes=_config_changes(base, head) + _board_change(base, head, old_tasks, new_tasks),
         changed=tuple(changed),
         added=added,
         removed=removed,
@@ -220,6 +220,22 @@ def _task_set(leaderboard: Mapping[str, Any]) -> set[str]:
     for model in leaderboard.get("models", []):
         tasks.update((model.get("tasks") or {}).keys())
     return tasks
+
+
+def _board_change(base: Mapping[str, Any], head: Mapping[str, Any], old_tasks: set[str],
+                  new_tasks: set[str]) -> tuple[ConfigChange, ...]:
+    """The board's tasks, when they changed otherwise than the tasks the data added or removed
+    (the report's "Tasks: ..." line): a board cut from 12 tasks to 3 over the same data
+    rescored every model, and the report must say why."""
+    old = set((base.get("config") or {}).get("tasks") or ())
+    new = set((head.get("config") or {}).get("tasks") or ())
+    if old == new or (new - old == new_tasks - old_tasks and old - new == old_tasks - new_tasks):
+        return ()
+
+    def listed(tasks: set[str]) -> str:
+        return ", ".join(sorted(tasks)) if len(tasks) <= 6 else f"{len(tasks)} tasks"
+
+    return (ConfigChange("board tasks", listed(old), listed(new)),)
 
 
 def _rescored(base: Mapping[str, Any], head: Mapping[str, Any]) -> str:
