@@ -64,7 +64,8 @@ def forest_score() -> alt.LayerChart | alt.FacetChart:
 
 def forest_probability() -> alt.LayerChart | alt.FacetChart:
     """Task-level intervals on the 0-1 scale (model pages: per task; task pages: per model)."""
-    return _forest(1, ".1f", "C_P, 95% interval")
+    # The site's estimator (site setting `mode`) is named in the caption: the axis holds for any.
+    return _forest(1, ".1f", "task estimate, 95% interval")
 
 
 def curves() -> alt.LayerChart | alt.FacetChart:
