@@ -123,7 +123,7 @@ def site_toml_page() -> str:
 def _type_name(hint: Any) -> str:
     origin = typing.get_origin(hint)
     if origin is tuple:
-        return "list of strings"
+        return "list of strings" if typing.get_args(hint)[0] is str else "list of tables"
     if origin is dict:
         return "table of strings"
     return {str: "string", int: "integer", bool: "boolean"}.get(hint, str(hint))
