@@ -123,7 +123,7 @@ def site_toml_page() -> str:
 def _type_name(hint: Any) -> str:
     origin = typing.get_origin(hint)
     if origin is tuple:
-        return "list of strings"
+        return "list of strings" if typing.get_args(hint)[0] is str else "list of tables"
     if origin is dict:
         return "table of strings"
     return {str: "string", int: "integer", bool: "boolean"}.get(hint, str(hint))
@@ -319,7 +319,9 @@ def outputs_page() -> str:
            "each key path of each JSON document (`[]` for the elements of a list, `{*}` for the values of a "
            "table keyed by data) with the JSON types its values take there. Keys are sorted, floats rounded "
            "(probabilities and estimates to 6 decimals, ReasonScores to 3), so `git diff` of two builds shows "
-           "real changes, and two builds of the same inputs are byte-identical.\n"]
+           "real changes, and two builds of the same inputs are byte-identical. Evaluations with per-sample "
+           "trials add `data/samples/` ([per-sample evidence](../per-sample-evidence.md)) and "
+           "`data/analyses.json` with `data/analyses/` ([per-sample analyses](../analyses.md)).\n"]
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         result = CliRunner().invoke(main, ["build", "--project", str(ROOT), "--out", str(site),
