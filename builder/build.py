@@ -315,5 +315,7 @@ def empty_error(options: BuildOptions, data_dir: Path, store: StoreReport) -> In
         found = f"{store.point_files} points file(s) read, none with a data row"
     else:
         found = "the folder holds no files"
+    # A lab that ran `reasonboard ingest` has trials files, not points files: both are named.
     return InputError(folder, f"no points to publish ({found}); reasonboard reads {', '.join(POINT_SUFFIXES)} files "
-                              f"here with the columns {','.join(REQUIRED)}{advice}")
+                              f"here with the columns {','.join(REQUIRED)}, and the trials files that reasonboard ingest "
+                              f"writes under {(data_dir / 'trials').as_posix()}/ (none found there){advice}")

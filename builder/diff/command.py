@@ -170,7 +170,8 @@ def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_o
 
     A change is significant when the paired test on the items both builds' published
     per-sample outcomes share says so (after Holm over the report's tests), or, where either
-    build has no per-sample outcomes, when the old and new ReasonScore intervals do not overlap.
+    build has no per-sample outcomes or the two score differently (another estimator or other
+    board tasks), when the old and new ReasonScore intervals do not overlap.
     """
     try:
         old, new = load_build(base, project_dir), load_build(head, project_dir)
