@@ -36,6 +36,7 @@ from .stats.history import score_history
 from .stats.leaderboard import LeaderboardResult, rank_board, read_board, with_analyses, with_curves
 from .store.cache import Fingerprints, describe_ingest, fingerprints, open_store
 from .store.parts import StoreReport
+from .store.trialfiles import discover_trial_files
 
 Progress = Callable[[str], None] | None
 
@@ -307,15 +308,18 @@ def empty_error(options: BuildOptions, data_dir: Path, store: StoreReport) -> In
     if options.db_path is not None:
         return InputError(options.db_path, "the database holds no points" + advice)
     folder = data_dir / "points"
+    # The store counts trials files among the files it read; they are named apart below.
+    trials = len(discover_trial_files(data_dir))
     if not folder.is_dir():
         found = "the folder does not exist"
     elif store.ignored:
         found = f"ignored {describe_ignored([data_dir / p for p in store.ignored], data_dir)}"
-    elif store.point_files:
-        found = f"{store.point_files} points file(s) read, none with a data row"
+    elif store.point_files > trials:
+        found = f"{store.point_files - trials} points file(s) read, none with a data row"
     else:
         found = "the folder holds no files"
     # A lab that ran `reasonboard ingest` has trials files, not points files: both are named.
+    there = f"{trials} found there, none with a trial" if trials else "none found there"
     return InputError(folder, f"no points to publish ({found}); reasonboard reads {', '.join(POINT_SUFFIXES)} files "
                               f"here with the columns {','.join(REQUIRED)}, and the trials files that reasonboard ingest "
-                              f"writes under {(data_dir / 'trials').as_posix()}/ (none found there){advice}")
+                              f"writes under {(data_dir / 'trials').as_posix()}/ ({there}){advice}")

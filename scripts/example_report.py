@@ -99,8 +99,8 @@ def edit_head(data: Path, leaderboard: dict) -> list[Edit]:
     improved, removed = ranked[(3 * len(ranked)) // 4], ranked[-1]
     edits = []
 
-    # A large drop: a leading model re-scored after a grading fix that took away half of its
-    # correct answers on one task (every other one, in the file's order of items).
+    # A large drop: a leading model re-scored after a grading fix that took away about half of
+    # its correct answers on one task (those whose item id ends in a character of the epoch's parity).
     task = sorted(dropped["tasks"])[0]
     halve = f"base_task = '{task}' AND correct AND (ascii(right(sample_id, 1)) + epoch) % 2 = 0"
     rewrite_trials(trials_file(data, dropped["model"]), "correct=false;credit=0.0", halve)
@@ -125,7 +125,6 @@ def edit_head(data: Path, leaderboard: dict) -> list[Edit]:
 
     # An added model (a copy of another model's trials under a new name, a few answers
     # fewer right) and a removed one.
-    source = ranked[1]
     from reasonboard.store.trialfiles import trials_file_name
 
     entry = dict(names[source["model"]][0], model=ADDED_MODEL, label=ADDED_LABEL, hf_id=f"demo-wren/{ADDED_MODEL}")

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from helpers_points import write_demo_points
 from reasonboard.cli import main
 from reasonboard.diff.compare import (
+    NOT_COMPARABLE,
     SCORE_UNCHANGED,
     SIGNIFICANT_DROP,
     SIGNIFICANT_GAIN,
@@ -830,7 +831,9 @@ def test_no_paired_verdict_where_the_builds_score_differently(change):
     """The paired test re-scores both sides' answers one way; when the builds use another
     estimator or other board tasks, the same answers give an effect of +0.0 and p = 1 beside a
     change of hundreds of points, and the report called that change "not significant"
-    (noise). Where the builds score differently the report must not print such a verdict."""
+    (noise). Where the builds score differently the two scores are not the same quantity:
+    the change is not judged by either rule, and the row says why (the model page's history
+    says the same of such a move)."""
     from reasonboard.stats.paired import PairedTest
 
     base = leaderboard([model("a/zs/greedy", 300.0, 10.0)])
@@ -842,10 +845,12 @@ def test_no_paired_verdict_where_the_builds_score_differently(change):
     same_answers = {"a/zs/greedy": PairedTest(shared=300, effect=0.0, low=0.0, high=0.0, p=1.0, method="bootstrap")}
     report = compare(base, head, paired=same_answers)
     [c] = report.changed
-    assert c.test is None and c.significance == SIGNIFICANT_GAIN
+    assert c.test is None and c.significance == NOT_COMPARABLE and not report.significant
     assert "builds score differently" in c.rule_note
     text = render_markdown(report)
-    assert "paired on" not in text and "not significant after Holm" not in text
+    assert "paired on" not in text and "not significant after Holm" not in text and "| `++` |" not in text
+    row = next(line for line in text.splitlines() if line.startswith("| `x` | a |"))
+    assert "the builds score differently" in row and "not the same quantity" in row
 
 
 def test_a_board_cut_over_the_same_data_is_a_configuration_change():

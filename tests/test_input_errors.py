@@ -61,6 +61,25 @@ def test_a_missing_points_folder_fails(tmp_path):
     assert message.startswith(f"{data / 'points'}: no points to publish (the folder does not exist)")
 
 
+
+def test_a_folder_of_trials_without_a_trial_says_so(tmp_path):
+    """A lab that ran ingest has trials files, not points files: the message names both, and
+    counts a trials file with no row as a trials file, not as an empty points file."""
+    import duckdb
+    from reasonboard.store.trialfiles import select_list
+
+    data = tmp_path / "data"
+    (data / "trials").mkdir(parents=True)
+    empty = (data / "trials" / "empty.parquet").as_posix()
+    duckdb.execute(f"COPY (SELECT {select_list()} FROM (SELECT NULL AS model, NULL AS template, NULL AS sampler, "
+                   "NULL AS base_task, NULL AS params, NULL AS sample_id, NULL AS epoch, NULL AS credit, "
+                   "NULL AS correct, NULL AS truncated, NULL AS options, NULL AS tokens, NULL AS input_tokens, "
+                   f"NULL AS compressed) WHERE false) TO '{empty}' (FORMAT parquet)")
+    message = failed_with(build(data, tmp_path), tmp_path)
+    assert message.startswith(f"{data / 'points'}: no points to publish (the folder does not exist)"), message
+    assert f"the trials files that reasonboard ingest writes under {(data / 'trials').as_posix()}/ " \
+           "(1 found there, none with a trial)" in message, message
+
 def test_points_saved_as_tsv_or_xlsx_are_listed_as_ignored(tmp_path):
     data = tmp_path / "data"
     (data / "points").mkdir(parents=True)

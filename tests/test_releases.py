@@ -315,3 +315,42 @@ def test_a_move_between_scores_computed_otherwise_is_not_judged(tmp_path):
     assert rows[1][4] == "not comparable: scored otherwise (estimator C_P → E_P)"
     assert "is not judged: the two ReasonScores are not the same quantity" in doc.text
     assert "significantly" not in " ".join(r[4] for r in rows)
+    # Released so: its changes page does not judge the moves either, and says why.
+    make_release(BuildOptions(project=root), "r2", "2026-02-10")
+    changes = _doc(root, "releases/r2-changes.html")
+    assert "Changes not judged" in changes.text and "Significant moves" not in changes.text
+    assert "the builds score differently (estimator C_P → E_P): the two scores are not the same quantity" \
+        in changes.text
+    assert "2 changes not judged (not comparable)" in changes.find("p", cls="lede").text
+
+
+def test_a_move_not_judged_leaves_the_holm_family():
+    """r1 scored with C_P, r2 and r3 with E_P, each move with a paired test in its release's
+    changes: the r1 → r2 move is not judged, so its test (p = 0.04) is not among those Holm
+    corrects over, and r3's (p = 0.03) alone is significant. The not-judged point stays a
+    row of its own even where its score equals the row before."""
+    from reasonboard.site.views.history import history_view
+    from reasonboard.sources.releasechanges import MoveTest
+    from reasonboard.stats.history import GAIN, RESCORED, HistoryPoint, _marked
+
+    def test(p: float) -> MoveTest:
+        return MoveTest(shared=100, effect=5.0, low=1.0, high=9.0, p=p, method="bootstrap", significant=False)
+
+    c_p, e_p = ("C_P", ("t1", "t2")), ("E_P", ("t1", "t2"))
+    points = [HistoryPoint("r1", "2026-01-01", 500.0, 10.0, 490.0, 510.0, 1, basis=c_p),
+              HistoryPoint("r2", "2026-02-01", 500.0, 10.0, 490.0, 510.0, 1, test=test(0.04), basis=e_p),
+              HistoryPoint("r3", "2026-03-01", 505.0, 10.0, 495.0, 515.0, 1, test=test(0.03), basis=e_p)]
+    marked = _marked(points)
+    assert [p.rule for p in marked[1:]] == [RESCORED, "paired"]
+    assert [p.move for p in marked] == [None, None, GAIN]
+    view = history_view(marked, "A")
+    assert view is not None and [r.label for r in view.rows] == ["r1", "r2", "r3"]
+    assert view.rows[1].note == "not comparable: scored otherwise (estimator C_P → E_P)"
+
+
+def test_a_board_task_set_change_names_what_moved():
+    from reasonboard.stats.history import task_set_change
+
+    assert task_set_change(["a", "b", "c"], ["a", "b", "d"]) == ("a, b, c", "a, b, d")
+    eight = [f"t{k}" for k in range(8)]
+    assert task_set_change(eight, [*eight[1:], "t9"]) == ("8 tasks", "8 tasks: +t9, −t0")

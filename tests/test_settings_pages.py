@@ -87,7 +87,6 @@ def test_methodology_names_the_settings_of_this_build(site):
     assert (config["mode"], config["bootstrap"], config["seed"]) == ("E_P", 1000, 7)
 
 
-
 def _header(doc, table_id: str) -> list[str]:
     table = doc.by_id(table_id)
     assert table is not None, table_id

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..stats.board import Score
+from ..stats.history import Basis, basis_change, task_set_change
 from ..stats.paired import PairedTest, holm
 from ..stats.verdicts import PairedVerdict
 from .cards import compare_signals
@@ -82,7 +83,8 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any],
         note = ("" if test is not None or same else rescored if rescored
                 else "fewer shared items than a paired test needs" if model_id in paired
                 else "no per-sample outcomes in both builds")
-        change = _model_change(old_models[model_id], new_models[model_id], test, verdicts.get(model_id, False), note)
+        change = _model_change(old_models[model_id], new_models[model_id], test, verdicts.get(model_id, False), note,
+                               rescored=bool(rescored))
         if change is None:
             unchanged += 1
         else:
@@ -148,9 +150,14 @@ def _rank_range(model: Mapping[str, Any]) -> tuple[int, int] | None:
 
 
 def _model_change(old: Mapping[str, Any], new: Mapping[str, Any], test: PairedTest | None = None,
-                  significant: bool = False, note: str = "") -> ModelChange | None:
+                  significant: bool = False, note: str = "", rescored: bool = False) -> ModelChange | None:
+    """The change of one model, None when nothing about it moved. `rescored`: the builds score
+    differently (another estimator or board tasks), so the two ReasonScores are not the same
+    quantity and a changed score is not judged (`note` says why)."""
     old_score, new_score = _score(old), _score(new)
     verdict = significance(old_score, new_score)
+    if rescored and verdict != SCORE_UNCHANGED:
+        verdict = NOT_COMPARABLE
     record = None
     if test is not None and verdict not in (SCORE_UNCHANGED, NOT_COMPARABLE):
         record = PairedVerdict.of(test, SCORE_DECIMALS, significant)
@@ -231,21 +238,19 @@ def _board_change(base: Mapping[str, Any], head: Mapping[str, Any], old_tasks: s
     new = set((head.get("config") or {}).get("tasks") or ())
     if old == new or (new - old == new_tasks - old_tasks and old - new == old_tasks - new_tasks):
         return ()
-
-    def listed(tasks: set[str]) -> str:
-        return ", ".join(sorted(tasks)) if len(tasks) <= 6 else f"{len(tasks)} tasks"
-
-    return (ConfigChange("board tasks", listed(old), listed(new)),)
+    return (ConfigChange("board tasks", *task_set_change(old, new)),)
 
 
 def _rescored(base: Mapping[str, Any], head: Mapping[str, Any]) -> str:
     """Why the two builds' ReasonScores are not the same quantity ("" when they are): another
     estimator, or another set of board tasks."""
     old, new = base.get("config") or {}, head.get("config") or {}
-    why = [what for what, differs in (
-        ("estimator", old.get("mode") != new.get("mode")),
-        ("board tasks", sorted(old.get("tasks") or ()) != sorted(new.get("tasks") or ()))) if differs]
-    return f"the builds score differently ({' and '.join(why)}), so no paired test of the answers" if why else ""
+
+    def basis(config: Mapping[str, Any]) -> Basis:
+        return str(config.get("mode")), tuple(sorted(config.get("tasks") or ()))
+
+    why = basis_change(basis(old), basis(new))
+    return f"the builds score differently ({why}): the two scores are not the same quantity" if why else ""
 
 
 def _config_changes(base: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[ConfigChange, ...]:

@@ -41,12 +41,12 @@ MARKS = {SIGNIFICANT_GAIN: "++", SIGNIFICANT_DROP: "!!", WITHIN_INTERVALS: "~", 
          SCORE_UNCHANGED: "=", NOT_COMPARABLE: "x"}
 
 LEGEND = ("`++` significant gain, `!!` significant drop; `~` changed, not significant; `=` same score, rank or "
-          "band moved; `x` not comparable (one side has no score). Each row's notes name its rule: *paired* "
-          "(both builds publish per-sample outcomes: the ReasonScore change bootstrapped on the items both "
-          "answered, significant after Holm's correction over the report's paired tests; its *effect* is the "
-          "difference of the two ReasonScores recomputed on those items, so it can differ from Δ, the difference "
-          "of the published centers, in the last digit) or *overlap* (the old and new ReasonScore intervals do not "
-          "overlap).")
+          "band moved; `x` not comparable (one side has no score, or the builds score differently). Each row's "
+          "notes name its rule: *paired* (both builds publish per-sample outcomes: the ReasonScore change "
+          "bootstrapped on the items both answered, significant after Holm's correction over the report's paired "
+          "tests; its *effect* is the difference of the two ReasonScores recomputed on those items, so it can differ "
+          "from Δ, the difference of the published centers, in the last digit) or *overlap* (the old and new "
+          "ReasonScore intervals do not overlap).")
 
 # Tables are cut in this order when the report outgrows MAX_BYTES: card and tie details first,
 # then the not-significant moves, then added/removed models, the significant moves last.
@@ -197,7 +197,8 @@ class _Renderer:
             lines += ["### Not significant" + (" or not comparable" if not_comparable else ""), "",
                       "`~` changed, not significant (by the paired test, or the old and new intervals overlap); "
                       "`=` same score, only the rank, rank range or band moved"
-                      + ("; `x` not comparable, one side has no score." if not_comparable else "."),
+                      + ("; `x` not comparable: one side has no score, or the builds score differently."
+                         if not_comparable else "."),
                       ""]
             lines += self.table("not_significant", header, [self._change_row(c) for c in r.not_significant]).lines()
         if lines:
@@ -232,6 +233,8 @@ class _Renderer:
                 notes.append(f"{arrow} {shown}")
         if c.significance not in (SCORE_UNCHANGED, NOT_COMPARABLE):
             notes.insert(0, rule_note(c))
+        elif c.significance == NOT_COMPARABLE and c.old.center is not None and c.new.center is not None:
+            notes.insert(0, text(c.rule_note))  # both scored, yet not comparable: scored differently
         return "; ".join(notes)
 
     # added / removed ----------------------------------------------------------------------

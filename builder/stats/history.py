@@ -107,7 +107,9 @@ def score_history(releases: Sequence[ReleaseSnapshot], models: Iterable[Evaluati
 
 def _marked(found: Sequence[HistoryPoint]) -> tuple[HistoryPoint, ...]:
     """The points with each move from the point before judged by its rule (module docstring)."""
-    tests = {k: p.test for k, p in enumerate(found) if k and p.test is not None}
+    rescored = {k for k, p in enumerate(found) if k and _rescored(found[k - 1], p)}
+    # A move not judged has no test in the family Holm corrects over.
+    tests = {k: p.test for k, p in enumerate(found) if k and p.test is not None and k not in rescored}
     verdicts = dict(zip(tests, holm([t.p for t in tests.values()])))
     marked = [found[0]]
     for k, point in enumerate(found[1:], 1):
@@ -115,7 +117,7 @@ def _marked(found: Sequence[HistoryPoint]) -> tuple[HistoryPoint, ...]:
         same = (point.center, point.margin, point.ci_low, point.ci_high) == \
             (before.center, before.margin, before.ci_low, before.ci_high)
         rule: str | None = PAIRED
-        if point.basis is not None and before.basis is not None and point.basis != before.basis:
+        if k in rescored:
             rule, verdict = RESCORED, None
         elif point.test is not None:
             verdict = (GAIN if point.test.effect > 0 else DROP) if verdicts[k] else None
@@ -123,3 +125,29 @@ def _marked(found: Sequence[HistoryPoint]) -> tuple[HistoryPoint, ...]:
             rule, verdict = (None, None) if same else (OVERLAP, move(before, point))
         marked.append(replace(point, move=verdict, rule=rule))
     return tuple(marked)
+
+
+def _rescored(before: HistoryPoint, point: HistoryPoint) -> bool:
+    """Whether the two points are scored differently (both bases known and unequal)."""
+    return before.basis is not None and point.basis is not None and before.basis != point.basis
+
+
+def task_set_change(old: Iterable[str], new: Iterable[str], names: int = 6) -> tuple[str, str]:
+    """A board's task set before and after, as two short texts: the tasks themselves when
+    both sets have at most `names`, else their counts with what was added and removed
+    ("8 tasks", "8 tasks: +d, −c"), so a swap never reads "8 → 8" as if nothing changed."""
+    before, after = sorted(set(old)), sorted(set(new))
+    if len(before) <= names and len(after) <= names:
+        return ", ".join(before) or "none", ", ".join(after) or "none"
+    moved = [f"+{t}" for t in after if t not in before] + [f"−{t}" for t in before if t not in after]
+    return f"{len(before)} tasks", f"{len(after)} tasks: {', '.join(moved)}"
+
+
+def basis_change(old: Basis, new: Basis) -> str:
+    """How two scorings differ, in words ("estimator C_P → E_P, board tasks a, b → a"); ""
+    when they do not. Shared by the history across releases and the score-change report."""
+    (old_mode, old_tasks), (new_mode, new_tasks) = old, new
+    why = [f"estimator {old_mode} → {new_mode}"] if old_mode != new_mode else []
+    if sorted(old_tasks) != sorted(new_tasks):
+        why.append("board tasks {} → {}".format(*task_set_change(old_tasks, new_tasks)))
+    return ", ".join(why)

@@ -42,8 +42,8 @@ def site_settings(settings: Settings, paired_draws: int, pairwise_top: int,
            f"ReasonScore intervals: {settings.bootstrap:,} bootstrap draws, seed {settings.seed}.",
            f"A task result on fewer than {settings.min_samples} samples is preliminary (no band, no rank); "
            f"two evaluations are compared on their shared items of a task when they share at least "
-           f"{settings.min_samples}, with {paired_draws:,} paired bootstrap replicates where McNemar's test "
-           f"does not apply.",
+           f"{settings.min_samples}, with {paired_draws:,} paired bootstrap replicates (the effect's interval "
+           f"always; the p-value where McNemar's exact test does not apply).",
            f"The pairwise page compares at most the {pairwise_top} best-ranked models."]
     if len(boards) <= 1:
         out.append(f"One board, the front page: {task_list(boards[0][1] if boards else settings.tasks)}.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...stats.history import DROP, GAIN, OVERLAP, PAIRED, RESCORED, HistoryPoint
+from ...stats.history import DROP, GAIN, OVERLAP, PAIRED, RESCORED, HistoryPoint, basis_change
 from .. import format as fmt
 from ..charts import Chart
 from .base import Interval
@@ -58,11 +58,7 @@ def rule_text(p: HistoryPoint) -> str:
 def rescored_text(before: HistoryPoint, p: HistoryPoint) -> str:
     """Why the move to `p` is not judged: the two scores are computed differently."""
     assert before.basis is not None and p.basis is not None
-    (old_mode, old_tasks), (new_mode, new_tasks) = before.basis, p.basis
-    why = [f"estimator {old_mode} → {new_mode}"] if old_mode != new_mode else []
-    if old_tasks != new_tasks:
-        why.append(f"board tasks {len(old_tasks)} → {len(new_tasks)}")
-    return f"not comparable: scored otherwise ({', '.join(why)})"
+    return f"not comparable: scored otherwise ({basis_change(before.basis, p.basis)})"
 
 
 def _spans(points: tuple[HistoryPoint, ...]) -> list[list[HistoryPoint]]:
@@ -71,7 +67,7 @@ def _spans(points: tuple[HistoryPoint, ...]) -> list[list[HistoryPoint]]:
     spans: list[list[HistoryPoint]] = []
     for p in points:
         last = spans[-1][-1] if spans else None
-        if last is not None and p.release is not None and p.move is None and \
+        if last is not None and p.release is not None and p.move is None and p.rule != RESCORED and \
                 (last.center, last.margin, last.ci_low, last.ci_high, last.rank) == \
                 (p.center, p.margin, p.ci_low, p.ci_high, p.rank):
             spans[-1].append(p)

@@ -143,9 +143,12 @@ class ReleasesPage(Page):
 SECTIONS = (
     (("significant_gain", "significant_drop"), "significant", "Significant moves",
      "Evaluations whose own score moved by more than its uncertainty: {rule}"),
-    (("within_intervals", "not_significant", "not_comparable"), "within", "Changes that are not significant",
+    (("within_intervals", "not_significant"), "within", "Changes that are not significant",
      "Evaluations whose own score changed, but not significantly by the rule each line names, so the data do not "
      "show a real difference."),
+    (("not_comparable",), "not-comparable", "Changes not judged",
+     "Evaluations whose two scores cannot be compared: one side has none, or the releases score differently "
+     "(another estimator or board tasks), so the two are not the same quantity."),
     (("joined",), "joined", "Joined", "Evaluations in this release that were not in the previous one."),
     (("left",), "left", "Left", "Evaluations of the previous release that are not in this one."),
     (("others_joined",), "others-joined", "Moved only because others joined or left",
@@ -189,8 +192,8 @@ def move_rule(m: ModelMove) -> str:
         return ""
     if m.rule == "paired" and m.test is not None:
         return paired_move(m.test, m.test.significant)
-    if m.kind == "not_comparable":
-        return ""
+    if m.kind == "not_comparable":  # both scored, yet not comparable: the releases score differently
+        return m.rule_note if m.old is not None and m.new is not None else ""
     why = f" ({m.rule_note})" if m.rule_note else ""
     return "overlap rule: intervals " + ("do not overlap" if m.kind in ("significant_gain", "significant_drop")
                                         else "overlap") + why
@@ -253,13 +256,14 @@ def headline(c: ReleaseChanges) -> str:
     parts = [f"{_plural(len(c.of_kind('joined')), 'evaluation')} joined",
              f"{len(c.of_kind('left'))} left",
              f"{_plural(gains + drops, 'significant move')} ({gains} up, {drops} down)",
-             f"{_plural(len(c.of_kind('within_intervals', 'not_significant', 'not_comparable')), 'change')} "
-             "not significant",
+             f"{_plural(len(c.of_kind('within_intervals', 'not_significant')), 'change')} not significant",
              f"{_plural(len(c.of_kind('others_joined')), 'evaluation')} moved only because others joined or left "
              "the ranking"]
     # Every evaluation is in one count: without these two, a sentence that reads as the whole
     # tally left out the evaluations that others' scores moved and those whose status changed.
     moved, status = len(c.of_kind("others_moved")), len(c.of_kind("own_status"))
+    if c.of_kind("not_comparable"):
+        parts.append(f"{_plural(len(c.of_kind('not_comparable')), 'change')} not judged (not comparable)")
     if moved:
         parts.append(f"{_plural(moved, 'evaluation')} moved because other scores changed")
     if status:
