@@ -55,8 +55,10 @@ print(json.dumps(phases))
 
 def build(pkg: Path, data: Path, out: Path, cache: Path) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # Run outside any project: a build takes the templates and content of the project it runs
+    # in (the current directory by default), and a base revision's code must render its own.
     proc = subprocess.run([sys.executable, "-c", SNIPPET, str(pkg), str(data), str(out), str(cache)],
-                          env=env, capture_output=True, text=True)
+                          env=env, capture_output=True, text=True, cwd=out.parent)
     if proc.returncode != 0:
         sys.exit(f"build failed ({pkg}):\n{proc.stderr}")
     found: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
