@@ -54,6 +54,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import compare_builds  # noqa: E402
 from phase_cpu import build  # noqa: E402
+from run import decode_scan  # noqa: E402
 
 DRAWS = 2000  # SAMPLES.md section 5: paired_draws' default
 
@@ -78,7 +79,7 @@ def parts(trials_dir: Path, work: Path) -> dict[str, float]:
     con = duckdb.connect(str(work / "lean.duckdb"))
     con.execute("SET enable_progress_bar = false")
     scan = "read_parquet(?)"
-    decode = timed(lambda: con.execute(f"SELECT bit_xor(hash(COLUMNS(*))) FROM {scan}", [files]).fetchall())
+    decode, _, _ = decode_scan(trials_dir)  # run.py's scan decoding every value once
     store = timed(lambda: (con.execute(
         f"""CREATE TABLE trials AS SELECT hash(model, template, sampler, base_task, params) AS point,
                    hash(sample_id) AS sample, epoch, correct, truncated, options, tokens, compressed

@@ -32,7 +32,7 @@ from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
 from .stats.comparisons import with_comparisons
-from .stats.history import score_history
+from .stats.history import basis_of, score_history
 from .stats.leaderboard import LeaderboardResult, rank_board, read_board, with_analyses, with_curves
 from .store.cache import Fingerprints, describe_ingest, fingerprints, open_store
 from .store.parts import StoreReport
@@ -166,7 +166,7 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
         leaderboard=board.leaderboard, pairwise=board.pairwise, curves=board.curves, analyses=board.analyses,
         signals=signals, evaluations=board.evaluations, bands=bands, task_rankings=board.task_rankings,
         boards=board.boards, timings=timings, releases=releases,
-        history=score_history(releases, board.leaderboard.models, (scored.mode, tuple(sorted(scored.tasks)))),
+        history=score_history(releases, board.leaderboard.models, basis_of(scored.mode, scored.tasks)),
         comparisons=board.comparisons,
     )
     # The state is cleared first, so an interrupted write can never leave a state that

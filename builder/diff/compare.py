@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..stats.board import Score
-from ..stats.history import Basis, basis_change, task_set_change
+from ..stats.history import basis_change, basis_of, task_set_change
 from ..stats.paired import PairedTest, holm
 from ..stats.verdicts import PairedVerdict
 from .cards import compare_signals
@@ -245,11 +245,8 @@ def _rescored(base: Mapping[str, Any], head: Mapping[str, Any]) -> str:
     """Why the two builds' ReasonScores are not the same quantity ("" when they are): another
     estimator, or another set of board tasks."""
     old, new = base.get("config") or {}, head.get("config") or {}
-
-    def basis(config: Mapping[str, Any]) -> Basis:
-        return str(config.get("mode")), tuple(sorted(config.get("tasks") or ()))
-
-    why = basis_change(basis(old), basis(new))
+    why = basis_change(basis_of(str(old.get("mode")), old.get("tasks") or ()),
+                       basis_of(str(new.get("mode")), new.get("tasks") or ()))
     return f"the builds score differently ({why}): the two scores are not the same quantity" if why else ""
 
 

@@ -34,6 +34,11 @@ RESCORED = "rescored"
 Basis = tuple[str, tuple[str, ...]]
 
 
+def basis_of(mode: str, tasks: Iterable[str]) -> Basis:
+    """The basis of a score computed with estimator `mode` over the board's `tasks`."""
+    return mode, tuple(sorted(tasks))
+
+
 @dataclass(frozen=True)
 class HistoryPoint:
     #: the release's name, or None for the current build
@@ -88,7 +93,7 @@ def score_history(releases: Sequence[ReleaseSnapshot], models: Iterable[Evaluati
             test = tests.get(model_id) if before and before[-1].release == r.changes.previous else None
             points.setdefault(model_id, []).append(
                 HistoryPoint(r.name, r.date, float(center), float(margin), float(low), float(high), b.rank[i],
-                             test=test, basis=(b.mode, tuple(sorted(b.tasks)))))
+                             test=test, basis=basis_of(b.mode, b.tasks)))
     history = {}
     for model_id, found in points.items():
         s = current[model_id].score
@@ -148,6 +153,6 @@ def basis_change(old: Basis, new: Basis) -> str:
     when they do not. Shared by the history across releases and the score-change report."""
     (old_mode, old_tasks), (new_mode, new_tasks) = old, new
     why = [f"estimator {old_mode} → {new_mode}"] if old_mode != new_mode else []
-    if sorted(old_tasks) != sorted(new_tasks):
+    if old_tasks != new_tasks:  # sorted by `basis_of`
         why.append("board tasks {} → {}".format(*task_set_change(old_tasks, new_tasks)))
     return ", ".join(why)

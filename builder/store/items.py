@@ -81,6 +81,7 @@ SELECT coalesce(p.evaluation, -1)::INTEGER AS evaluation, p.stratum, t.sample, t
 FROM trials t JOIN item_points p USING (point)
 """
 
+
 def _numbered(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct `values` (whole numbers below `size`), ascending, and each value's index
     among them."""
@@ -91,6 +92,13 @@ def _numbered(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         return found, lookup[values]
     found, at = np.unique(values, return_inverse=True)
     return found, at.ravel()
+
+
+def _counted(at: np.ndarray, size: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """How many rows (or, with `weights`, how many true ones) fall in each of `size` cells, as
+    int32: whole numbers below 2**31 (the trials of one item)."""
+    found: np.ndarray = np.bincount(at, weights=weights, minlength=size).astype(np.int32)
+    return found
 
 
 def has_trials(db: PointsDB) -> bool:
@@ -148,14 +156,12 @@ def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[
     for k in kinds:
         guess += np.bincount(at, weights=completed & (options == k), minlength=len(cells)) / k
     code = cells % n if n else cells
-    stratum = np.searchsorted(np.cumsum(sizes), code, side="right")
-    def counted(weights: np.ndarray | None = None) -> np.ndarray:
-        found: np.ndarray = np.bincount(at, weights=weights, minlength=len(cells)).astype(np.int32)
-        return found  # whole numbers below 2**31 (trials of one item)
-
+    ends = np.cumsum(sizes)
+    stratum = np.searchsorted(ends, code, side="right")
     return TaskItems(
         task=task, params=tuple(params), sample_ids=sample_ids,
         evaluation=(cells // n if n else cells).astype(np.int32), stratum=stratum.astype(np.int32),
-        item=(code - (np.cumsum(sizes) - sizes)[stratum]).astype(np.int32),
-        trials=counted(), correct=counted(correct), truncated=counted(truncated), guess=guess,
+        item=(code - (ends - sizes)[stratum]).astype(np.int32),
+        trials=_counted(at, len(cells)), correct=_counted(at, len(cells), correct),
+        truncated=_counted(at, len(cells), truncated), guess=guess,
         guess_unit=lcm(1, *kinds))

@@ -28,7 +28,7 @@ from .rows import Context, ModelRow, score_interval
 NEIGHBOURS = NEIGHBOUR_REACH
 
 
-#: How each estimator counts a truncated trial, by its last letter (methodology page).
+#: How each estimator counts a truncated trial, by its last letter (the per-task chart's caption).
 TRUNCATION_RULES = {"I": "truncated trials left out", "P": "truncation counted as failure",
                     "O": "truncation counted as success"}
 

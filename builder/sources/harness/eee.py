@@ -120,6 +120,11 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     yield run
 
 
+def _errored(line: _Line) -> bool:
+    """Whether the harness recorded an error for this sample (such a sample is no trial)."""
+    return line.error not in (None, "", {})
+
+
 #: Lines read past errored ones to find a sample that shows what the converter records.
 LOOK_AHEAD = 1000
 
@@ -131,14 +136,14 @@ def _truncation_observable(path: Path, first: _Line, limit: int | None) -> bool:
     an error tells. An instance file whose aggregate record is not found has no limit, and
     without stop reasons its "0 truncated" would be a count nobody made."""
     line = first
-    if line.error not in (None, "", {}):
+    if _errored(line):
         with path.open("rb") as fh:
             for line_no, raw in enumerate(fh, start=1):
                 if line_no > LOOK_AHEAD:
                     break
                 if raw.strip():
                     line = _decode(raw, line_no, path)
-                    if line.error in (None, "", {}):
+                    if not _errored(line):
                         break
     stop = (line.metadata or {}).get("stop_reason")
     speaks = isinstance(stop, str) and stop.strip().lower() not in SILENT_STOPS
@@ -162,7 +167,7 @@ def _trials(run: Run, path: Path, options: ReadOptions, limit: int | None, model
             if line.model_id.strip() != model or line.evaluation_name.strip() != task:
                 raise UnreadableInput(f"line {line_no}: a second evaluation in one file "
                                       f"({line.model_id} / {line.evaluation_name}); split it per evaluation")
-            if line.error not in (None, "", {}):
+            if _errored(line):
                 run.counts["errors"] += 1
                 continue
             if line.evaluation is None or line.evaluation.is_correct is None or line.sample_id is None:
