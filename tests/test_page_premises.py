@@ -202,3 +202,18 @@ def test_g_the_withheld_reason_gives_the_printed_average(lab):
         assert reason.group(1) == shown and re.search(rf"\b{shown} tokens? per trial", box), (model, box)
         checked += 1
     assert checked >= 3
+
+
+def test_h_a_board_with_fewer_than_two_ranked_rows_explains_no_tie_marks(lab):
+    """A board's table legend explains the tie marks and rank ranges only where two ranked
+    rows can carry them (the real corpus ranks fewer than two on one of its boards here)."""
+    _, site = lab
+    counts = []
+    for rel in html_pages(site):
+        if rel != "index.html" and not rel.startswith("boards/"):
+            continue
+        caption = page(site, rel).by_id("leaderboard-caption").text
+        ranked = int(re.match(r"(\d+) ranked of", caption).group(1))
+        assert ("≈ tied" in caption) == (ranked > 1) == ("Rank ranges" in caption), (rel, caption)
+        counts.append(ranked)
+    assert min(counts) < 2 <= max(counts)
