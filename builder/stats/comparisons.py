@@ -27,7 +27,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..config import SiteConfig
-from ..store.items import TaskItems, has_trials, task_items
+from ..store.items import TaskItems, has_trials, task_items, task_trials
 from ..store.pointsdb import PointsDB
 from .board import Leaderboard, RankedBoard
 from .boardtests import BoardTests, floored_logs
@@ -40,6 +40,12 @@ from .verdicts import Comparisons, PairedResult, PairedVerdict
 #: ReasonScores (p: `verdicts.P_DECIMALS`).
 TASK_DECIMALS = 6
 BOARD_DECIMALS = 3
+#: A task's items are read while the task before is resampled (DuckDB reads off the GIL)
+#: when that read's peak fits in this many bytes, about `READ_BYTES_PER_TRIAL` a trial (the
+#: arithmetic task at 10,000 evaluations: 14.5 million trials, 1.10 GB at the read's peak,
+#: which beside the task in hand was the build's peak memory). A larger task is read after.
+READ_AHEAD_BYTES = 512 << 20
+READ_BYTES_PER_TRIAL = 80
 
 
 class ItemsReader(Protocol):
@@ -111,13 +117,17 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig,
     wanted = set(reader.tasks) if reader is not None else set()
     reading = [*needed, *(t for t in sorted(wanted) if t not in needed)]
     by_task: dict[str, dict[tuple[str, str], PairedTest | None]] = {t: {} for t in tasks}
-    # The next task's items are read (DuckDB, off the GIL) while this one's are resampled.
+    # The next task's items are read while this one's are resampled, when that read is small.
+    trials = task_trials(db.con)
+
+    def read_ahead(k: int) -> bool:
+        return k < len(reading) and trials.get(reading[k], 0) * READ_BYTES_PER_TRIAL <= READ_AHEAD_BYTES
+
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(task_items, db.con, reading[0], keys) if reading else None
+        pending = pool.submit(task_items, db.con, reading[0], keys) if read_ahead(0) else None
         for k, task in enumerate(reading):
-            assert pending is not None
-            items = pending.result()
-            pending = pool.submit(task_items, db.con, reading[k + 1], keys) if k + 1 < len(reading) else None
+            items = pending.result() if pending is not None else task_items(db.con, task, keys)
+            pending = pool.submit(task_items, db.con, reading[k + 1], keys) if read_ahead(k + 1) else None
             if task in wanted:
                 assert reader is not None
                 reader(items)

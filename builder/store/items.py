@@ -84,20 +84,26 @@ FROM trials t JOIN item_points p USING (point)
 
 def _numbered(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct `values` (whole numbers below `size`), ascending, and each value's index
-    among them."""
+    among them (int32 when they fit: at 10,000 evaluations a task has about 15 million rows,
+    and every 8 bytes per row is another 115 MB at the read's peak)."""
     if size <= DENSE_CELLS:  # counting beats sorting
         found = np.flatnonzero(np.bincount(values, minlength=size))
-        lookup = np.zeros(size, dtype=np.int64)
+        lookup = np.zeros(size, dtype=_index_type(len(found)))
         lookup[found] = np.arange(len(found))
         return found, lookup[values]
     found, at = np.unique(values, return_inverse=True)
-    return found, at.ravel()
+    return found, at.ravel().astype(_index_type(len(found)))
 
 
-def _counted(at: np.ndarray, size: int, weights: np.ndarray | None = None) -> np.ndarray:
-    """How many rows (or, with `weights`, how many true ones) fall in each of `size` cells, as
-    int32: whole numbers below 2**31 (the trials of one item)."""
-    found: np.ndarray = np.bincount(at, weights=weights, minlength=size).astype(np.int32)
+def _index_type(size: int) -> type[np.signedinteger]:
+    """The narrowest of int32 and int64 holding every whole number below `size`."""
+    return np.int32 if size < 2**31 else np.int64
+
+
+def _counted(at: np.ndarray, size: int, where: np.ndarray | None = None) -> np.ndarray:
+    """How many rows (or, with `where`, how many of those it marks) fall in each of `size`
+    cells, as int32: whole numbers below 2**31 (the trials of one item)."""
+    found: np.ndarray = np.bincount(at if where is None else at[where], minlength=size).astype(np.int32)
     return found
 
 
@@ -108,6 +114,13 @@ def has_trials(db: PointsDB) -> bool:
         return False
     row = db.con.execute("SELECT EXISTS (SELECT 1 FROM trials)").fetchone()
     return bool(row and row[0])
+
+
+def task_trials(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """How many trials the store holds of each task (from the analyses' per-task counts,
+    trialsummary.py: a few rows per task, not a scan of the trials)."""
+    return dict(con.execute("SELECT p.base_task, sum(c.trials)::BIGINT FROM trial_counts c "
+                            "JOIN trial_points p ON p.point = c.task GROUP BY p.base_task").fetchall())
 
 
 def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[tuple[str, str, str]]) -> TaskItems:
@@ -129,32 +142,46 @@ def task_items(con: duckdb.DuckDBPyConnection, task: str, evaluations: Sequence[
     con.execute("DROP TABLE wanted")
     # The items answered (stratum, sample), numbered in (params, sample_id) order.
     top = int(np.max(cols["sample"], initial=-1)) + 1
-    found, of_row = _numbered((np.asarray(cols["stratum"], dtype=np.int64) - 1) * top + cols["sample"],
-                              len(ranked) * top)
+    wide = _index_type(len(ranked) * top)
+    key = cols.pop("stratum").astype(wide)
+    key -= 1
+    key *= top
+    key += cols.pop("sample")
+    found, of_row = _numbered(key, len(ranked) * top)
+    del key
     named = dict(con.execute("SELECT sample, sample_id FROM trial_samples WHERE sample IN (SELECT unnest(?::INTEGER[]))",
                              [np.unique(found % top).tolist() if top else []]).fetchall())
     keys = sorted((int(k) // top, named[int(k) % top], i) for i, k in enumerate(found.tolist()))
-    code_of = np.empty(len(keys), dtype=np.int64)
-    code_of[[i for _, _, i in keys]] = np.arange(len(keys))
+    n = len(keys)
+    wide = _index_type(len(evaluations) * n)
+    code_of = np.empty(n, dtype=wide)
+    code_of[[i for _, _, i in keys]] = np.arange(n)
     strata = sorted({s for s, _, _ in keys})  # the params with an item answered
     params = [ranked[q] for q in strata]
     sample_ids = tuple(tuple(sid for s, sid, _ in keys if s == q) for q in strata)
     sizes = np.array([len(ids) for ids in sample_ids], dtype=np.int64)
-    n = len(keys)
     wanted = np.asarray(cols["evaluation"]) >= 0
     if not wanted.all():  # usually every row is wanted: no copy of the columns then
         cols = {name: np.asarray(values)[wanted] for name, values in cols.items()}
         of_row = of_row[wanted]
-    cells, at = _numbered(np.asarray(cols["evaluation"]).astype(np.int64) * n + code_of[of_row], len(evaluations) * n)
+    del wanted
+    # Each array is dropped as soon as the next is made: the read's peak is a few of them.
+    cell = cols.pop("evaluation").astype(wide)
+    cell *= n
+    cell += code_of[of_row]
     del of_row
-    correct = np.asarray(cols["correct"], dtype=bool)
-    truncated = np.asarray(cols["truncated"], dtype=bool)
-    options = np.asarray(cols["options"], dtype=np.int64)
+    cells, at = _numbered(cell, len(evaluations) * n)
+    del cell
+    correct = np.asarray(cols.pop("correct"), dtype=bool)
+    truncated = np.asarray(cols.pop("truncated"), dtype=bool)
+    options = np.asarray(cols.pop("options"))
     completed = ~truncated & (options > 0)
     kinds = np.unique(options[completed]).tolist()
     guess = np.zeros(len(cells))
     for k in kinds:
-        guess += np.bincount(at, weights=completed & (options == k), minlength=len(cells)) / k
+        guess += np.bincount(at[completed & (options == k)], minlength=len(cells)) / k
+    del options, completed
+    cells = cells.astype(wide, copy=False)
     code = cells % n if n else cells
     ends = np.cumsum(sizes)
     stratum = np.searchsorted(ends, code, side="right")
