@@ -123,27 +123,31 @@ def compare_pairs(db: PointsDB, result: LeaderboardResult, config: SiteConfig,
     def read_ahead(k: int) -> bool:
         return k < len(reading) and trials.get(reading[k], 0) * READ_BYTES_PER_TRIAL <= READ_AHEAD_BYTES
 
+    def compare_task(task: str, items: TaskItems) -> None:
+        """One task's pairs: one pass for every board holding it and the task page's adjacent
+        rows. Its arrays go when it returns, before the next task's items are read."""
+        unique, places = _shared_pairs([tests[b].pairs for b in holding[task]])
+        pairs = task_pairs[task]
+        found = task_sides(items, np.concatenate([unique, _indices(pairs, index)]), config.paired_draws,
+                           config.seed, with_x=range(len(unique), len(unique) + len(pairs)))
+        # The task page's tests first: the board's logs are made in place of the centers.
+        by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(unique), None)), config.min_samples)))
+        front = found.take(slice(0, len(unique)))
+        logs = floored_logs(front)
+        for b, (rows, swapped) in zip(holding[task], places):
+            tests[b].add_logs(logs, front.side, front.shared, rows, swapped)
+
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(task_items, db.con, reading[0], keys) if read_ahead(0) else None
+        pending = None
         for k, task in enumerate(reading):
             items = pending.result() if pending is not None else task_items(db.con, task, keys)
             pending = pool.submit(task_items, db.con, reading[k + 1], keys) if read_ahead(k + 1) else None
             if task in wanted:
                 assert reader is not None
                 reader(items)
-            if task not in needed:
-                continue
-            # One pass per task for every board holding it and the task page's adjacent rows.
-            unique, places = _shared_pairs([tests[b].pairs for b in holding[task]])
-            pairs = task_pairs[task]
-            found = task_sides(items, np.concatenate([unique, _indices(pairs, index)]), config.paired_draws,
-                               config.seed, with_x=range(len(unique), len(unique) + len(pairs)))
-            # The task page's tests first: the board's logs are made in place of the centers.
-            by_task[task] = dict(zip(pairs, tests_of(found.take(slice(len(unique), None)), config.min_samples)))
-            front = found.take(slice(0, len(unique)))
-            logs = floored_logs(front)
-            for b, (rows, swapped) in zip(holding[task], places):
-                tests[b].add_logs(logs, front.side, front.shared, rows, swapped)
+            if task in needed:
+                compare_task(task, items)
+            del items
     tested = [dict(zip(ps, t.finish())) for ps, t in zip(board_pairs, tests)]
 
     def verdicts(pairs: Iterable[tuple[str, str]], tests: Mapping[tuple[str, str], PairedTest | None],
