@@ -19,7 +19,10 @@ e. counts of one read in the singular: no "1 results", "1 benchmarks", "all 1", 
    1", "1 result rows", and one unranked evaluation is "it", not "each";
 f. a benchmark with no card shows no risk count ("0 named by the card");
 g. the average given for withholding score/token is the "tokens per trial" printed beside it,
-   not a second figure for the same average.
+   not a second figure for the same average;
+i. a model page calls "statistically tied" no model whose paired test in its own neighbours
+   table says "distinct" (gpt-4o-mini and gpt-5 on the 100 shared popularity items: intervals
+   overlap, McNemar/bootstrap tells them apart).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers_points import duck_rows
-from helpers_site import Node, column_cell, html_pages, page, row_cells
+from helpers_site import Node, column_cell, html_pages, page, row_cells, section
 from reasonboard.cli import main
 
 INSPECT = Path(__file__).parent / "data" / "per-instance" / "inspect"
@@ -217,3 +220,36 @@ def test_h_a_board_with_fewer_than_two_ranked_rows_explains_no_tie_marks(lab):
         assert ("≈ tied" in caption) == (ranked > 1) == ("Rank ranges" in caption), (rel, caption)
         counts.append(ranked)
     assert min(counts) < 2 <= max(counts)
+
+
+def test_i_no_model_is_called_tied_that_its_paired_test_tells_apart(lab):
+    _, site = lab
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    ranked = {m["label"]: m["reasonscore"] for m in board["models"] if m["rank"] is not None}
+    apart_seen = 0
+    for m in board["models"]:
+        if m["rank"] is None:
+            continue
+        doc = page(site, f"models/{m['slug']}.html")
+        caption = doc.by_id("neighbours-caption")
+        if caption is None:
+            continue
+        table = caption.parent
+        me = m["reasonscore"]
+        apart = []
+        for row in table.find("tbody").find_all("tr"):
+            other = row_cells(row)[1].text
+            them = ranked.get(other)
+            overlap = them is not None and not (them["ci_low"] > me["ci_high"] or me["ci_low"] > them["ci_high"])
+            if overlap and column_cell(table, row, "Paired verdict").text == "distinct":
+                apart.append(other)
+        if not apart:
+            continue
+        apart_seen += 1
+        rank_box = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-rank").text
+        ties = section(doc, "ties").text
+        assert "Statistically tied with" not in rank_box, (m["label"], rank_box)
+        assert f"tells {len(apart)} of them apart" in rank_box, (m["label"], rank_box)
+        assert "(statistically tied)" not in ties, (m["label"], ties)
+        assert all(name in ties.split("The paired test", 1)[1] for name in apart), (m["label"], ties)
+    assert apart_seen >= 2  # gpt-4o-mini and gpt-5, each with the other
