@@ -61,7 +61,7 @@ class Interval:
 
     `scale` is "score" (ReasonScore, 0-1000) or "probability" (a task estimate, 0-1).
     `estimate` is the point estimate when it differs from the midpoint (C_P multiplies
-    two Wilson centres, so its estimate can sit slightly off the middle).
+    two Wilson centres, so its estimate sits off the middle: far off on a task with few samples).
     """
 
     center: float
