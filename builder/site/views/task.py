@@ -61,14 +61,15 @@ class Curve:
     rows: tuple[CurveRow, ...]
     charted: int
     total: int
-    #: The models the page lists: those without the coordinate in their samples have no
-    #: curve, so "every model on this task" holds only when `total` is all of them.
+    #: The models the page lists: those whose trials do not carry the coordinate have no
+    #: curve, so "every model on this task" holds only when `total` is all of them. Their
+    #: samples may still record it (ingest reads only the metadata keys `--params` names).
     listed: int = 0
 
     @property
     def caption(self) -> str:
         recording = "" if self.total >= self.listed else \
-            f" whose samples record {self.parameter} (of the {self.listed} listed)"
+            f" whose trials carry {self.parameter} as a difficulty coordinate (of the {self.listed} listed)"
         if self.charted < self.total:
             return (f"C_P estimate at each level of {self.parameter} for {self.charted} of the {self.total} "
                     f"models{recording}, spread from the best to the worst on this task; the table lists all of them.")
