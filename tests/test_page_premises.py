@@ -25,7 +25,9 @@ i. a model page calls "statistically tied" no model whose paired test in its own
    overlap, McNemar/bootstrap tells them apart);
 j. the methodology page does not call the gap between a C_P estimate and its interval's
    printed midpoint slight when a published result's gap is not (the 1-sample browser log:
-   estimate 0.340, printed 0.514 ± 0.486).
+   estimate 0.340, printed 0.514 ± 0.486);
+k. a task page orders its preliminary results "by estimate" only when it has two or more
+   (the 1-sample browser log and the 5-sample piqa log are each alone on their task).
 """
 
 from __future__ import annotations
@@ -267,3 +269,18 @@ def test_j_methodology_does_not_call_a_wide_estimate_gap_slight(lab):
     text = " ".join(page(site, "methodology.html").text.split())
     assert "slightly off the midpoint" not in text
     assert "far below it on a task with few" in text
+
+
+def test_k_one_preliminary_result_is_not_said_to_be_ordered(lab):
+    _, site = lab
+    counts = []
+    for rel in html_pages(site):
+        if not rel.startswith("tasks/"):
+            continue
+        caption = page(site, rel).by_id("preliminary-caption")
+        if caption is None:
+            continue
+        rows = len(caption.parent.find("tbody").find_all("tr"))
+        assert ("ordered by estimate" in caption.text) == (rows > 1), (rel, caption.text)
+        counts.append(rows)
+    assert 1 in counts
