@@ -27,7 +27,10 @@ j. the methodology page does not call the gap between a C_P estimate and its int
    printed midpoint slight when a published result's gap is not (the 1-sample browser log:
    estimate 0.340, printed 0.514 ± 0.486);
 k. a task page orders its preliminary results "by estimate" only when it has two or more
-   (the 1-sample browser log and the 5-sample piqa log are each alone on their task).
+   (the 1-sample browser log and the 5-sample piqa log are each alone on their task);
+l. under `mode = "E_P"` a paired difference is not passed off as a difference of the scores
+   shown: the paired test always compares C_P (SAMPLES.md section 5), so the board's "vs
+   next" marks, a task page's and a model page's neighbours table say C_P.
 """
 
 from __future__ import annotations
@@ -284,3 +287,28 @@ def test_k_one_preliminary_result_is_not_said_to_be_ordered(lab):
         assert ("ordered by estimate" in caption.text) == (rows > 1), (rel, caption.text)
         counts.append(rows)
     assert 1 in counts
+
+
+def test_l_paired_differences_name_c_p_under_another_estimator(lab, tmp_path):
+    data, _ = lab
+    site = tmp_path / "site"
+    config = tmp_path / "site.toml"
+    config.write_text('mode = "E_P"\n' + "".join(f'[[boards]]\nname = "{name}"\ntasks = {tasks!r}\n'.replace("'", '"')
+                                                 for name, tasks in BOARDS.items()), encoding="utf-8")
+    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"),
+         "--config", str(config), "--quiet")
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert board["config"]["mode"] == "E_P"
+    seen = 0
+    for rel in ["index.html", "tasks/popularity.html"] + [f"models/{m['slug']}.html" for m in board["models"]
+                                                         if m["rank"] is not None]:
+        text = " ".join(page(site, rel).text.split())
+        for said in re.findall(r"paired test on [\d,]+ shared items \(\w+\), (difference[^+\-−]*)[+\-−]", text):
+            assert "C_P" in said, (rel, said)
+            seen += 1
+        if "Paired: the " in text:
+            assert "Paired: the difference of the C_P ReasonScores" in text, rel
+            seen += 1
+        if "comes from a paired test" in text:
+            assert "its difference is of C_P scores, not of the E_P scores shown" in text, rel
+    assert seen >= 6
