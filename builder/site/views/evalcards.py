@@ -136,10 +136,14 @@ class Cards:
         one = n == 1
         gaps = [t for t in triples if t.reproducibility.gap]
         missing = sorted({f for t in gaps for f in t.reproducibility.missing})
+        # A result with several reports has a gap when any of them leaves a field out: the
+        # others may state it (two samplers of one model, one recording max_tokens).
+        several = any(t.reports > 1 for t in gaps)
+        where = (" in at least one of its reports" if one else " in at least one of their reports") if several else ""
         r = Badge("R", "Reproducibility", "attention" if gaps else "clear",
                   f"{len(gaps)}/{n} gaps" if gaps else "reported",
                   (("its one result leaves out " if one else f"{len(gaps)} of {n} results leave out ")
-                   + ", ".join(missing) if gaps
+                   + ", ".join(missing) + where if gaps
                    else "its one result reports every reproducibility field" if one
                    else f"all {n} results report every reproducibility field"))
         completeness = [self._summaries[t.benchmark_key].completeness for t in triples
