@@ -156,9 +156,8 @@ class ModelPage(Page):
     tiers: tuple[TierRow, ...]
     score_per_token_v1: str | None
     neighbours: tuple[Neighbour, ...]
-    #: The neighbours whose interval overlaps this model's (so counted in `tied_count`) but
-    #: whose paired test on shared items calls them distinct: "statistically tied" would
-    #: contradict the neighbours table for them.
+    #: Neighbours whose interval overlaps this one (counted in `tied_count`) but whose paired
+    #: test calls them distinct: "statistically tied" would contradict the table for them.
     tied_apart: tuple[Ref, ...]
     #: This model's reported result rows with their signals.
     reported: ReportedResults
@@ -368,20 +367,12 @@ def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
 def _tied_apart(ctx: Context, m: EvaluationRow, neighbours: tuple[Neighbour, ...]) -> tuple[Ref, ...]:
     """The neighbours counted as tied with `m` by interval overlap (STATISTICS.md section 7)
     that the paired test on shared items (SAMPLES.md section 5) calls distinct."""
-    lo, hi = m.score.ci_low, m.score.ci_high
-    if m.rank is None or lo is None or hi is None:
-        return ()
-    out = []
-    for n in neighbours:
-        if n.paired is None or not n.paired.significant:
-            continue
-        other = ctx.by_id.get(n.id)
-        if other is None or other.rank is None:
-            continue
-        o_lo, o_hi = other.score.ci_low, other.score.ci_high
-        if o_lo is not None and o_hi is not None and not (o_lo > hi or lo > o_hi):
-            out.append(n.model)
-    return tuple(out)
+    def overlaps(o: EvaluationRow | None) -> bool:
+        a, b = m.score, o.score if o is not None and o.rank is not None else None
+        return m.rank is not None and b is not None and None not in (a.ci_low, a.ci_high, b.ci_low, b.ci_high) \
+            and not (b.ci_low > a.ci_high or a.ci_low > b.ci_high)  # type: ignore[operator]
+    return tuple(n.model for n in neighbours if n.paired is not None and n.paired.significant
+                 and overlaps(ctx.by_id.get(n.id)))
 
 
 def _near_neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
