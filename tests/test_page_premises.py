@@ -30,7 +30,11 @@ k. a task page orders its preliminary results "by estimate" only when it has two
    (the 1-sample browser log and the 5-sample piqa log are each alone on their task);
 l. under `mode = "E_P"` a paired difference is not passed off as a difference of the scores
    shown: the paired test always compares C_P (SAMPLES.md section 5), so the board's "vs
-   next" marks, a task page's and a model page's neighbours table say C_P.
+   next" marks, a task page's and a model page's neighbours table say C_P;
+m. the interpretation guide does not say every task was generated at several difficulty
+   levels when some task's trials carry no difficulty coordinate (none of these logs does),
+   nor that overlapping intervals mean "the data do not say which model is better" when a
+   paired test on this site tells two overlapping models apart.
 """
 
 from __future__ import annotations
@@ -223,9 +227,14 @@ def test_h_a_board_with_fewer_than_two_ranked_rows_explains_no_tie_marks(lab):
     for rel in html_pages(site):
         if rel != "index.html" and not rel.startswith("boards/"):
             continue
-        caption = page(site, rel).by_id("leaderboard-caption").text
+        doc = page(site, rel)
+        caption = doc.by_id("leaderboard-caption").text
         ranked = int(re.match(r"(\d+) ranked of", caption).group(1))
         assert ("≈ tied" in caption) == (ranked > 1) == ("Rank ranges" in caption), (rel, caption)
+        # Nor does the page's opening or its "How the score is computed" explain them.
+        lede = doc.find("p", cls="lede").text
+        method = doc.find("details", cls="method").text
+        assert ("≈ tied" in lede) == (ranked > 1) == ("share a rank range" in method), (rel, lede, method)
         counts.append(ranked)
     assert min(counts) < 2 <= max(counts)
 
@@ -312,3 +321,23 @@ def test_l_paired_differences_name_c_p_under_another_estimator(lab, tmp_path):
         if "comes from a paired test" in text:
             assert "its difference is of C_P scores, not of the E_P scores shown" in text, rel
     assert seen >= 6
+
+
+def test_m_the_guide_claims_no_difficulty_levels_and_no_overlap_verdict_the_data_refute(lab):
+    data, site = lab
+    files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))
+    _, rows = duck_rows("SELECT base_task, bool_and(params = '{}') FROM read_parquet(?, union_by_name = true) "
+                        "GROUP BY ALL", [files])
+    assert any(flat for _, flat in rows)
+    pairwise = json.loads((site / "data" / "pairwise.json").read_text(encoding="utf-8"))
+    board = {m["id"]: m["reasonscore"] for m in
+             json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["models"]}
+    apart = [e for entries in pairwise["paired"].values() if isinstance(entries, list) for e in entries
+             if e["significant"] and e["a"] in board and e["b"] in board
+             and board[e["a"]]["ci_low"] is not None and board[e["b"]]["ci_low"] is not None
+             and not (board[e["a"]]["ci_low"] > board[e["b"]]["ci_high"]
+                      or board[e["b"]]["ci_low"] > board[e["a"]]["ci_high"])]
+    text = " ".join(page(site, "guide.html").text.split())
+    assert "Each task is generated at several difficulty levels" not in text
+    if apart:
+        assert "statistically tied: the data do not say which model is better" not in text
