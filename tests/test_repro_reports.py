@@ -45,3 +45,39 @@ def test_a_gap_in_one_of_several_reports_is_said_so(tmp_path):
         assert said, slug
         for sentence in said:
             assert sentence.endswith("in at least one of its reports"), (slug, sentence)
+
+
+def test_a_model_scored_only_by_log_likelihood_is_not_said_to_report_its_settings(tmp_path):
+    """Real lm-eval outputs (tests/data/per-instance/lm-eval): Llama-3-8B-Instruct's asdiv and
+    Qwen3-8B's two 4-option negotiationtom subtasks are scored by log-likelihood (evals.json
+    `likelihood_tasks`) with no generation settings at all; Qwen3-8B's third subtask samples
+    with temperature 0 and 48 tokens. No badge says a likelihood-only model "reports every
+    reproducibility field": it reports none, and none applies."""
+    data, site = tmp_path / "data", tmp_path / "site"
+    _run("ingest", str(DATA / "lm-eval"), "--data", str(data))
+    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
+    evals = json.loads((data / "evals.json").read_text(encoding="utf-8"))
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    checked = 0
+    for model in sorted({e["model"] for e in evals}):
+        mine = [e for e in evals if e["model"] == model]
+        tasks = [(e, t) for e in mine for m in board["models"]
+                 if (m["model"], m["template"], m["sampler"]) == (e["model"], e["template"], e["sampler"])
+                 for t in m["tasks"]]
+        idle = [t for e, t in tasks if t in (e.get("likelihood_tasks") or [])]
+        if not idle:
+            continue
+        slugs = [m["slug"] for m in board["models"] if m["model"] == model]
+        for slug in slugs:
+            doc = page(site, f"models/{slug}.html")
+            said = [b.text for b in doc.find_all("span", cls="badge-text") if b.text.startswith("Reproducibility")
+                    or "reproducibility field" in b.text or "log-likelihood" in b.text]
+            assert said, slug
+            for sentence in said:
+                if len(idle) == len(tasks):
+                    assert "reports every reproducibility field" not in sentence, (slug, sentence)
+                    assert "nothing was sampled" in sentence, (slug, sentence)
+                elif "every reproducibility field" in sentence:
+                    assert f"({len(idle)} scored by log-likelihood sampled nothing)" in sentence, (slug, sentence)
+            checked += 1
+    assert checked >= 3  # Llama's one page, Qwen3's two evaluation pages
