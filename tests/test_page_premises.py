@@ -341,3 +341,28 @@ def test_m_the_guide_claims_no_difficulty_levels_and_no_overlap_verdict_the_data
     assert "Each task is generated at several difficulty levels" not in text
     if apart:
         assert "statistically tied: the data do not say which model is better" not in text
+
+
+def test_n_the_six_estimators_claim_nothing_about_truncation_it_was_not_recorded(tmp_path):
+    """Real lm-eval sample files (no stop reasons, no token counts): the model page's table of
+    the six estimators does not say it shows "how much the truncation assumption matters"
+    when the harness recorded no truncation (evals.json `observed.truncation` false); it says
+    so, and that E_I, E_P and E_O then agree, which the table's own cells must show."""
+    data, site = tmp_path / "data", tmp_path / "site"
+    _run("ingest", str(Path(__file__).parent / "data" / "per-instance" / "lm-eval"), "--data", str(data))
+    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
+    evals = json.loads((data / "evals.json").read_text(encoding="utf-8"))
+    blind = {(e["model"], e["template"], e["sampler"]) for e in evals if (e.get("observed") or {}).get("truncation") is False}
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    checked = 0
+    for m in board["models"]:
+        if (m["model"], m["template"], m["sampler"]) not in blind:
+            continue
+        doc = page(site, f"models/{m['slug']}.html")
+        note = " ".join(section(doc, "estimators").text.split())
+        assert "How much the truncation assumption matters" not in note, (m["slug"], note)
+        assert "not recorded by" in note and "E_I, E_P and E_O agree" in note, (m["slug"], note)
+        for t in m["tasks"].values():
+            assert t["modes"]["E_I"] == t["modes"]["E_P"] == t["modes"]["E_O"]
+        checked += 1
+    assert checked >= 3
