@@ -28,7 +28,12 @@ def _run(*args: str) -> None:
 def test_a_gap_in_one_of_several_reports_is_said_so(tmp_path):
     data, site = tmp_path / "data", tmp_path / "site"
     _run("ingest", *map(str, INPUTS), "--data", str(data))
-    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
+    # One board over mmlu (gpt2's), so pythia has no score: its rows show what an evaluation
+    # without one shows.
+    config = tmp_path / "site.toml"
+    config.write_text('[[boards]]\nname = "MMLU"\ntasks = ["mmlu"]\n', encoding="utf-8")
+    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet",
+         "--config", str(config))
     evals = [e for e in json.loads((data / "evals.json").read_text(encoding="utf-8"))
              if e["model"] == "eleutherai/pythia-1b-v0"]
     stated = [e for e in evals if {"temperature", "max_tokens"} <= set(e.get("generation_args") or {})]
@@ -39,6 +44,15 @@ def test_a_gap_in_one_of_several_reports_is_said_so(tmp_path):
     board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
     slugs = [m["slug"] for m in board["models"] if m["model"] == "eleutherai/pythia-1b-v0"]
     assert len(slugs) == 2
+    # The group page: an evaluation with no score on the board has no score per token to
+    # withhold (the HELM run's 1-token cap was given as the reason for withholding it).
+    group = page(site, f"models/{slugs[0].split('/')[0]}.html")
+    rows = group.by_id("evaluations").parent.find("tbody").find_all("tr")
+    assert len(rows) == 2
+    for row in rows:
+        cells = {c.attrs.get("data-label"): c.text for c in row.children if hasattr(c, "attrs")}
+        assert all(m["reasonscore"]["center"] is None for m in board["models"] if m["model"] == "eleutherai/pythia-1b-v0")
+        assert cells["Score/token"] == "—", cells
     for slug in [*slugs, slugs[0].split("/")[0]]:
         doc = page(site, f"models/{slug}.html")
         said = [b.text for b in doc.find_all("span", cls="badge-text") if "leaves out" in b.text]
