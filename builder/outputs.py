@@ -105,15 +105,19 @@ def _row_document(m: EvaluationRow) -> dict[str, Any]:
         "band": m.band, "avg_tokens": m.avg_tokens, "score_per_token": m.score_per_token,
         "truncation_rate": m.truncation_rate, "tied_count": m.tied_count,
         "distinct_from_next": m.distinct_from_next,
-        "tasks": {task: _task_document(t) for task, t in m.tasks.items()},
+        "tasks": {task: _task_document(t, m.evaluation.tokens_observed, m.evaluation.truncation_observed)
+                  for task, t in m.tasks.items()},
         "tiers": {name: {"reasonscore": t.reasonscore, "avg_tokens": t.avg_tokens} for name, t in m.tiers.items()},
         "score_per_token_v1": m.score_per_token_v1,
     }
 
 
-def _task_document(t: TaskResult) -> dict[str, Any]:
+def _task_document(t: TaskResult, tokens_observed: bool = True, truncation_observed: bool = True) -> dict[str, Any]:
+    """A task's counters; `tokens` and `truncated` are null where the harness did not record
+    them (evals.json `observed`: lm-eval records neither), never a 0 nobody counted."""
     return {
-        "total": t.total, "truncated": t.truncated, "correct": t.correct, "guess": t.guess, "tokens": t.tokens,
+        "total": t.total, "truncated": t.truncated if truncation_observed else None, "correct": t.correct,
+        "guess": t.guess, "tokens": t.tokens if tokens_observed else None,
         "trials": t.total, "samples": t.samples, "effective_trials": t.effective_trials, "partial": t.partial,
         "preliminary": t.preliminary,
         "estimate": t.estimate, "low": t.low, "high": t.high,

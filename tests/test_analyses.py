@@ -480,7 +480,8 @@ def test_model_page_sections_say_what_was_not_recorded_and_draw_only_what_exists
     view = model_analyses(bare, "M")
     assert view.charts == () and view.hazard_rows == () and view.compression_rows == ()
     assert view.hazard_notes == ("No hazard on task t: the trials do not record their output tokens.",)
-    assert view.compression_notes == ("No compression on task t: the trials do not record their output text.",)
+    assert view.compression_notes == ("No compression on task t: the trials do not record the text of all their "
+                                      "output tokens (none, or not the reasoning counted in them).",)
     assert view.sweep_rows == () and view.sweep_note.endswith("output tokens")
     # A single bin, every trial truncated in it: one series charted, h = 1 with its interval.
     one = TaskHazard(64, True, (HazardBin(32, 64, 5, 5, 5, 1.0, 0.566, 1.0),))

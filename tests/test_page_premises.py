@@ -19,7 +19,22 @@ e. counts of one read in the singular: no "1 results", "1 benchmarks", "all 1", 
    1", "1 result rows", and one unranked evaluation is "it", not "each";
 f. a benchmark with no card shows no risk count ("0 named by the card");
 g. the average given for withholding score/token is the "tokens per trial" printed beside it,
-   not a second figure for the same average.
+   not a second figure for the same average;
+i. a model page calls "statistically tied" no model whose paired test in its own neighbours
+   table says "distinct" (gpt-4o-mini and gpt-5 on the 100 shared popularity items: intervals
+   overlap, McNemar/bootstrap tells them apart);
+j. the methodology page does not call the gap between a C_P estimate and its interval's
+   printed midpoint slight when a published result's gap is not (the 1-sample browser log:
+   estimate 0.340, printed 0.514 ± 0.486);
+k. a task page orders its preliminary results "by estimate" only when it has two or more
+   (the 1-sample browser log and the 5-sample piqa log are each alone on their task);
+l. under `mode = "E_P"` a paired difference is not passed off as a difference of the scores
+   shown: the paired test always compares C_P (SAMPLES.md section 5), so the board's "vs
+   next" marks, a task page's and a model page's neighbours table say C_P;
+m. the interpretation guide does not say every task was generated at several difficulty
+   levels when some task's trials carry no difficulty coordinate (none of these logs does),
+   nor that overlapping intervals mean "the data do not say which model is better" when a
+   paired test on this site tells two overlapping models apart.
 """
 
 from __future__ import annotations
@@ -33,7 +48,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers_points import duck_rows
-from helpers_site import Node, column_cell, html_pages, page, row_cells
+from helpers_site import Node, column_cell, html_pages, page, row_cells, section
 from reasonboard.cli import main
 
 INSPECT = Path(__file__).parent / "data" / "per-instance" / "inspect"
@@ -212,8 +227,142 @@ def test_h_a_board_with_fewer_than_two_ranked_rows_explains_no_tie_marks(lab):
     for rel in html_pages(site):
         if rel != "index.html" and not rel.startswith("boards/"):
             continue
-        caption = page(site, rel).by_id("leaderboard-caption").text
+        doc = page(site, rel)
+        caption = doc.by_id("leaderboard-caption").text
         ranked = int(re.match(r"(\d+) ranked of", caption).group(1))
         assert ("≈ tied" in caption) == (ranked > 1) == ("Rank ranges" in caption), (rel, caption)
+        # Nor does the page's opening or its "How the score is computed" explain them.
+        lede = doc.find("p", cls="lede").text
+        method = doc.find("details", cls="method").text
+        assert ("≈ tied" in lede) == (ranked > 1) == ("share a rank range" in method), (rel, lede, method)
         counts.append(ranked)
     assert min(counts) < 2 <= max(counts)
+
+
+def test_i_no_model_is_called_tied_that_its_paired_test_tells_apart(lab):
+    _, site = lab
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    ranked = {m["label"]: m["reasonscore"] for m in board["models"] if m["rank"] is not None}
+    apart_seen = 0
+    for m in board["models"]:
+        if m["rank"] is None:
+            continue
+        doc = page(site, f"models/{m['slug']}.html")
+        caption = doc.by_id("neighbours-caption")
+        if caption is None:
+            continue
+        table = caption.parent
+        me = m["reasonscore"]
+        apart = []
+        for row in table.find("tbody").find_all("tr"):
+            other = row_cells(row)[1].text
+            them = ranked.get(other)
+            overlap = them is not None and not (them["ci_low"] > me["ci_high"] or me["ci_low"] > them["ci_high"])
+            if overlap and column_cell(table, row, "Paired verdict").text == "distinct":
+                apart.append(other)
+        if not apart:
+            continue
+        apart_seen += 1
+        rank_box = next(n for n in doc.iter() if n.attrs.get("aria-labelledby") == "h-rank").text
+        ties = section(doc, "ties").text
+        assert "Statistically tied with" not in rank_box, (m["label"], rank_box)
+        assert f"tells {len(apart)} of them apart" in rank_box, (m["label"], rank_box)
+        assert "(statistically tied)" not in ties, (m["label"], ties)
+        assert all(name in ties.split("The paired test", 1)[1] for name in apart), (m["label"], ties)
+    assert apart_seen >= 2  # gpt-4o-mini and gpt-5, each with the other
+
+
+def test_j_methodology_does_not_call_a_wide_estimate_gap_slight(lab):
+    _, site = lab
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    gap = max(abs(t["estimate"] - (t["low"] + t["high"]) / 2)
+              for m in board["models"] for t in m["tasks"].values() if t.get("estimate") is not None)
+    assert gap > 0.1  # the 1-sample logs
+    text = " ".join(page(site, "methodology.html").text.split())
+    assert "slightly off the midpoint" not in text
+    assert "far below it on a task with few" in text
+
+
+def test_k_one_preliminary_result_is_not_said_to_be_ordered(lab):
+    _, site = lab
+    counts = []
+    for rel in html_pages(site):
+        if not rel.startswith("tasks/"):
+            continue
+        caption = page(site, rel).by_id("preliminary-caption")
+        if caption is None:
+            continue
+        rows = len(caption.parent.find("tbody").find_all("tr"))
+        assert ("ordered by estimate" in caption.text) == (rows > 1), (rel, caption.text)
+        counts.append(rows)
+    assert 1 in counts
+
+
+def test_l_paired_differences_name_c_p_under_another_estimator(lab, tmp_path):
+    data, _ = lab
+    site = tmp_path / "site"
+    config = tmp_path / "site.toml"
+    config.write_text('mode = "E_P"\n' + "".join(f'[[boards]]\nname = "{name}"\ntasks = {tasks!r}\n'.replace("'", '"')
+                                                 for name, tasks in BOARDS.items()), encoding="utf-8")
+    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"),
+         "--config", str(config), "--quiet")
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert board["config"]["mode"] == "E_P"
+    seen = 0
+    for rel in ["index.html", "tasks/popularity.html"] + [f"models/{m['slug']}.html" for m in board["models"]
+                                                         if m["rank"] is not None]:
+        text = " ".join(page(site, rel).text.split())
+        for said in re.findall(r"paired test on [\d,]+ shared items \(\w+\), (difference[^+\-−]*)[+\-−]", text):
+            assert "C_P" in said, (rel, said)
+            seen += 1
+        if "Paired: the " in text:
+            assert "Paired: the difference of the C_P ReasonScores" in text, rel
+            seen += 1
+        if "comes from a paired test" in text:
+            assert "its difference is of C_P scores, not of the E_P scores shown" in text, rel
+    assert seen >= 6
+
+
+def test_m_the_guide_claims_no_difficulty_levels_and_no_overlap_verdict_the_data_refute(lab):
+    data, site = lab
+    files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))
+    _, rows = duck_rows("SELECT base_task, bool_and(params = '{}') FROM read_parquet(?, union_by_name = true) "
+                        "GROUP BY ALL", [files])
+    assert any(flat for _, flat in rows)
+    pairwise = json.loads((site / "data" / "pairwise.json").read_text(encoding="utf-8"))
+    board = {m["id"]: m["reasonscore"] for m in
+             json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["models"]}
+    apart = [e for entries in pairwise["paired"].values() if isinstance(entries, list) for e in entries
+             if e["significant"] and e["a"] in board and e["b"] in board
+             and board[e["a"]]["ci_low"] is not None and board[e["b"]]["ci_low"] is not None
+             and not (board[e["a"]]["ci_low"] > board[e["b"]]["ci_high"]
+                      or board[e["b"]]["ci_low"] > board[e["a"]]["ci_high"])]
+    text = " ".join(page(site, "guide.html").text.split())
+    assert "Each task is generated at several difficulty levels" not in text
+    if apart:
+        assert "statistically tied: the data do not say which model is better" not in text
+
+
+def test_n_the_six_estimators_claim_nothing_about_truncation_it_was_not_recorded(tmp_path):
+    """Real lm-eval sample files (no stop reasons, no token counts): the model page's table of
+    the six estimators does not say it shows "how much the truncation assumption matters"
+    when the harness recorded no truncation (evals.json `observed.truncation` false); it says
+    so, and that E_I, E_P and E_O then agree, which the table's own cells must show."""
+    data, site = tmp_path / "data", tmp_path / "site"
+    _run("ingest", str(Path(__file__).parent / "data" / "per-instance" / "lm-eval"), "--data", str(data))
+    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
+    evals = json.loads((data / "evals.json").read_text(encoding="utf-8"))
+    blind = {(e["model"], e["template"], e["sampler"]) for e in evals if (e.get("observed") or {}).get("truncation") is False}
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    checked = 0
+    for m in board["models"]:
+        if (m["model"], m["template"], m["sampler"]) not in blind:
+            continue
+        doc = page(site, f"models/{m['slug']}.html")
+        note = " ".join(section(doc, "estimators").text.split())
+        assert "How much the truncation assumption matters" not in note, (m["slug"], note)
+        assert "not recorded by" in note and "E_I, E_P and E_O agree" in note, (m["slug"], note)
+        for t in m["tasks"].values():
+            assert t["modes"]["E_I"] == t["modes"]["E_P"] == t["modes"]["E_O"]
+        checked += 1
+    assert checked >= 3

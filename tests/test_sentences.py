@@ -522,7 +522,7 @@ def test_o_difficulty_curves_claim_every_model_only_where_each_has_the_coordinat
     data, site = corpus
     evaluations = facts(data)
     claim = re.compile(r"C_P estimate at each level of (\S+) for (?:(every model on this task)|the (\d+) models? "
-                       r"whose samples record \S+ \(of the (\d+) listed\)|(\d+) of the (\d+) models)")
+                       r"whose trials carry \S+ as a difficulty coordinate \(of the (\d+) listed\)|(\d+) of the (\d+) models)")
     every = fewer = 0
     for task, doc in task_pages(site):
         counted = sum(1 for f in evaluations.values() if task in f.tasks)

@@ -147,7 +147,8 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
     looping: dict[str, list[str]] = {}
     untold = [t for t in tasks if t not in found]
     if untold:
-        notes.append(f"No compression on {_tasks_text(untold)}: the trials do not record their output text.")
+        notes.append(f"No compression on {_tasks_text(untold)}: the trials do not record the text of all their "
+                     "output tokens (none, or not the reasoning counted in them).")
     for task in tasks:
         c = found.get(task)
         if c is None:

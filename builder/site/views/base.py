@@ -61,7 +61,7 @@ class Interval:
 
     `scale` is "score" (ReasonScore, 0-1000) or "probability" (a task estimate, 0-1).
     `estimate` is the point estimate when it differs from the midpoint (C_P multiplies
-    two Wilson centres, so its estimate can sit slightly off the middle).
+    two Wilson centres, so its estimate sits off the middle: far off on a task with few samples).
     """
 
     center: float
@@ -140,12 +140,15 @@ class TieMark:
     paired: PairedResult | None = None
     #: "points" for ReasonScore differences, "rate" for a task's C_P.
     scale: str = "points"
+    #: The site's estimator: the paired difference is always of C_P scores (SAMPLES.md
+    #: section 5), so under another it is named as such.
+    mode: str = "C_P"
 
     @classmethod
-    def of(cls, tied: bool | None, paired: PairedResult | None, scale: str = "points") -> TieMark:
+    def of(cls, tied: bool | None, paired: PairedResult | None, scale: str = "points", mode: str = "C_P") -> TieMark:
         if tied is None or paired is None:
-            return cls(tied, None, scale)
-        return cls(not paired.significant, paired, scale)
+            return cls(tied, None, scale, mode)
+        return cls(not paired.significant, paired, scale, mode)
 
     @property
     def rule(self) -> str:
@@ -161,14 +164,16 @@ class TieMark:
                     else "statistically distinct from the next row (their intervals do not overlap)")
         verdict = "not distinguishable from the next row" if self.tied else "statistically distinct from the next row"
         holm = "significant" if t.significant else "not significant"
-        return (f"{verdict}: paired test on {t.shared:,} shared items ({t.method}), difference "
+        what = "difference" if self.mode == "C_P" else "difference of C_P scores (not the shown " + self.mode + ")"
+        return (f"{verdict}: paired test on {t.shared:,} shared items ({t.method}), {what} "
                 f"{paired_number(t.effect, self.scale)} (95% {paired_number(t.low, self.scale)} to "
                 f"{paired_number(t.high, self.scale)}), p = {p_text(t.p, t.method)}, {holm} after Holm's correction over the "
                 "adjacent pairs tested")
 
 
-def adjacent_rule(tested: int, pairs: int, min_samples: int, where: str) -> str:
-    """The sentence a page prints about which rule marks its adjacent rows."""
+def adjacent_rule(tested: int, pairs: int, min_samples: int, where: str, mode: str = "C_P") -> str:
+    """The sentence a page prints about which rule marks its adjacent rows; under an
+    estimator other than C_P it says that the paired differences are of C_P scores."""
     overlap = "two rows are distinct when their 95% intervals do not overlap"
     if not tested:
         return f"Rank ranges and the tied/distinct mark both compare intervals: {overlap}."
@@ -178,7 +183,14 @@ def adjacent_rule(tested: int, pairs: int, min_samples: int, where: str) -> str:
     return (f"Rank ranges compare intervals (they overlap or not). The tied/distinct mark of {tested} of the "
             f"{pairs} adjacent pair{'s' if pairs != 1 else ''} comes from a paired test on the items both rows "
             f"answered (at least {min_samples} shared {scope}): a difference is called distinct when it is "
-            f"significant after Holm's correction over those {tested} tests.{rest}")
+            f"significant after Holm's correction over those {tested} tests.{rest}{_paired_basis(mode)}")
+
+
+def _paired_basis(mode: str) -> str:
+    if mode == "C_P":
+        return ""
+    return (f" The paired test always compares C_P scores on the shared items, so its difference is of C_P "
+            f"scores, not of the {mode} scores shown.")
 
 
 def paired_number(value: float, scale: str) -> str:

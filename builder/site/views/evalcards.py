@@ -136,10 +136,21 @@ class Cards:
         one = n == 1
         gaps = [t for t in triples if t.reproducibility.gap]
         missing = sorted({f for t in gaps for f in t.reproducibility.missing})
+        # A result with several reports has a gap when any of them leaves a field out: the
+        # others may state it (two samplers of one model, one recording max_tokens).
+        several = any(t.reports > 1 for t in gaps)
+        where = (" in at least one of its reports" if one else " in at least one of their reports") if several else ""
+        # A result scored by log-likelihood samples nothing: no field applies, none is reported.
+        idle = sum(1 for t in triples if not t.reproducibility.gap
+                   and all(not (row := self._signals.row(i)) or not row.sampled for i in t.row_ids))
         r = Badge("R", "Reproducibility", "attention" if gaps else "clear",
-                  f"{len(gaps)}/{n} gaps" if gaps else "reported",
+                  f"{len(gaps)}/{n} gaps" if gaps else "nothing sampled" if idle == n else "reported",
                   (("its one result leaves out " if one else f"{len(gaps)} of {n} results leave out ")
-                   + ", ".join(missing) if gaps
+                   + ", ".join(missing) + where if gaps
+                   else ("its one result" if one else f"all {n} results") + " scored by log-likelihood: nothing "
+                   "was sampled, so no temperature or max_tokens applies" if idle == n
+                   else f"all {n} results report every reproducibility field that applies ({idle} scored by "
+                   "log-likelihood sampled nothing)" if idle
                    else "its one result reports every reproducibility field" if one
                    else f"all {n} results report every reproducibility field"))
         completeness = [self._summaries[t.benchmark_key].completeness for t in triples

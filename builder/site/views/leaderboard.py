@@ -102,7 +102,8 @@ def _pages(ctx: Context, config: SiteConfig, tasks: list[str], rows: list[ModelR
     chunks = [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
     ranked_ids = [r.id for r in rows if r.rank is not None]
     total_ranked = len(ranked_ids)
-    rule = adjacent_rule(paired, max(total_ranked - 1, 0), ctx.results.comparisons.min_samples, "on the board")
+    rule = adjacent_rule(paired, max(total_ranked - 1, 0), ctx.results.comparisons.min_samples, "on the board",
+                         ctx.results.leaderboard.settings.mode)
     band_views = tuple(BandView.of_band("reasonscore", b) for b in ctx.bands.all()["reasonscore"])
     task_refs = tuple(Ref(t, ctx.task_paths[t]) for t in tasks)
     # A tie group is listed once, on the page of its first member in rank order. Listing it

@@ -89,6 +89,8 @@ class Neighbour:
     tasks_shared: int
     #: The paired test of the ReasonScore difference on shared items, when there is one.
     paired: PairedResult | None = None
+    #: The neighbour's evaluation id.
+    id: str = ""
 
     @property
     def paired_text(self) -> str:
@@ -154,6 +156,9 @@ class ModelPage(Page):
     tiers: tuple[TierRow, ...]
     score_per_token_v1: str | None
     neighbours: tuple[Neighbour, ...]
+    #: Neighbours whose interval overlaps this one (counted in `tied_count`) but whose paired
+    #: test calls them distinct: "statistically tied" would contradict the table for them.
+    tied_apart: tuple[Ref, ...]
     #: This model's reported result rows with their signals.
     reported: ReportedResults
     #: The model's page when it has several evaluations (this page is one of them), else None.
@@ -281,6 +286,7 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
     settings = settings_of(m)
     notes = (credit_note(task, t.total, t.partial, e.harness_scores.get(task)) for task, t in m.tasks.items())
     title = row.label + ("" if row.complete else " (incomplete)")
+    neighbours = _neighbours(ctx, m.id)
     return ModelPage(
         path=row.path, title=title, template="model.html", simulated=row.simulated,
         description=f"ReasonScore, per-task intervals and Evaluation Card signals of {row.label}",
@@ -292,7 +298,8 @@ def model_page(ctx: Context, m: EvaluationRow, parent: Ref | None = None) -> Mod
                 if mode.startswith("C") else "0 = never right"),
         mode=mode, truncation_rule=TRUNCATION_RULES[mode[-1]],
         score_per_token_v1=fmt.ratio(spt_v1) if spt_v1 is not None else None,
-        neighbours=_neighbours(ctx, m.id), reported=ctx.cards.reported_for(m.id), parent=parent,
+        neighbours=neighbours, tied_apart=_tied_apart(ctx, m, neighbours),
+        reported=ctx.cards.reported_for(m.id), parent=parent,
         min_samples=ctx.results.comparisons.min_samples,
         board=ctx.board_page(m.id), boards=board_standings(ctx, m.id),
         board_tasks_present=len(ctx.results.leaderboard.settings.tasks) - len(m.missing_tasks),
@@ -353,8 +360,19 @@ def _neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
         if j == k or ids[j] not in ctx.paths:
             continue
         out.append(Neighbour(Ref(ctx.labels[ids[j]], ctx.paths[ids[j]]), ctx.by_id[ids[j]].rank,
-                             win[k][j], win[j][k], int(shared[k][j]) if shared else 0, paired.get(ids[j])))
+                             win[k][j], win[j][k], int(shared[k][j]) if shared else 0, paired.get(ids[j]), ids[j]))
     return tuple(out)
+
+
+def _tied_apart(ctx: Context, m: EvaluationRow, neighbours: tuple[Neighbour, ...]) -> tuple[Ref, ...]:
+    """The neighbours counted as tied with `m` by interval overlap (STATISTICS.md section 7)
+    that the paired test on shared items (SAMPLES.md section 5) calls distinct."""
+    def overlaps(o: EvaluationRow | None) -> bool:
+        a, b = m.score, o.score if o is not None and o.rank is not None else None
+        return m.rank is not None and b is not None and None not in (a.ci_low, a.ci_high, b.ci_low, b.ci_high) \
+            and not (b.ci_low > a.ci_high or a.ci_low > b.ci_high)  # type: ignore[operator]
+    return tuple(n.model for n in neighbours if n.paired is not None and n.paired.significant
+                 and overlaps(ctx.by_id.get(n.id)))
 
 
 def _near_neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
@@ -369,7 +387,7 @@ def _near_neighbours(ctx: Context, model_id: str) -> tuple[Neighbour, ...]:
             continue
         back = next((e.win_rate for e in near.get(other, ()) if e.id == model_id), None)
         out.append(Neighbour(Ref(ctx.labels[other], ctx.paths[other]), ctx.by_id[other].rank,
-                             entry.win_rate, back, entry.tasks_shared, paired.get(other)))
+                             entry.win_rate, back, entry.tasks_shared, paired.get(other), other))
     return tuple(out)
 
 

@@ -231,7 +231,7 @@ def model_row(ctx: Context, m: EvaluationRow, paired: Mapping[str, PairedResult]
         avg_tokens=None if tokens_note else m.avg_tokens, score_per_token=spt, score_per_token_band=spt_band,
         truncation_rate=m.truncation_rate,
         tie_next=TieMark.of(None if m.distinct_from_next is None else not m.distinct_from_next,
-                            (paired or {}).get(e.id)),
+                            (paired or {}).get(e.id), mode=ctx.results.leaderboard.settings.mode),
         tied_count=m.tied_count,
         badges=ctx.cards.model_badges(e.id),
         simulated=ctx.simulated[e.id],

@@ -61,14 +61,15 @@ class Curve:
     rows: tuple[CurveRow, ...]
     charted: int
     total: int
-    #: The models the page lists: those without the coordinate in their samples have no
-    #: curve, so "every model on this task" holds only when `total` is all of them.
+    #: The models the page lists: those whose trials do not carry the coordinate have no
+    #: curve, so "every model on this task" holds only when `total` is all of them. Their
+    #: samples may still record it (ingest reads only the metadata keys `--params` names).
     listed: int = 0
 
     @property
     def caption(self) -> str:
         recording = "" if self.total >= self.listed else \
-            f" whose samples record {self.parameter} (of the {self.listed} listed)"
+            f" whose trials carry {self.parameter} as a difficulty coordinate (of the {self.listed} listed)"
         if self.charted < self.total:
             return (f"C_P estimate at each level of {self.parameter} for {self.charted} of the {self.total} "
                     f"models{recording}, spread from the best to the worst on this task; the table lists all of them.")
@@ -124,7 +125,8 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
             model=ctx.ref(m.id), position=n + 1,
             rank_range=(ranking.rank_best[n], ranking.rank_worst[n]), interval=interval, total=total,
             truncation_rate=t.truncated / total if total else None,
-            tie_next=TieMark.of(ranking.tied_next[n], paired_next.get(m.id), "rate"),
+            tie_next=TieMark.of(ranking.tied_next[n], paired_next.get(m.id), "rate",
+                                ctx.results.leaderboard.settings.mode),
             leaderboard_rank=m.rank, truncation_note=premises.truncation_note(m.evaluation, [t]),
             trials_text=fmt.trials(total, t.samples),
             preliminary=ctx.preliminary_text(t.samples) if ranking.is_preliminary(n) else None,
@@ -151,7 +153,7 @@ def task_page(ctx: Context, ranking: TaskRanking, page_size: int) -> TaskPage:
         missing=tuple(ctx.ref(m.id) for m in ranking.missing[:page_size]),
         benchmark=ctx.cards.summary_for_task(task),
         adjacent_rule=adjacent_rule(len(paired_next), max(len(ranked) - 1, 0), ctx.results.comparisons.min_samples,
-                                    "on this task"),
+                                    "on this task", ctx.results.leaderboard.settings.mode),
         paired_any=bool(paired_next),
         hazards=task_hazards(task, [(m.id, ctx.ref(m.id)) for m in listed], ctx.results.analyses.evaluations,
                              CURVE_SERIES),
