@@ -64,10 +64,10 @@ MAX_DRAWS = 100_000
 
 
 def _draws(value: Any) -> int:
-    value = _positive_int(value)
-    if value > MAX_DRAWS:
+    draws = _positive_int(value)
+    if draws > MAX_DRAWS:
         raise ValueError(f"must be at most {MAX_DRAWS:,} (the limit; a few thousand replicates give a stable interval)")
-    return value
+    return draws
 
 
 def _seed(value: Any) -> int:
