@@ -256,3 +256,29 @@ def test_corrupt_eval_is_named_with_its_reason(tmp_path):
     result = ingest(tmp_path, bad, SHORT / "piqa.json")
     assert [(p.name, "not a readable .eval archive" in r) for p, r in result.skipped_files] == [("cut.eval", True)]
     assert len(result.points) == 1  # the good input is still ingested
+
+
+@pytest.mark.parametrize("change, problem", [
+    ({"epoch": -3}, "the epoch must be a whole number from 1 to 2,147,483,647 (got -3)"),
+    # Beyond the trials file's 32-bit epoch: was an OverflowError traceback.
+    ({"epoch": 3_000_000_000}, "(got 3000000000)"),
+    ({"output": {"usage": {"input_tokens": 3, "output_tokens": -5, "total_tokens": -2}}},
+     "output tokens must be from 0 to 1,000,000,000,000 (got -5)"),
+])
+def test_a_trial_the_build_would_refuse_skips_its_log(tmp_path, change, problem):
+    """A log whose trial breaks a trials file's rule (epoch at least 1 and 32-bit, tokens not
+    negative) is skipped, naming the sample and the value; before, ingest wrote a trials file
+    that the next build refused (or crashed), and said nothing."""
+    source = TESTS / "log" / "test_eval_log" / "log_streaming.eval"
+    bad = tmp_path / "bad.eval"
+    with zipfile.ZipFile(source) as z, zipfile.ZipFile(bad, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            data = _plain_member(source, z, info)
+            if info.filename == "samples/1_epoch_1.json":
+                data = json.dumps({**json.loads(data), **change}).encode("utf-8")
+            out.writestr(info.filename, data)
+    result = ingest(tmp_path, bad, SHORT / "piqa.json")
+    [(path, reason)] = result.skipped_files
+    assert path.name == "bad.eval" and reason.startswith("a trial out of range: sample '1', epoch ")
+    assert problem in reason
+    assert len(result.points) == 1  # the good input is still ingested
