@@ -149,6 +149,17 @@ def test_several_scorers_the_primary_one_or_scorer(tmp_path):
     assert sum(p.correct for p in by_other.points) == sum(s["scores"][other]["value"] == "C" for s in samples) == 0
 
 
+def test_a_scorer_the_log_does_not_have_skips_the_task_naming_its_scorers(tmp_path):
+    """`--scorer` with a name no sample was scored with: the task is skipped, naming the
+    scorers the samples have (as lm-eval and lighteval inputs do); before, every sample was
+    counted "unscored" and the task vanished without a word."""
+    result = ingest(tmp_path, SHORT / "math.json", read=ReadOptions(scorer="nosuch"))
+    assert not result.points and result.counts["unscored"] == 0
+    [skipped] = result.skipped_tasks
+    assert skipped.startswith("math: no scorer nosuch (the samples have: expression_equivalance, ")
+    assert "pick one with --scorer" in skipped
+
+
 def test_difficulty_params_from_metadata(tmp_path):
     """math records metadata.level ("Level 3", ...); one point per level, trials split by it."""
     samples = plain_samples(SHORT / "math.json")

@@ -317,6 +317,12 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
         scores = sample.scores or {}
         key = _score_key(scores, scorer, main_key)
         if key is None:
+            if options.scorer and scores:
+                # `--scorer` names nothing this log scored with: every sample would be
+                # "unscored", and the task vanish with no word of why.
+                run.skip = (f"{run.evaluation.task}: no scorer {options.scorer} (the samples have: "
+                            f"{', '.join(scores)}); pick one with --scorer")
+                return
             run.counts["unscored"] += 1
             continue
         value = scores[key].value
