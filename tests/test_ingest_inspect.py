@@ -293,3 +293,15 @@ def test_a_trial_the_build_would_refuse_skips_its_log(tmp_path, change, problem)
     assert path.name == "bad.eval" and reason.startswith("a trial out of range: sample '1', epoch ")
     assert problem in reason
     assert len(result.points) == 1  # the good input is still ingested
+
+
+def test_a_json_log_saved_with_a_byte_order_mark_reads_alike(tmp_path):
+    """A `.json` log with a UTF-8 byte order mark first (a Windows editor's save): the same
+    point; before, it was not recognised as a log at all."""
+    marked = tmp_path / "in" / "piqa.json"
+    marked.parent.mkdir()
+    marked.write_bytes(b"\xef\xbb\xbf" + (SHORT / "piqa.json").read_bytes())
+    assert detect(marked)[0] == "inspect"
+    [plain] = points_of(ingest(tmp_path / "a", SHORT / "piqa.json"))
+    [saved] = points_of(ingest(tmp_path / "b", marked))
+    assert (saved.total, saved.correct, saved.tokens) == (plain.total, plain.correct, plain.tokens)

@@ -273,3 +273,15 @@ def test_a_samples_file_damaged_on_its_first_line_is_named_not_ignored(tmp_path)
     renamed.parent.mkdir()
     renamed.write_text("<html>\n")
     assert not lmeval.detect(renamed)
+
+
+def test_files_saved_with_a_byte_order_mark_read_alike(tmp_path):
+    """A samples file and its results file saved by a Windows editor (a UTF-8 byte order
+    mark first): the same trials; before, both failed 'Unexpected UTF-8 BOM'."""
+    folder = tmp_path / "run"
+    shutil.copytree(NEGOTIATION, folder)
+    for path in folder.iterdir():
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    (plain_run, plain), (marked_run, marked) = trials(BELIEF), trials(folder / BELIEF.name)
+    assert marked == plain and len(marked) == 20
+    assert marked_run.evaluation == plain_run.evaluation

@@ -170,11 +170,15 @@ def detect(path: Path) -> bool:
             head = fh.read(4096)
     except OSError:
         return False
-    text = head.lstrip()
+    text = head.removeprefix(BOM).lstrip()
     return text.startswith(b"{") and b'"eval"' in head and (b'"version"' in head[:200] or b'"status"' in head[:400])
 
 
 # -- reading ----------------------------------------------------------------------------
+
+
+#: The UTF-8 byte order mark a Windows editor puts before a saved file's text.
+BOM = b"\xef\xbb\xbf"
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -217,7 +221,7 @@ def _read_json(path: Path, options: ReadOptions) -> Iterator[Run]:
         data = path.read_bytes()
     except OSError as exc:
         raise UnreadableInput(f"cannot read ({exc.strerror})") from None
-    log = _decode(_log_decoder, data, None)
+    log = _decode(_log_decoder, data.removeprefix(BOM), None)
     _check_status(log, options)
     yield _run(path, log, iter(log.samples or ()), options)
 

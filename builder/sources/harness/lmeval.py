@@ -149,7 +149,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line as an editor counts it, sample) for every sample of the file: JSON Lines
     streamed, a JSON array (0.4.2) parsed whole and numbered by element."""
     try:
-        with path.open("r", encoding="utf-8") as handle:
+        with path.open("r", encoding="utf-8-sig") as handle:  # -sig: a byte order mark is no JSON error
             start = handle.read(PEEK).lstrip("\ufeff \t\r\n")
             handle.seek(0)
             if start.startswith("["):
