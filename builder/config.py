@@ -190,7 +190,7 @@ def _boards(value: Any) -> tuple[BoardSpec, ...]:
     for n, b in enumerate(boards, 1):
         first = seen.setdefault(b.name.casefold(), n)
         if first != n:
-            raise ValueError(f"entry {n} ('{b.name}') has the name of entry {first} ('{boards[first - 1].name}'); "
+            raise ValueError(f"names two boards '{boards[first - 1].name}' and '{b.name}' (entries {first} and {n}); "
                              "board names are unique (ignoring case): rename one")
     return tuple(boards)
 

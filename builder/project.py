@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .config import STATIC_KEYS, SiteConfig, key_line
-from .confined import NotConfined, is_inside, outside, read_confined
+from .confined import NotConfined, is_inside, outside, read_confined, refuse_linked_folders
 from .errors import InputError, did_you_mean
 from .resources import CONTENT_DIR, DEMO_CONTENT_DIR, TEMPLATES_DIR
 
@@ -63,6 +63,7 @@ class Project:
         only keeps an empty folder in git."""
         if self.static_dir is None:
             return {}
+        refuse_linked_folders(self.static_dir, self.static_dir)
         return {p.relative_to(self.static_dir).as_posix(): p
                 for p in sorted(self.static_dir.rglob("*")) if p.is_file() and p.name != ".gitkeep"}
 
