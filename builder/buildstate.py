@@ -106,6 +106,16 @@ class BuildState:
         return True
 
 
+    def added(self, out_dir: Path) -> list[str]:
+        """Files in `out_dir` that this build did not write (a `CNAME` put there by hand),
+        sorted; the checkout's own `README.md` and `.gitkeep` are carried along, not added."""
+        try:
+            present = _files_under(str(out_dir), "")
+        except OSError:
+            return []
+        return sorted(set(present) - set(self.files) - {"README.md", ".gitkeep"})
+
+
 def _files_under(folder: str, prefix: str) -> dict[str, os.stat_result]:
     """Every file under `folder` by its path below it, with its `stat` (links followed, as
     `Path.stat` does): one `os.scandir` walk, since a daily build that finds nothing to do
