@@ -14,6 +14,7 @@ import errno
 import filecmp
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -50,6 +51,7 @@ def write_files_atomically(files: Mapping[Path, bytes | Path], *, skip_same: boo
                 continue
             fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             with os.fdopen(fd, "wb") as fh:
+                _keep_mode(fh.fileno(), target)
                 fh.write(data)
             staged.append((Path(name), target))
         with held_interrupts():  # all of them or none, even on Ctrl-C
@@ -59,6 +61,25 @@ def write_files_atomically(files: Mapping[Path, bytes | Path], *, skip_same: boo
     finally:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
+
+
+def _keep_mode(fd: int, target: Path) -> None:
+    """Give a staged file the mode its target has (a user's `evals.json` stays readable by
+    whoever could read it), or a new file's usual mode under the umask: `mkstemp` makes its
+    file private (0600), and the rename would carry that over."""
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and back: the only way POSIX offers)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def swap_directory(staging: Path, out_dir: Path) -> Path | None:

@@ -58,7 +58,9 @@ ADVICE = {errno.ENOSPC: "the disk is full: free some space and run it again",
           errno.EDQUOT: "the disk quota is used up: free some space and run it again",
           errno.EROFS: "a read-only file system: choose a writable folder (--out, --cache)",
           errno.EACCES: "permission denied: choose a folder you may write to, or fix its permissions",
-          errno.EPERM: "not permitted: choose a folder you may write to, or fix its permissions"}
+          errno.EPERM: "not permitted: choose a folder you may write to, or fix its permissions",
+          errno.EEXIST: "a file is where a folder must be made: move the file away",
+          errno.ENOTDIR: "a file is where a folder is expected: move the file away"}
 
 
 def system_error(exc: BaseException) -> str:

@@ -57,15 +57,28 @@ def _positive_int(value: Any) -> int:
     return value
 
 
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError("must be true or false")
+#: Replicates of a bootstrap (`bootstrap`, `paired_draws`): each is an array of one value
+#: per replicate and task, so an unbounded count is a memory error, not a build (a
+#: published interval needs a few thousand; 100,000 gives its third decimal).
+MAX_DRAWS = 100_000
+
+
+def _draws(value: Any) -> int:
+    draws = _positive_int(value)
+    if draws > MAX_DRAWS:
+        raise ValueError(f"must be at most {MAX_DRAWS:,} (the limit; a few thousand replicates give a stable interval)")
+    return draws
+
+
+def _seed(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError("must be a whole number, 0 or more")
     return value
 
 
-def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError("must be an integer")
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
     return value
 
 
@@ -173,11 +186,12 @@ def _boards(value: Any) -> tuple[BoardSpec, ...]:
         if not isinstance(description, str):
             raise ValueError(f"entry {n} ('{table['name']}'): description must be a string")
         boards.append(BoardSpec(table["name"].strip(), tasks, description))
-    seen: dict[str, str] = {}
-    for b in boards:
-        first = seen.setdefault(b.name.casefold(), b.name)
-        if first is not b.name:
-            raise ValueError(f"names two boards '{first}' and '{b.name}'; board names are unique (ignoring case)")
+    seen: dict[str, int] = {}
+    for n, b in enumerate(boards, 1):
+        first = seen.setdefault(b.name.casefold(), n)
+        if first != n:
+            raise ValueError(f"names two boards '{boards[first - 1].name}' and '{b.name}' (entries {first} and {n}); "
+                             "board names are unique (ignoring case): rename one")
     return tuple(boards)
 
 
@@ -205,14 +219,14 @@ class SiteConfig:
     #: `[[boards]]`: the first is the front page; without it, `tasks` is the one board.
     boards: tuple[BoardSpec, ...] = option((), _boards)
     mode: str = option("C_P", _choice(*MODES))
-    bootstrap: int = option(5000, _positive_int)
-    seed: int = option(42, _int)
+    bootstrap: int = option(5000, _draws)
+    seed: int = option(42, _seed)
     pairwise_top: int = option(50, _positive_int)
     #: SAMPLES.md section 4: a task result with fewer samples is preliminary (no band, no rank);
     #: section 5: two evaluations sharing fewer items of a task are not compared paired there.
     min_samples: int = option(20, _positive_int)
     #: SAMPLES.md section 5: the paired bootstrap's replicates.
-    paired_draws: int = option(2000, _positive_int)
+    paired_draws: int = option(2000, _draws)
     populated_rule: str = option("strict", _choice(*POPULATED_RULES))
     agentic_pattern: str = option(DEFAULT_AGENTIC_PATTERN, _regex)
     page_size: int = option(100, _positive_int)

@@ -114,6 +114,21 @@ def checked_name(path: str | Path, root: str | Path | None = None) -> str:
         return _real_name(handle.fileno(), Path(path), os.fstat(handle.fileno()))
 
 
+def refuse_linked_folders(root: Path, top: Path) -> None:
+    """Folders below `root` are searched without following links (pathlib's `rglob`), so a
+    link to a folder is never read through; one whose target leaves `top` is an error naming
+    it, not data dropped without a word (a lab's `trials/more -> /mnt/disk/trials`, a pull
+    request's `points/x -> /home/runner`)."""
+    for folder, names, _ in os.walk(root):
+        names.sort()
+        for name in names:
+            path = Path(folder) / name
+            if path.is_symlink() and not is_inside(path, top):
+                raise NotConfined(path, outside(path, os.path.realpath(path), os.path.realpath(top))
+                                  .replace("replace the link with the file itself",
+                                           "replace the link with the folder itself"))
+
+
 def outside(path: Path, real: str, top: str) -> str:
     """The problem of a file whose real location `real` is not inside `top`."""
     try:

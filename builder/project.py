@@ -16,12 +16,13 @@ Explicit `--data/--out/--config/--cache/--content` options keep their meaning.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .config import STATIC_KEYS, SiteConfig, key_line
-from .confined import read_confined
+from .confined import NotConfined, is_inside, outside, read_confined, refuse_linked_folders
 from .errors import InputError, did_you_mean
 from .resources import CONTENT_DIR, DEMO_CONTENT_DIR, TEMPLATES_DIR
 
@@ -62,6 +63,7 @@ class Project:
         only keeps an empty folder in git."""
         if self.static_dir is None:
             return {}
+        refuse_linked_folders(self.static_dir, self.static_dir)
         return {p.relative_to(self.static_dir).as_posix(): p
                 for p in sorted(self.static_dir.rglob("*")) if p.is_file() and p.name != ".gitkeep"}
 
@@ -98,6 +100,18 @@ class Project:
                                               f"{did_you_mean(value, present)}", line=key_line(config.path, key))
 
 
+def _check_inside(root: Path, folder: Path) -> None:
+    """A project's own folder (`data/`, `content/`, `templates/`, `static/`, not one given on
+    the command line) must be inside the project: a checkout whose `static` is a link to a
+    folder elsewhere on the build machine would publish that folder's files, and the checks
+    of confined.py, made against the folder itself, would let every file in it through."""
+    if (folder.exists() or folder.is_symlink()) and not is_inside(folder, root):
+        option = {"data": "--data", "content": "--content"}.get(folder.name)
+        fix = "replace the link with the folder itself" + (f", or name the folder with {option}" if option else "")
+        raise NotConfined(folder, outside(folder, os.path.realpath(folder), os.path.realpath(root))
+                          .replace("replace the link with the file itself", fix))
+
+
 def _search_path(*dirs: Path | None) -> tuple[Path, ...]:
     """Existing directories in order, each once (the checkout's own content is the package's)."""
     seen: list[Path] = []
@@ -114,6 +128,10 @@ def resolve_project(root: Path | None = None, *, data_dir: Path | None = None, o
     root = Path(root) if root is not None else Path()
     if not root.is_dir():
         raise InputError(root, "project directory not found")
+    for name in ("data" if data_dir is None else None, "content" if content_dir is None else None,
+                 "templates", "static"):
+        if name is not None:
+            _check_inside(root, root / name)
     content = content_dir if content_dir is not None else root / "content"
     if config_path is None and (content / "site.toml").is_file():
         config_path = content / "site.toml"

@@ -69,7 +69,7 @@ relationship = "first_party"
 tasks = ["b", "a"]
 mode = "E_O"
 bootstrap = 1000
-seed = -7
+seed = 7
 pairwise_top = 3
 populated_rule = "presence"
 agentic_pattern = "agent|swe"
@@ -83,7 +83,7 @@ m1 = "tpl/smp"
 """))
     assert config == SiteConfig(
         title="T", description="D", base_url="https://example.org/board", organization="Org",
-        relationship="first_party", tasks=("b", "a"), mode="E_O", bootstrap=1000, seed=-7, pairwise_top=3,
+        relationship="first_party", tasks=("b", "a"), mode="E_O", bootstrap=1000, seed=7, pairwise_top=3,
         populated_rule="presence", agentic_pattern="agent|swe", page_size=20,
         model_aliases={"Org/M-1": "m1"}, benchmark_aliases={"gsm-8k": "gsm8k"}, evaluations={"m1": "tpl/smp"})
     assert config.with_tasks(("x",)).tasks == ("x",) and config.tasks == ("b", "a")
@@ -116,6 +116,15 @@ def test_unknown_keys_are_named(tmp_path, text, key):
     ("bootstrap = '5000'", "bootstrap"),
     ("seed = '42'", "seed"),
     ("seed = false", "seed"),
+    # Values the build cannot use: a negative seed (numpy's generators refuse it: a
+    # traceback) and a bootstrap too large to hold (a memory error, 894 GiB).
+    ("seed = -7", "seed"),
+    ("bootstrap = 10000000000", "bootstrap"),
+    ("paired_draws = 1000000000", "paired_draws"),
+    ("paired_draws = 0", "paired_draws"),
+    # Two boards of one name (the second named like the first, even as the same string).
+    ("[[boards]]\nname = 'A'\ntasks = ['x']\n[[boards]]\nname = 'A'\ntasks = ['y']", "boards"),
+    ("[[boards]]\nname = 'Main'\ntasks = ['x']\n[[boards]]\nname = 'main'\ntasks = ['y']", "boards"),
     ("pairwise_top = -1", "pairwise_top"),
     ("page_size = 0", "page_size"),
     ("tasks = 'arithmetic'", "tasks"),

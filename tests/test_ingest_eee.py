@@ -191,3 +191,16 @@ def test_a_broken_line_names_the_line(tmp_path):
     result = ingest(tmp_path, path)
     assert result.points == []
     assert [(p.name, "line 2" in r) for p, r in result.skipped_files] == [("broken.jsonl", True)]
+
+
+def test_a_file_saved_with_a_byte_order_mark_and_crlf_reads_alike(tmp_path):
+    """An instance file saved by a Windows editor (a UTF-8 byte order mark, CRLF line ends)
+    gives the same point; before, the mark made it "no harness output found"."""
+    source = LEVEL / "GAIA_openai_azure_gpt-4.1-mini-2025-04-14_1770463617.jsonl"
+    saved = tmp_path / "in" / source.name
+    saved.parent.mkdir()
+    saved.write_bytes(b"\xef\xbb\xbf" + source.read_bytes().replace(b"\n", b"\r\n"))
+    assert detect(saved)[0] == "eee"
+    [plain] = ingest(tmp_path / "a", source).points
+    [windows] = ingest(tmp_path / "b", saved).points
+    assert (windows.total, windows.correct, windows.tokens) == (plain.total, plain.correct, plain.tokens)

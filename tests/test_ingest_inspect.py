@@ -149,6 +149,17 @@ def test_several_scorers_the_primary_one_or_scorer(tmp_path):
     assert sum(p.correct for p in by_other.points) == sum(s["scores"][other]["value"] == "C" for s in samples) == 0
 
 
+def test_a_scorer_the_log_does_not_have_skips_the_task_naming_its_scorers(tmp_path):
+    """`--scorer` with a name no sample was scored with: the task is skipped, naming the
+    scorers the samples have (as lm-eval and lighteval inputs do); before, every sample was
+    counted "unscored" and the task vanished without a word."""
+    result = ingest(tmp_path, SHORT / "math.json", read=ReadOptions(scorer="nosuch"))
+    assert not result.points and result.counts["unscored"] == 0
+    [skipped] = result.skipped_tasks
+    assert skipped.startswith("math: no scorer nosuch (the samples have: expression_equivalance, ")
+    assert "pick one with --scorer" in skipped
+
+
 def test_difficulty_params_from_metadata(tmp_path):
     """math records metadata.level ("Level 3", ...); one point per level, trials split by it."""
     samples = plain_samples(SHORT / "math.json")
@@ -256,3 +267,41 @@ def test_corrupt_eval_is_named_with_its_reason(tmp_path):
     result = ingest(tmp_path, bad, SHORT / "piqa.json")
     assert [(p.name, "not a readable .eval archive" in r) for p, r in result.skipped_files] == [("cut.eval", True)]
     assert len(result.points) == 1  # the good input is still ingested
+
+
+@pytest.mark.parametrize("change, problem", [
+    ({"epoch": -3}, "the epoch must be a whole number from 1 to 2,147,483,647 (got -3)"),
+    # Beyond the trials file's 32-bit epoch: was an OverflowError traceback.
+    ({"epoch": 3_000_000_000}, "(got 3000000000)"),
+    ({"output": {"usage": {"input_tokens": 3, "output_tokens": -5, "total_tokens": -2}}},
+     "output tokens must be from 0 to 1,000,000,000,000 (got -5)"),
+])
+def test_a_trial_the_build_would_refuse_skips_its_log(tmp_path, change, problem):
+    """A log whose trial breaks a trials file's rule (epoch at least 1 and 32-bit, tokens not
+    negative) is skipped, naming the sample and the value; before, ingest wrote a trials file
+    that the next build refused (or crashed), and said nothing."""
+    source = TESTS / "log" / "test_eval_log" / "log_streaming.eval"
+    bad = tmp_path / "bad.eval"
+    with zipfile.ZipFile(source) as z, zipfile.ZipFile(bad, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            data = _plain_member(source, z, info)
+            if info.filename == "samples/1_epoch_1.json":
+                data = json.dumps({**json.loads(data), **change}).encode("utf-8")
+            out.writestr(info.filename, data)
+    result = ingest(tmp_path, bad, SHORT / "piqa.json")
+    [(path, reason)] = result.skipped_files
+    assert path.name == "bad.eval" and reason.startswith("a trial out of range: sample '1', epoch ")
+    assert problem in reason
+    assert len(result.points) == 1  # the good input is still ingested
+
+
+def test_a_json_log_saved_with_a_byte_order_mark_reads_alike(tmp_path):
+    """A `.json` log with a UTF-8 byte order mark first (a Windows editor's save): the same
+    point; before, it was not recognised as a log at all."""
+    marked = tmp_path / "in" / "piqa.json"
+    marked.parent.mkdir()
+    marked.write_bytes(b"\xef\xbb\xbf" + (SHORT / "piqa.json").read_bytes())
+    assert detect(marked)[0] == "inspect"
+    [plain] = points_of(ingest(tmp_path / "a", SHORT / "piqa.json"))
+    [saved] = points_of(ingest(tmp_path / "b", marked))
+    assert (saved.total, saved.correct, saved.tokens) == (plain.total, plain.correct, plain.tokens)

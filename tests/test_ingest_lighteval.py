@@ -44,6 +44,22 @@ def test_detects_details_parquet_only(tmp_path):
     assert not lighteval.detect(fake)
 
 
+def test_a_damaged_details_file_is_skipped_with_its_reason(tmp_path):
+    """A details file cut short (no Parquet footer) under lighteval's own name is lighteval's:
+    ingest skips it, naming it and why; before, it was ignored unnamed ("no harness output
+    found" for its folder)."""
+    from reasonboard.ingest import IngestOptions, run_ingest
+
+    cut = tmp_path / "run" / ANLI.name
+    cut.parent.mkdir()
+    data = ANLI.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    assert lighteval.detect(cut)
+    result = run_ingest(IngestOptions(paths=(cut.parent,), data_dir=tmp_path / "data"))
+    [(path, reason)] = result.skipped_files
+    assert path == cut and reason.startswith("cannot be read as lighteval details")
+
+
 def test_loglikelihood_task_options_are_the_choices():
     rows = query("SELECT doc.id, metric.acc, len(doc.choices) FROM read_parquet(?)", str(ANLI))
     run = one_run(ANLI)

@@ -249,3 +249,39 @@ def test_pairing_with_the_results_file(tmp_path):
     shutil.copy(ASDIV, other_date)
     with pytest.raises(UnreadableInput, match=r"results_2024-09-01T00-00-00\.000000\.json"):
         one_run(other_date)
+
+
+def test_a_samples_file_damaged_on_its_first_line_is_named_not_ignored(tmp_path):
+    """A samples file named as lm-eval names it, beside its run's results file, is lm-eval's
+    even when its first line is damaged: ingest skips it naming the line, where before it was
+    ignored as "not a per-sample harness output" (and a folder of such files was "no harness
+    output found", naming no file)."""
+    from reasonboard.ingest import IngestOptions, run_ingest
+
+    folder = tmp_path / "run"
+    shutil.copytree(NEGOTIATION, folder)
+    damaged = folder / BELIEF.name
+    damaged.write_bytes(b'{"doc_id": 0, "doc": {\n' + damaged.read_bytes())
+    garbage = folder / INTENTION.name
+    garbage.write_bytes(b"<html>\n" + garbage.read_bytes())
+    assert lmeval.detect(damaged) and lmeval.detect(garbage)
+    result = run_ingest(IngestOptions(paths=(folder,), data_dir=tmp_path / "data"))
+    skipped = {p.name: reason for p, reason in result.skipped_files}
+    assert skipped[BELIEF.name].startswith("line 1: not valid JSON")
+    assert skipped[INTENTION.name].startswith("line 1: not valid JSON")
+    renamed = tmp_path / "other" / "samples.jsonl"  # not lm-eval's name: its content decides
+    renamed.parent.mkdir()
+    renamed.write_text("<html>\n")
+    assert not lmeval.detect(renamed)
+
+
+def test_files_saved_with_a_byte_order_mark_read_alike(tmp_path):
+    """A samples file and its results file saved by a Windows editor (a UTF-8 byte order
+    mark first): the same trials; before, both failed 'Unexpected UTF-8 BOM'."""
+    folder = tmp_path / "run"
+    shutil.copytree(NEGOTIATION, folder)
+    for path in folder.iterdir():
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    (plain_run, plain), (marked_run, marked) = trials(BELIEF), trials(folder / BELIEF.name)
+    assert marked == plain and len(marked) == 20
+    assert marked_run.evaluation == plain_run.evaluation

@@ -7,6 +7,7 @@ per-instance tree, builds the site and reads the built pages.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -138,6 +139,26 @@ def test_evals_json_keeps_what_the_user_wrote(tmp_path):
     added = [e["model"] for e in entries[2:]]
     assert added == ["anthropic/claude-sonnet-4-20250514", "google/gemini-2.5-pro"]
     assert all(e["label"] == e["model"] for e in entries[2:])
+
+
+def test_evals_json_keeps_its_file_mode(tmp_path):
+    """The merged evals.json keeps the mode of the user's file, and a new one gets the
+    umask's usual mode: the temporary file it is written through is private (0600), and the
+    rename carried that over, so a shared project's evals.json became unreadable to others."""
+    data = tmp_path / "data"
+    data.mkdir()
+    evals = data / "evals.json"
+    evals.write_text("[]\n", encoding="utf-8")
+    evals.chmod(0o664)
+    run_ingest(IngestOptions(paths=(SHORT / "piqa.json",), data_dir=data))
+    assert json.loads(evals.read_text(encoding="utf-8")) and evals.stat().st_mode & 0o777 == 0o664
+    fresh = tmp_path / "fresh"
+    old = os.umask(0o022)
+    try:
+        run_ingest(IngestOptions(paths=(SHORT / "piqa.json",), data_dir=fresh))
+    finally:
+        os.umask(old)
+    assert (fresh / "evals.json").stat().st_mode & 0o777 == 0o644
 
 
 def test_strict_writes_nothing_when_an_input_is_skipped(tmp_path):

@@ -114,3 +114,43 @@ def test_a_rebuild_removes_exactly_what_the_new_site_no_longer_has(tmp_path: Pat
     write_site({"index.html": b"i", ".nojekyll": b"", "models/a.html": b"a", "tasks/t.html": b"t2"}, out)
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
     assert left == [".nojekyll", "README.md", "index.html", "models", "models/a.html", "tasks", "tasks/t.html"]
+
+
+def test_a_file_added_to_the_site_by_hand_is_not_deleted(tmp_path: Path):
+    """A `CNAME` (or any file) put into the built site by hand was deleted without a word by
+    the next build, which replaces the folder: the build refuses, naming it and the fix
+    (static/ is copied into every build), and the site stays as it was."""
+    from helpers_lab import build, error_line, make_lab, snapshot
+
+    lab, cache = make_lab(tmp_path / "lab"), tmp_path / "cache"
+    assert build(lab, cache).exit_code == 0
+    (lab / "site" / "CNAME").write_text("board.example.org\n", encoding="utf-8")
+    before = snapshot(lab / "site")
+    (lab / "content" / "site.toml").write_text('title = "Changed"\n', encoding="utf-8")
+    result = build(lab, cache)
+    assert result.exit_code == 2
+    assert error_line(result) == (
+        f"error: refusing to replace {lab / 'site'}: 'CNAME' was not written by the last build (a file added by "
+        "hand is deleted when the site is replaced): move it to static/, which is copied into every build, or "
+        "delete it")
+    assert snapshot(lab / "site") == before
+    (lab / "static").mkdir(exist_ok=True)
+    (lab / "site" / "CNAME").rename(lab / "static" / "CNAME")
+    assert build(lab, cache).exit_code == 0
+    assert (lab / "site" / "CNAME").read_text(encoding="utf-8") == "board.example.org\n"
+
+
+def test_what_a_file_browser_leaves_in_the_site_does_not_stop_the_build(tmp_path: Path):
+    """Opening the built site in Finder writes `.DS_Store` into it (Windows Explorer
+    `Thumbs.db`): not a lab's file, so the next build replaces it with the site, as before,
+    instead of refusing every build after a look at the folder."""
+    from helpers_lab import build, make_lab
+
+    lab, cache = make_lab(tmp_path / "lab"), tmp_path / "cache"
+    assert build(lab, cache).exit_code == 0
+    (lab / "site" / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    (lab / "site" / "models").mkdir(exist_ok=True)
+    (lab / "site" / "models" / "Thumbs.db").write_bytes(b"\xd0\xcf")
+    (lab / "content" / "site.toml").write_text('title = "Changed"\n', encoding="utf-8")
+    assert build(lab, cache).exit_code == 0
+    assert not (lab / "site" / ".DS_Store").exists()

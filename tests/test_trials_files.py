@@ -169,6 +169,11 @@ GOOD = ("SELECT 'm' AS model, 't' AS template, 's' AS sampler, 'task' AS base_ta
     (GOOD.replace("'{}' AS params", "'[1]' AS params"), "'params' must be a JSON object", 1),
     (GOOD.replace("1 AS epoch", "0 AS epoch"), "'epoch' must be at least 1", 1),
     (GOOD.replace("1.0 AS credit, ", ""), "no column 'credit'", None),
+    # A column of another type: the first value that does not convert, by row, with the
+    # value seen (the whole scan's conversion error named only the folder).
+    (GOOD.replace("1 AS epoch", "CASE WHEN i = 2 THEN '2x' ELSE '1' END AS epoch"),
+     "'epoch' must be a whole number below 2,147,483,648 (got '2x'); the file stores this column as VARCHAR", 3),
+    (GOOD.replace("1 AS epoch", "(i + 3000000000)::BIGINT AS epoch"), "(got '3000000000')", 1),
 ])
 def test_a_bad_trials_file_is_named_with_its_row(tmp_path, select, problem, row):
     write_rows(tmp_path / "trials" / "bad.parquet", select)

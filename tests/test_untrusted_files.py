@@ -70,6 +70,49 @@ def test_a_link_out_of_the_project_is_a_one_line_error_and_publishes_nothing(tmp
     assert not list(project.glob(".site.new-*"))
 
 
+@pytest.mark.parametrize("folder", ["static", "content", "templates", "data"])
+def test_a_project_folder_that_links_out_of_the_project_is_refused(tmp_path, built, folder):
+    """A pull request replacing a whole folder by a link to one elsewhere on the machine:
+    each file in it was inside "its folder", so `static -> /home/runner/.config` published
+    every file there (and `content ->` every page). Now a one-line error naming the link."""
+    lab, cache = built
+    project = tmp_path / "lab"
+    shutil.copytree(lab, project, symlinks=True)
+    before = snapshot(project / "site")
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(project / folder, elsewhere)
+    (elsewhere / "secret.md").write_text(f"# Secret\n\n{SECRET}\n", encoding="utf-8")
+    (elsewhere / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
+    shutil.rmtree(project / folder)
+    os.symlink(elsewhere, project / folder)
+    result = build(project, cache)
+    message = error_line(result)
+    assert result.exit_code == 2 and f"{folder}: a symbolic link to {elsewhere}" in message, result.output
+    assert "outside" in message and "replace the link with the folder itself" in message
+    assert snapshot(project / "site") == before
+
+
+@pytest.mark.parametrize("folder", ["static/more", "data/points/more", "data/trials/more", "data/eee/more"])
+def test_a_folder_inside_that_links_out_of_the_project_is_refused(tmp_path, built, folder):
+    """A linked folder below a project folder was skipped without a word (pathlib's rglob
+    does not follow it): a lab's `data/trials/more -> /mnt/disk/trials` lost those trials
+    from the leaderboard silently. Now a one-line error naming the link, nothing published."""
+    lab, cache = built
+    project = tmp_path / "lab"
+    shutil.copytree(lab, project, symlinks=True)
+    before = snapshot(project / "site")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
+    (project / folder).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(elsewhere, project / folder)
+    result = build(project, cache)
+    message = error_line(result)
+    assert result.exit_code == 2 and f"{folder}: a symbolic link to {elsewhere}" in message, result.output
+    assert "replace the link with the folder itself" in message
+    assert snapshot(project / "site") == before
+
+
 def test_a_link_inside_its_folder_is_read(tmp_path, built):
     project, cache, _ = plant(tmp_path, built, "static/alias.txt", "notes-real.txt")
     (project / "static" / "notes-real.txt").write_text("ours\n", encoding="utf-8")

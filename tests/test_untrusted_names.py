@@ -132,6 +132,21 @@ def test_a_system_error_while_writing_is_one_line_and_the_site_stays(lab, monkey
     assert not list(project.glob(".site.new-*"))
 
 
+def test_ingest_with_a_file_where_its_trials_folder_goes_says_what_to_do(tmp_path):
+    """`data/trials` as a file: ingest said only "File exists"."""
+    from click.testing import CliRunner
+    from reasonboard.cli import main
+
+    log = min((Path(__file__).parent / "data" / "per-instance" / "inspect").rglob("*.eval"))
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "trials").write_text("not a folder\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["ingest", "--data", str(data), str(log)])
+    assert result.exit_code == 2, result.output
+    assert "trials: File exists (a file is where a folder must be made: move the file away)" in result.output
+    assert (data / "trials").read_text(encoding="utf-8") == "not a folder\n"
+
+
 def test_a_cache_on_a_full_disk_is_one_line(lab, monkeypatch):
     import duckdb
     from reasonboard.store import cache as store_cache

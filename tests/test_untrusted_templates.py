@@ -103,3 +103,39 @@ def test_the_sandbox_reads_attributes_as_jinjas_own():
                 if not isinstance(theirs, Undefined) and not callable(theirs):
                     assert ours == theirs and type(ours) is type(theirs), (obj, name)
     assert isinstance(env.getattr(record, "_private"), Undefined)
+
+
+RUNAWAYS = [
+    # Each was a traceback (RecursionError, OverflowError) or a build killed for memory.
+    ("{% for i in range(10**9) %}x{% endfor %}", "Range too big"),
+    ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "calls itself without end"),
+    ('{% include "404.html" %}', "calls itself without end"),
+    ("{{ 'x' * 20000000 }}", "longer than 10,000,000 items (the limit)"),
+    ("{{ [1, 2] * 6000000 }}", "longer than 10,000,000 items (the limit)"),
+    ("{{ 10 ** 400000 }}", "a power larger than"),
+]
+
+
+@pytest.mark.parametrize("payload, problem", RUNAWAYS)
+def test_a_runaway_template_is_a_one_line_error(tmp_path, built, payload, problem):
+    """A template that would recurse without end, loop past the sandbox's range or build a
+    text, list or number too large to hold: one line naming the template, the last site kept."""
+    project = copy_lab(built[0], tmp_path / "lab")
+    before = snapshot(project / "site")
+    (project / "templates" / "404.html").write_text(
+        '{% extends "base.html" %}\n{% block main %}\n<p>hello</p>\n' + payload + "\n{% endblock %}\n",
+        encoding="utf-8")
+    result = build(project, built[1])
+    message = error_line(result)
+    assert result.exit_code == 2 and "404.html, line" in message and problem in message, result.output
+    assert snapshot(project / "site") == before
+
+
+def test_small_products_still_render(tmp_path, built):
+    project = copy_lab(built[0], tmp_path / "lab")
+    (project / "templates" / "404.html").write_text(
+        '{% extends "base.html" %}\n{% block main %}\n<p>{{ "ab" * 3 }} {{ 2 ** 10 }} {{ 3 * [1] | length }}'
+        " {{ 1.5 * 2 }}</p>\n{% endblock %}\n", encoding="utf-8")
+    result = build(project, built[1])
+    assert result.exit_code == 0, result.output
+    assert "ababab 1024 3 3.0" in (project / "site" / "404.html").read_text(encoding="utf-8")

@@ -42,7 +42,7 @@ from .model import SiteModel, plan_page_model
 from .releaserows import release_rows
 from .reuse import PageReuse, page_key
 from .search import search_script
-from .templating import sandboxed, template_error
+from .templating import RUNAWAY, sandboxed, template_error
 from .urls import Linker, check_output_path
 from .views.base import Page
 from .views.content import ContentView
@@ -226,7 +226,7 @@ def render_page(env: jinja2.Environment, inputs: PageInputs) -> bytes:
         template = env.get_template(page.template)
         html = template.render(page=page, site=site, url=url, assets=inputs.assets, has_signals=inputs.has_signals,
                                current_section=_section(page), footer=_footer(inputs.footer, page.path.count("/")))
-    except jinja2.TemplateError as exc:
+    except (jinja2.TemplateError, *RUNAWAY) as exc:
         raise template_error(exc, page.template) from None
     return unindented(html).encode("utf-8")
 

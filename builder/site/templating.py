@@ -27,8 +27,9 @@ from jinja2.loaders import split_template_path
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
-from ..confined import read_confined
+from ..confined import is_inside, read_confined
 from ..errors import InputError
+from ..resources import TEMPLATES_DIR
 from ..sources.text import decode_text
 from . import format as fmt
 
@@ -60,6 +61,12 @@ FORMAT = SimpleNamespace(**{name: getattr(fmt, name) for name in dir(fmt)
                             and getattr(getattr(fmt, name), "__module__", None) == fmt.__name__})
 
 
+#: What one `*` may build in a template (characters of a text, items of a list), and the bits
+#: of an integer `**` may make: far above what a page needs, far below what exhausts a machine.
+MAX_PRODUCT = 10_000_000
+MAX_POWER_BITS = 100_000
+
+
 class Sandbox(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox, deciding once per (type, attribute name) whether a template
     may read it. Jinja's rule reads only those two (a name with `_` in front, a function's or
@@ -68,9 +75,24 @@ class Sandbox(ImmutableSandboxedEnvironment):
     every object of that type. A page reads hundreds of attributes of a few record types;
     asking the rule each time was a third of rendering a page."""
 
+    #: `*` and `**` are checked before they run: `{{ 'x' * 10**10 }}` or `{{ 10 ** 10 ** 9 }}`
+    #: would exhaust the build machine's memory or time before any error could be raised.
+    intercepted_binops = frozenset({"*", "**"})
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._safe: dict[tuple[type, str], bool] = {}
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "*":
+            for sequence, times in ((left, right), (right, left)):
+                if (isinstance(sequence, (str, list, tuple)) and isinstance(times, int)
+                        and len(sequence) * times > MAX_PRODUCT):
+                    raise SecurityError(f"a repeated text or list longer than {MAX_PRODUCT:,} items (the limit)")
+        elif (operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0
+              and abs(left) > 1 and left.bit_length() * right > MAX_POWER_BITS):
+            raise SecurityError(f"a power larger than 2**{MAX_POWER_BITS:,} (the limit)")
+        return super().call_binop(context, operator, left, right)
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         key = (type(obj), attr)
@@ -113,15 +135,30 @@ def sandboxed(folders: Sequence[Path]) -> jinja2.Environment:
     return env
 
 
-def template_error(exc: jinja2.TemplateError, name: str) -> InputError:
+#: What a template can do wrong beyond Jinja's own errors: a macro or include that calls
+#: itself without end (RecursionError), a `range()` beyond the sandbox's limit (OverflowError).
+RUNAWAY = (RecursionError, OverflowError)
+
+
+def template_error(exc: Exception, name: str) -> InputError:
     """A template's failure as one line naming its file and line: a syntax error, an
-    undefined name, or the sandbox refusing what the template tried to reach."""
+    undefined name, the sandbox refusing what the template tried to reach, or a runaway
+    (`RUNAWAY`: endless recursion, a range too large)."""
     path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None)
     tb = exc.__traceback__
+    # Endless recursion ends wherever the stack runs out, often in a built-in template the
+    # project's one keeps entering: name the innermost frame of a project's template then.
+    builtin = str(TEMPLATES_DIR) if isinstance(exc, RecursionError) else None
+    found = False
     while tb is not None:  # Jinja gives each template's frames the template's own file name
-        if tb.tb_frame.f_code.co_filename.endswith((".html", ".css", ".js")):
-            path, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.endswith((".html", ".css", ".js")) and not (
+                found and builtin is not None and is_inside(filename, builtin)):
+            path, line = filename, tb.tb_lineno
+            found = found or builtin is None or not is_inside(filename, builtin)
         tb = tb.tb_next
     kind = "the sandbox refused it" if isinstance(exc, SecurityError) else type(exc).__name__
-    return InputError(path or name, f"template error ({kind}): {str(exc).splitlines()[0] if str(exc) else exc!r}",
+    fix = ("; a macro or include calls itself without end: give it a condition that stops"
+           if isinstance(exc, RecursionError) else "")
+    return InputError(path or name, f"template error ({kind}): {str(exc).splitlines()[0] if str(exc) else exc!r}{fix}",
                       line=line)

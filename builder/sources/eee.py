@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..confined import refuse_linked_folders
 from . import jsonfiles
 
 #: The `eval_library.name` of records that `reasonboard export eee` writes.
@@ -87,6 +88,8 @@ def read_eee(root: Path, base: Path | None = None) -> EEERead:
     records: list[EEERecord] = []
     problems: list[tuple[str, str]] = []
     base = base or root
+    if root.is_dir():
+        refuse_linked_folders(root, base)
     for _path, rel, document in jsonfiles.read_documents(discover(root), base, problems):
         try:
             records.append(parse_record(document, rel))

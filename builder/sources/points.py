@@ -13,6 +13,7 @@ import csv
 import io
 from pathlib import Path
 
+from ..confined import refuse_linked_folders
 from ..errors import InputError, did_you_mean
 from .limits import MAX_LINE_BYTES
 from .text import read_text
@@ -159,6 +160,7 @@ def discover_point_files(data_dir: Path) -> list[Path]:
     root = data_dir / "points"
     if not root.is_dir():
         return []
+    refuse_linked_folders(root, data_dir)
     return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in POINT_SUFFIXES)
 
 

@@ -45,7 +45,7 @@ def read_json_file(path: Path) -> Any:
     """A whole JSON document (a harness's results or metadata file); a file that cannot be
     read or parsed is an `UnreadableInput` naming the file and, for bad JSON, the line."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))  # -sig: a byte order mark is no JSON error
     except (OSError, UnicodeDecodeError) as error:
         raise UnreadableInput(f"{path.name}: cannot be read ({error})") from None
     except json.JSONDecodeError as error:

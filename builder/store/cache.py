@@ -25,7 +25,7 @@ import duckdb
 
 from ..cachekey import salted
 from ..config import SiteConfig
-from ..confined import open_confined
+from ..confined import open_confined, refuse_linked_folders
 from ..errors import InputError
 from ..resources import code_digest
 from .consistency import Mismatch
@@ -63,6 +63,8 @@ def source_files(data_dir: Path, part: str) -> list[tuple[str, Path]]:
     found: list[tuple[str, Path]] = []
     for name, pattern in PART_SOURCES[part]:
         path = data_dir / name
+        if pattern is not None and path.is_dir():
+            refuse_linked_folders(path, data_dir)  # before a cached store is trusted to hold them all
         matches = [path] if pattern is None else path.glob(pattern) if path.is_dir() else []
         found += [(p.relative_to(data_dir).as_posix(), p) for p in matches if p.is_file()]
     return sorted(found, key=lambda item: item[0].split("/"))

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import duckdb
 
+from ..confined import refuse_linked_folders
 from ..slugs import name_hash, slugify
 from .pointsdb import sql_string
 
@@ -78,4 +79,5 @@ def discover_trial_files(data_dir: Path) -> list[Path]:
     root = data_dir / TRIALS_DIR
     if not root.is_dir():
         return []
+    refuse_linked_folders(root, data_dir)
     return sorted(p for p in root.rglob(f"*{SUFFIX}") if p.is_file())

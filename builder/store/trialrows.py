@@ -141,10 +141,31 @@ def _check_readable(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if missing:
         raise InputError(path, f"not a trials file: no column '{missing[0]}' "
                                f"(expected {', '.join(trialfiles.NAMES)}; SAMPLES.md section 1)")
+    kinds = {name: kind for name, kind, *_ in described}
+    for name, kind in trialfiles.COLUMNS:
+        if kinds[name] != kind:
+            _check_column_type(con, path, name, kind, kinds[name])
+
+
+def _check_column_type(con: duckdb.DuckDBPyConnection, path: Path, name: str, kind: str, seen: str) -> None:
+    """A column stored as another type than SAMPLES.md's: its first value that does not
+    convert, by row, with the value seen and the type expected. Each value is cast (a
+    `count(*)` over the cast columns would not cast: DuckDB drops an unused projection)."""
+    expected = {"VARCHAR": "text", "INTEGER": "a whole number below 2,147,483,648", "BIGINT": "a whole number",
+                "DOUBLE": "a number",
+                "BOOLEAN": "true or false"}[kind]
     try:
-        con.execute(f"SELECT count(*) FROM (SELECT {trialfiles.select_list()} FROM read_parquet(?))", [checked_name(path)])
-    except duckdb.Error as exc:
-        raise InputError(path, f"a column of this trials file has the wrong type: {_first_line(exc)}") from None
+        bad = con.execute(f'SELECT file_row_number + 1, "{name}"::VARCHAR FROM read_parquet(?, file_row_number = true) '
+                          f'WHERE "{name}" IS NOT NULL AND TRY_CAST("{name}" AS {kind}) IS NULL '
+                          "ORDER BY file_row_number LIMIT 1", [checked_name(path)]).fetchall()
+    except duckdb.Error:
+        bad = [(None, None)]
+    if not bad:
+        return
+    row, value = bad[0]
+    got = "" if value is None else f" (got {value if len(value) <= 60 else value[:57] + '...'!r})"
+    raise InputError(path, f"'{name}' must be {expected}{got}; the file stores this column as {seen}, not {kind} "
+                           "(SAMPLES.md section 1): write it with that type", row=row)
 
 
 PARAMS_PROBLEM = "'params' must be a JSON object such as {\"level\": \"3\"}, or {}"

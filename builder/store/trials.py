@@ -20,7 +20,7 @@ from typing import Iterable, NamedTuple
 import duckdb
 import numpy as np
 
-from ..sources.trials import Trial
+from ..sources.trials import Trial, UnreadableInput
 from . import trialfiles
 from .pointsdb import fetch_as, load_sql, picker
 
@@ -151,6 +151,9 @@ class TrialStore:
         count = 0
         pending, runs = self._pending, self._pending_runs
         for trial in trials:
+            problem = trial_problem(trial)
+            if problem:
+                raise UnreadableInput(f"a trial out of range: sample {_shown(trial.sample_id)}, epoch {trial.epoch}: {problem}")
             pending.append(trial)
             runs.append(run_idx)
             count += 1
@@ -243,3 +246,27 @@ class TrialStore:
                                                                           cur.fetchall())]
         runs = {r.run_idx: r for r in fetch_as(self.con.execute(_sql("run_counts")), RunCounts, "run_counts")}
         return Summed(points=points, no_credit=no_credit, replaced=int(replaced), runs=runs)
+
+
+#: The largest epoch a trials file holds (its `epoch` column is a 32-bit INTEGER).
+MAX_EPOCH = 2**31 - 1
+#: Tokens of one trial below this, as the build requires of a trials file (trialrows.py).
+MAX_TOKENS = 10**12
+
+
+def trial_problem(trial: Trial) -> str | None:
+    """What makes a harness's trial one the build would refuse in the trials file ingest
+    writes (trialrows.py's checks): said at ingest, naming the input, so ingest never
+    writes a file that the next build stops on (or crashes converting)."""
+    if not 1 <= trial.epoch <= MAX_EPOCH:
+        return f"the epoch must be a whole number from 1 to {MAX_EPOCH:,} (got {trial.epoch})"
+    if trial.options is not None and trial.options < 0:
+        return f"the number of answer options must not be negative (got {trial.options})"
+    for name, value in (("output tokens", trial.tokens), ("input tokens", trial.input_tokens)):
+        if value is not None and not 0 <= value < MAX_TOKENS:
+            return f"{name} must be from 0 to {MAX_TOKENS:,} (got {value})"
+    return None
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")

@@ -91,7 +91,7 @@ def detect(path: Path) -> bool:
     if b'"is_correct"' not in first or b'"sample_id"' not in first:
         return False
     try:
-        line = _line_decoder.decode(first)
+        line = _line_decoder.decode(first.removeprefix(BOM))
     except (msgspec.DecodeError, msgspec.ValidationError):
         return False
     return line.evaluation is not None and line.sample_id is not None
@@ -151,9 +151,13 @@ def _truncation_observable(path: Path, first: _Line, limit: int | None) -> bool:
     return speaks or (tokens and limit is not None)
 
 
+#: The UTF-8 byte order mark that Windows editors put before a file's first line.
+BOM = b"\xef\xbb\xbf"
+
+
 def _decode(raw: bytes, line_no: int, path: Path) -> _Line:
     try:
-        return _line_decoder.decode(raw)
+        return _line_decoder.decode(raw.removeprefix(BOM) if line_no == 1 else raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise UnreadableInput(f"line {line_no}: {exc}") from None
 

@@ -170,11 +170,15 @@ def detect(path: Path) -> bool:
             head = fh.read(4096)
     except OSError:
         return False
-    text = head.lstrip()
+    text = head.removeprefix(BOM).lstrip()
     return text.startswith(b"{") and b'"eval"' in head and (b'"version"' in head[:200] or b'"status"' in head[:400])
 
 
 # -- reading ----------------------------------------------------------------------------
+
+
+#: The UTF-8 byte order mark a Windows editor puts before a saved file's text.
+BOM = b"\xef\xbb\xbf"
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -217,7 +221,7 @@ def _read_json(path: Path, options: ReadOptions) -> Iterator[Run]:
         data = path.read_bytes()
     except OSError as exc:
         raise UnreadableInput(f"cannot read ({exc.strerror})") from None
-    log = _decode(_log_decoder, data, None)
+    log = _decode(_log_decoder, data.removeprefix(BOM), None)
     _check_status(log, options)
     yield _run(path, log, iter(log.samples or ()), options)
 
@@ -317,6 +321,12 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
         scores = sample.scores or {}
         key = _score_key(scores, scorer, main_key)
         if key is None:
+            if options.scorer and scores:
+                # `--scorer` names nothing this log scored with: every sample would be
+                # "unscored", and the task vanish with no word of why.
+                run.skip = (f"{run.evaluation.task}: no scorer {options.scorer} (the samples have: "
+                            f"{', '.join(scores)}); pick one with --scorer")
+                return
             run.counts["unscored"] += 1
             continue
         value = scores[key].value

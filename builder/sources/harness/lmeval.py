@@ -50,6 +50,7 @@ from ..trials import (
     score_value,
 )
 from .lmeval_results import (
+    SAMPLES_NAME,
     harness_version,
     load_results,
     model_name,
@@ -91,6 +92,8 @@ def detect(path: Path) -> bool:
         return False
     if _STARTS_WITH_DOC_ID.match(head):
         return True
+    if _named_as_samples(path):
+        return True  # a damaged one is still ours, to be skipped with its reason (its line)
     line, newline, _ = head.partition(b"\n")
     if not newline:
         return False
@@ -99,6 +102,14 @@ def detect(path: Path) -> bool:
     except (ValueError, UnicodeDecodeError):
         return False
     return isinstance(first, dict) and "doc_id" in first and "doc" in first
+
+
+def _named_as_samples(path: Path) -> bool:
+    """lm-eval's own name for a samples file (`samples_<task>_<date>.jsonl`) with the
+    results file of the same run beside it: a file so named is lm-eval's even when its
+    first line is damaged, so it is skipped with its line, not ignored unnamed."""
+    match = SAMPLES_NAME.match(path.name)
+    return match is not None and (path.parent / f"results_{match['date']}.json").is_file()
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -138,7 +149,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line as an editor counts it, sample) for every sample of the file: JSON Lines
     streamed, a JSON array (0.4.2) parsed whole and numbered by element."""
     try:
-        with path.open("r", encoding="utf-8") as handle:
+        with path.open("r", encoding="utf-8-sig") as handle:  # -sig: a byte order mark is no JSON error
             start = handle.read(PEEK).lstrip("\ufeff \t\r\n")
             handle.seek(0)
             if start.startswith("["):
