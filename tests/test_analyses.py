@@ -480,8 +480,7 @@ def test_model_page_sections_say_what_was_not_recorded_and_draw_only_what_exists
     view = model_analyses(bare, "M")
     assert view.charts == () and view.hazard_rows == () and view.compression_rows == ()
     assert view.hazard_notes == ("No hazard on task t: the trials do not record their output tokens.",)
-    assert view.compression_notes == ("No compression on task t: the trials do not record the text of all their "
-                                      "output tokens (none, or not the reasoning counted in them).",)
+    assert view.compression_notes == ("No compression on task t: the trials do not record their output text.",)
     assert view.sweep_rows == () and view.sweep_note.endswith("output tokens")
     # A single bin, every trial truncated in it: one series charted, h = 1 with its interval.
     one = TaskHazard(64, True, (HazardBin(32, 64, 5, 5, 5, 1.0, 0.566, 1.0),))
@@ -535,3 +534,22 @@ def test_the_sweep_and_its_note_speak_of_the_boards_tasks_only(tmp_path):
     assert m.sweep is not None and m.sweep_note is None and set(m.sweep.limits) == set(board_tasks)
     p = found.evaluations[by_key[("p", "tpl", "smp")].evaluation.id]
     assert p.sweep is None and p.sweep_note == "the run recorded no output-token limit"
+
+
+def test_the_looping_note_names_the_other_reason_an_output_compresses_well():
+    """Real Inspect logs of GPT-5 and Gemini on `popularity` count hundreds of reasoning
+    tokens beside a one-word answer whose text alone is kept: bits per output token far
+    below the correct answers' without any loop. The trials cannot tell the two apart, so
+    the note may not call it "the mark of repetitive or looping output" alone."""
+    from reasonboard.site.views.analyses import model_analyses
+    from reasonboard.stats.analyses import EvaluationAnalyses, Recorded
+    from reasonboard.stats.compression import OutcomeCompression, Quartiles, TaskCompression
+
+    found = TaskCompression((OutcomeCompression("correct", 10, 10, Quartiles(5.0, 6.0, 7.0), 10, Quartiles(20, 22, 24)),
+                             OutcomeCompression("incorrect", 10, 10, Quartiles(0.5, 0.7, 0.9), 10,
+                                                Quartiles(20, 22, 24))), ("incorrect",))
+    a = EvaluationAnalyses(recorded={"popularity": Recorded(20, 20, 20, None)}, compression={"popularity": found},
+                           hazard={}, sweep=None, sweep_note="")
+    (note,) = [n for n in model_analyses(a, "M").compression_notes if n.startswith("Looping")]
+    assert "the mark of" not in note
+    assert "reasoning whose text the log does not keep" in note and "cannot tell apart" in note

@@ -31,9 +31,7 @@ SET = Path(__file__).parent / "data" / "per-instance" / "inspect" / "inspect_ai"
 
 def plain_outputs(path: Path) -> tuple[str, dict[tuple[str, int], tuple[int | None, int | None]]]:
     """The log's model, and per (sample id, epoch): output tokens (reasoning tokens added
-    when reported apart and larger) and the gzip size of the completion text, None when
-    the output tokens count reasoning whose text is not in it (GPT-5 and Gemini here: the
-    size of a one-word answer over hundreds of reasoning tokens would read as a loop)."""
+    when reported apart and larger) and the gzip size of the completion text."""
     out = {}
     with zipfile.ZipFile(path) as z:
         model = json.loads(z.read("header.json"))["eval"]["model"]
@@ -51,7 +49,7 @@ def plain_outputs(path: Path) -> tuple[str, dict[tuple[str, int], tuple[int | No
                 content = message["content"]
                 text = content if isinstance(content, str) else "".join(
                     c.get("text", "") for c in content if c.get("type") == "text")
-            size = None if reasoning else len(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
+            size = len(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
             out[(str(s["id"]), int(s["epoch"]))] = (tokens, size)
     return model, out
 
@@ -97,11 +95,8 @@ def test_compression_and_hazard_against_numpy_on_the_plain_reading(analysed):
         mine = [t for t in trials if t[0] == row.evaluation.model]
         outcome = {"correct": [t for t in mine if t[3]], "truncated": [t for t in mine if t[4]],
                    "incorrect": [t for t in mine if not t[3] and not t[4]]}
-        task = "popularity"
-        hidden = all(t[6] is None for t in mine)
-        assert hidden == (row.evaluation.model in ("openai/gpt-5", "google/gemini-2.5-pro")), row.evaluation.model
-        assert (task in a.compression) != hidden
-        for o in a.compression[task].outcomes if not hidden else ():
+        task = next(iter(a.compression))
+        for o in a.compression[task].outcomes:
             rows = outcome[o.outcome]
             bits = [8 * t[6] / t[5] for t in rows if t[5]]
             assert o.trials == len(rows) and o.bits_trials == len(bits)

@@ -147,8 +147,7 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
     looping: dict[str, list[str]] = {}
     untold = [t for t in tasks if t not in found]
     if untold:
-        notes.append(f"No compression on {_tasks_text(untold)}: the trials do not record the text of all their "
-                     "output tokens (none, or not the reasoning counted in them).")
+        notes.append(f"No compression on {_tasks_text(untold)}: the trials do not record their output text.")
     for task in tasks:
         c = found.get(task)
         if c is None:
@@ -163,8 +162,10 @@ def _compression(found: Mapping[str, TaskCompression], tasks: list[str],
             notes.append(f"Task {task}: {missing:,} of {a.recorded[task].trials:,} trials record no output text.")
     for name, where in looping.items():
         notes.append(f"Looping: on {_tasks_text(where)}, the median {name} output takes at most {LOOP_SHARE} the "
-                     "bits per output token of the median correct one: it compresses much better, the mark of "
-                     "repetitive or looping output (the table has the medians).")
+                     "bits per output token of the median correct one (the table has the medians). Repetitive or "
+                     "looping output compresses that much better; so does an output-token count that includes "
+                     "reasoning whose text the log does not keep (a reasoning model through Inspect, say), which "
+                     "the trials cannot tell apart.")
     return rows, drawn, notes
 
 

@@ -346,10 +346,6 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
         tokens = count_tokens(usage.output_tokens, usage.reasoning_tokens)
         stop = output.choices[0].stop_reason if output.choices else output.stop_reason
         message = output.choices[0].message if output.choices else None
-        # Reasoning tokens are in `tokens` but their text is not in the output text (a
-        # provider returns it apart, or hides it): the answer's gzip size over those tokens
-        # would be no measure of either, so no size is recorded.
-        hidden = usage.reasoning_tokens is not None and usage.reasoning_tokens > 0
         sample_limit = limit if limit is not None else _event_limit(sample.events)
         yield Trial(
             sample_id=str(sample.id), epoch=sample.epoch or 1,
@@ -357,8 +353,7 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
             truncated=is_truncated(stop, usage.output_tokens, sample_limit),
             options=len(sample.choices) if sample.choices else None, tokens=tokens,
             input_tokens=usage.input_tokens,
-            compressed=None if hidden else compressed_size(
-                output_text(output.completion, message.content if message else None)),
+            compressed=compressed_size(output_text(output.completion, message.content if message else None)),
         )
 
 
