@@ -27,6 +27,13 @@ def cli(*argv: str):
     return CliRunner().invoke(main, list(argv))
 
 
+def cli_ok(*argv: str) -> list[str]:
+    """Run the command, which must succeed; its output's lines."""
+    result = cli(*argv)
+    assert result.exit_code == 0, result.output
+    return list(result.output.splitlines())
+
+
 def build(project: Path, cache: Path, *extra: str):
     return cli("build", "--project", str(project), "--cache", str(cache), "--quiet", *extra)
 

@@ -9,23 +9,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
+from helpers_lab import cli_ok
 from helpers_points import duck_rows
-from reasonboard.cli import main
 
 DATA = Path(__file__).parent / "data" / "per-instance"
 INPUTS = (DATA / "lm-eval", DATA / "inspect" / "inspect_ai" / "log-sets" / "set")
 
 
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0, result.output
-
-
 def test_unrecorded_tokens_and_truncation_are_null_per_task(tmp_path):
     data, site = tmp_path / "data", tmp_path / "site"
-    _run("ingest", *map(str, INPUTS), "--data", str(data))
-    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
+    cli_ok("ingest", *map(str, INPUTS), "--data", str(data))
+    cli_ok("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
     evals = json.loads((data / "evals.json").read_text(encoding="utf-8"))
     observed = {(e["model"], e["template"], e["sampler"]): e.get("observed") or {} for e in evals}
     files = sorted(str(p) for p in (data / "trials").rglob("*.parquet"))

@@ -46,10 +46,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from helpers_lab import cli_ok
 from helpers_points import duck_rows
 from helpers_site import Node, column_cell, html_pages, page, row_cells, section
-from reasonboard.cli import main
 
 INSPECT = Path(__file__).parent / "data" / "per-instance" / "inspect"
 AI = INSPECT / "inspect_ai"
@@ -66,20 +65,15 @@ MIN_SAMPLES = 20
 FIRST_EDGE = 32
 
 
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0, result.output
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     base = tmp_path_factory.mktemp("premises")
     data, site = base / "data", base / "site"
-    _run("ingest", *map(str, INPUTS), "--data", str(data))
+    cli_ok("ingest", *map(str, INPUTS), "--data", str(data))
     config = base / "site.toml"
     config.write_text("".join(f'[[boards]]\nname = "{name}"\ntasks = {tasks!r}\n'.replace("'", '"')
                               for name, tasks in BOARDS.items()), encoding="utf-8")
-    _run("build", "--data", str(data), "--out", str(site), "--cache", str(base / "cache"),
+    cli_ok("build", "--data", str(data), "--out", str(site), "--cache", str(base / "cache"),
          "--config", str(config), "--quiet")
     return data, site
 
@@ -304,7 +298,7 @@ def test_l_paired_differences_name_c_p_under_another_estimator(lab, tmp_path):
     config = tmp_path / "site.toml"
     config.write_text('mode = "E_P"\n' + "".join(f'[[boards]]\nname = "{name}"\ntasks = {tasks!r}\n'.replace("'", '"')
                                                  for name, tasks in BOARDS.items()), encoding="utf-8")
-    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"),
+    cli_ok("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"),
          "--config", str(config), "--quiet")
     board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
     assert board["config"]["mode"] == "E_P"
@@ -349,8 +343,8 @@ def test_n_the_six_estimators_claim_nothing_about_truncation_it_was_not_recorded
     when the harness recorded no truncation (evals.json `observed.truncation` false); it says
     so, and that E_I, E_P and E_O then agree, which the table's own cells must show."""
     data, site = tmp_path / "data", tmp_path / "site"
-    _run("ingest", str(Path(__file__).parent / "data" / "per-instance" / "lm-eval"), "--data", str(data))
-    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
+    cli_ok("ingest", str(Path(__file__).parent / "data" / "per-instance" / "lm-eval"), "--data", str(data))
+    cli_ok("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
     evals = json.loads((data / "evals.json").read_text(encoding="utf-8"))
     blind = {(e["model"], e["template"], e["sampler"]) for e in evals if (e.get("observed") or {}).get("truncation") is False}
     board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))

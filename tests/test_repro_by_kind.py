@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers_lab import cli_ok
 from helpers_site import badge_sentence, column_cell, page
 from reasonboard.cli import main
 from reasonboard.signals.reproducibility import required_fields
@@ -24,12 +25,6 @@ LMEVAL = Path(__file__).parent / "data" / "per-instance" / "lm-eval" / "lm-evalu
 ASDIV = LMEVAL / "results" / "asdiv"
 #: negotiationtom: two multiple_choice subtasks and one generate_until (max_gen_toks 48).
 NEGOTIATION = LMEVAL / "outputs" / "qwen3-8b"
-
-
-def _run(*args: str) -> list[str]:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0, result.output
-    return result.output.splitlines()
 
 
 def _results(site: Path, model_page: str) -> dict[str, tuple[str, str]]:
@@ -50,9 +45,9 @@ def _results(site: Path, model_page: str) -> dict[str, tuple[str, str]]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     project = tmp_path_factory.mktemp("kind") / "lab"
-    _run("init", str(project))
-    _run("ingest", str(ASDIV), str(NEGOTIATION), "--project", str(project))
-    _run("build", "--project", str(project), "--quiet")
+    cli_ok("init", str(project))
+    cli_ok("ingest", str(ASDIV), str(NEGOTIATION), "--project", str(project))
+    cli_ok("build", "--project", str(project), "--quiet")
     return project
 
 
@@ -90,7 +85,7 @@ def test_the_rule_is_the_task_kind_not_the_harness(built, tmp_path):
     """The same evaluations without `likelihood_tasks` (a hand-written entry that does not say
     how its tasks were scored) list both fields as missing: nothing is assumed."""
     project = tmp_path / "lab"
-    _run("init", str(project))
+    cli_ok("init", str(project))
     for part in ("trials", "evals.json"):
         source = built / "data" / part
         if source.is_dir():
@@ -101,7 +96,7 @@ def test_the_rule_is_the_task_kind_not_the_harness(built, tmp_path):
     for e in evals:
         e.pop("likelihood_tasks", None)
     (project / "data" / "evals.json").write_text(json.dumps(evals))
-    _run("build", "--project", str(project), "--quiet")
+    cli_ok("build", "--project", str(project), "--quiet")
     (missing, badge), = _results(project / "site", "models/meta-llama-meta-llama-3-8b-instruct.html").values()
     assert missing == "temperaturemax_tokens"  # two list items
     assert badge == ("Reproducibility: does not report temperature, max_tokens "
@@ -129,7 +124,7 @@ def test_evals_json_likelihood_tasks_must_be_task_names(tmp_path):
 def test_a_sampler_of_log_likelihood_tasks_is_named_in_the_split_warning(tmp_path):
     """negotiationtom's multiple-choice subtasks record no generation settings (they sample
     nothing), its generating one does: the warning about the split says why."""
-    lines = _run("ingest", str(NEGOTIATION), "--data", str(tmp_path / "data"))
+    lines = cli_ok("ingest", str(NEGOTIATION), "--data", str(tmp_path / "data"))
     (warning,) = [line for line in lines if line.startswith("warning: Qwen/Qwen3-8B")]
     assert warning == (
         "warning: Qwen/Qwen3-8B (template 0shot-chat) became 2 evaluations, one per sampler (default, greedy-48), "
@@ -157,7 +152,7 @@ def test_a_sampler_mixing_log_likelihood_and_generated_tasks_is_described_as_it_
         for request in row["arguments"].values():
             request["arg_1"] = {}
     samples.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    lines = _run("ingest", str(NEGOTIATION), str(tmp_path / "second"), "--data", str(tmp_path / "data"))
+    lines = cli_ok("ingest", str(NEGOTIATION), str(tmp_path / "second"), "--data", str(tmp_path / "data"))
     (warning,) = [line for line in lines if line.startswith("warning: Qwen/Qwen3-8B")]
     assert warning == (
         "warning: Qwen/Qwen3-8B (template 0shot-chat) became 2 evaluations, one per sampler (default, greedy-48), "

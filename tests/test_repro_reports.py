@@ -12,27 +12,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
+from helpers_lab import cli_ok
 from helpers_site import page
-from reasonboard.cli import main
 
 DATA = Path(__file__).parent / "data" / "per-instance"
 INPUTS = (DATA / "helm" / "every_eval_ever", DATA / "eee" / "every_eval_ever" / "None")
 
 
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0, result.output
-
-
 def test_a_gap_in_one_of_several_reports_is_said_so(tmp_path):
     data, site = tmp_path / "data", tmp_path / "site"
-    _run("ingest", *map(str, INPUTS), "--data", str(data))
+    cli_ok("ingest", *map(str, INPUTS), "--data", str(data))
     # One board over mmlu (gpt2's), so pythia has no score: its rows show what an evaluation
     # without one shows.
     config = tmp_path / "site.toml"
     config.write_text('[[boards]]\nname = "MMLU"\ntasks = ["mmlu"]\n', encoding="utf-8")
-    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet",
+    cli_ok("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet",
          "--config", str(config))
     evals = [e for e in json.loads((data / "evals.json").read_text(encoding="utf-8"))
              if e["model"] == "eleutherai/pythia-1b-v0"]
@@ -68,8 +62,8 @@ def test_a_model_scored_only_by_log_likelihood_is_not_said_to_report_its_setting
     with temperature 0 and 48 tokens. No badge says a likelihood-only model "reports every
     reproducibility field": it reports none, and none applies."""
     data, site = tmp_path / "data", tmp_path / "site"
-    _run("ingest", str(DATA / "lm-eval"), "--data", str(data))
-    _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
+    cli_ok("ingest", str(DATA / "lm-eval"), "--data", str(data))
+    cli_ok("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"), "--quiet")
     evals = json.loads((data / "evals.json").read_text(encoding="utf-8"))
     board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
     checked = 0

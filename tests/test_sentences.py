@@ -49,11 +49,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from conftest import ROOT
+from helpers_lab import cli_ok
 from helpers_points import duck_rows
 from helpers_site import Node, html_pages, page, row_cells
-from reasonboard.cli import main
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "per-instance"
 DATA = SHARED if SHARED.is_dir() else Path(__file__).parent / "data" / "per-instance"
@@ -65,17 +64,12 @@ STOCK_CAUSES = ("high truncation or", "task-to-task variance", "mid-tier accurac
                 "consistent across tasks")
 
 
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0, result.output
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     project = tmp_path_factory.mktemp("sentences") / "lab"
-    _run("init", str(project))
-    _run("ingest", str(DATA), "--project", str(project))
-    _run("build", "--project", str(project), "--quiet")
+    cli_ok("init", str(project))
+    cli_ok("ingest", str(DATA), "--project", str(project))
+    cli_ok("build", "--project", str(project), "--quiet")
     return project / "data", project / "site"
 
 
@@ -497,7 +491,7 @@ def test_n_headline_truncation_is_the_boards_or_says_why_not(corpus, boards, tmp
     if boards:  # a first board of one task: most evaluations have none of it
         (tmp_path / "site.toml").write_text(boards, encoding="utf-8")
         site = tmp_path / "site"
-        _run("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"),
+        cli_ok("build", "--data", str(data), "--out", str(site), "--cache", str(tmp_path / "cache"),
              "--config", str(tmp_path / "site.toml"), "--quiet")
     evaluations, pages = facts(data), model_pages(site)
     board_tasks = set(json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))["config"]["tasks"])
