@@ -183,6 +183,25 @@ def test_a_bad_trials_file_is_named_with_its_row(tmp_path, select, problem, row)
     assert raised.value.row == row
 
 
+@pytest.mark.parametrize("select, column, length, limit, row", [
+    (GOOD.replace("'m' AS model", "CASE WHEN i = 2 THEN repeat('m', 100000) ELSE 'm' END AS model"),
+     "model", 100_000, 500, 3),
+    (GOOD.replace("'task' AS base_task", "repeat('t', 501) AS base_task"), "base_task", 501, 500, 1),
+    (GOOD.replace("'{}' AS params", "'{\"a\": \"' || repeat('x', 70000) || '\"}' AS params"),
+     "params", 70_009, 65_536, 1),
+    (GOOD.replace("i::VARCHAR AS sample_id", "CASE WHEN i = 3 THEN repeat('s', 5000000) ELSE i::VARCHAR END AS sample_id"),
+     "sample_id", 5_000_000, 4096, 4),
+])
+def test_a_name_or_sample_id_over_its_limit_is_named(tmp_path, select, column, length, limit, row):
+    """A 100,000-character model name was accepted and rendered; 5 MB sample ids made DuckDB
+    run out of memory naming no file. Now the file, row, column, length seen and limit."""
+    write_rows(tmp_path / "trials" / "bad.parquet", select)
+    with pytest.raises(InputError) as raised:
+        load_data(tmp_path)
+    assert raised.value.path.endswith("bad.parquet") and raised.value.row == row
+    assert raised.value.problem == f"'{column}' is {length:,} characters long; the limit is {limit:,} (shorten it)"
+
+
 def test_many_epochs_of_one_sample_are_no_repeat(tmp_path):
     """One sample with 70 epochs: no trial is given twice, so the file loads, as 70 trials
     of one sample."""
