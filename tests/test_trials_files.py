@@ -107,6 +107,43 @@ def test_reingesting_one_task_keeps_the_evaluations_other_tasks(tmp_path):
     assert path.read_bytes() == both
 
 
+def test_an_ingest_removes_the_temporary_files_a_killed_ingest_left(tmp_path):
+    """A killed ingest left `.<name>.parquet.*.tmp` in `data/trials/` (and `.evals.json.*.tmp`
+    in `data/`): the next ingest removes those of its own name pattern that are stale, and
+    nothing else; the project's `.gitignore` covers them meanwhile."""
+    import os
+    import subprocess
+    import time
+
+    from click.testing import CliRunner
+    from reasonboard.cli import main
+
+    short = DATA / "inspect" / "every_eval_ever" / "tests" / "data" / "inspect" / "inspect_shortened"
+    lab = tmp_path / "lab"
+    assert CliRunner().invoke(main, ["init", str(lab)]).exit_code == 0
+    data = lab / "data"
+    run_ingest(IngestOptions(paths=(short / "piqa.json",), data_dir=data))
+    [trials] = (data / "trials").glob("*.parquet")
+    old = time.time() - 2 * 3600
+    stale = [data / "trials" / f".{trials.name}.k3_9zq0a.tmp", data / "trials" / ".other.parquet.ab12cd34.tmp",
+             data / ".evals.json.x8y7z6w5.tmp"]
+    kept = [data / "trials" / f".{trials.name}.fresh123.tmp",  # another ingest's, being written now
+            data / "trials" / ".notes.tmp", data / "trials" / f".{trials.name}.tmp",
+            data / "trials" / f"{trials.name}.abcd1234.tmp", data / ".site.toml.abcd1234.tmp",
+            data / "trials" / f".{trials.name}.toolong12.tmp"]
+    for path in stale + kept:
+        path.write_bytes(b"half")
+        if path.name != f".{trials.name}.fresh123.tmp":
+            os.utime(path, (old, old))
+    subprocess.run(["git", "init", "-q", str(lab)], check=True)
+    ignored = subprocess.run(["git", "-C", str(lab), "check-ignore", "--no-index", *map(str, stale)],
+                             capture_output=True, text=True).stdout.split()
+    assert sorted(ignored) == sorted(map(str, stale))
+    run_ingest(IngestOptions(paths=(short / "piqa.json",), data_dir=data))
+    assert [p for p in stale if p.exists()] == []
+    assert [p for p in kept if not p.exists()] == []
+
+
 # -- errors ----------------------------------------------------------------------------------
 
 
