@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import tempfile
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -99,6 +102,7 @@ def run_ingest(options: IngestOptions, on_line: Callable[[RunLine], None] | None
                 first = result.skipped_files[0] if result.skipped_files else (None, result.skipped_tasks[0])
                 raise InputError(first[0], f"{first[1]} (--strict: nothing was written; "
                                            f"{len(result.skipped_files)} files and {len(result.skipped_tasks)} tasks skipped)")
+            remove_stale_temporaries(options.data_dir)
             trial_files(store, options.data_dir, result.evaluations, files)
         finally:
             store.close()
@@ -210,6 +214,44 @@ def _collect(summed: Summed, evaluations: dict[tuple[str, str, str], EvaluationI
 
 
 # -- the writer --------------------------------------------------------------------------
+
+
+#: The temporary names ingest stages its files under, in the folders it writes (`mkstemp`
+#: with prefix `.NAME.` and suffix `.tmp`, here and in atomic.py: eight characters of
+#: `[a-z0-9_]` between): a trials file's in `data/trials/`, `evals.json`'s in `data/`.
+_MKSTEMP = r"\.[a-z0-9_]{8}\.tmp"
+TEMPORARIES = {
+    trialfiles.TRIALS_DIR: re.compile(rf"\.[^/]+{re.escape(trialfiles.SUFFIX)}{_MKSTEMP}"),
+    "": re.compile(rf"\.evals\.json{_MKSTEMP}"),
+}
+#: A temporary file untouched this long is a killed ingest's, not one another ingest is
+#: writing now (an ingest stages its files only in its last few minutes).
+STALE_AFTER = 3600.0
+
+
+def remove_stale_temporaries(data_dir: Path, now: float | None = None) -> list[Path]:
+    """Remove what a killed ingest left: regular files named exactly like ingest's own
+    temporary files, in the folders it writes, not modified for `STALE_AFTER` seconds.
+    Nothing else is touched (a user's `.notes.tmp` stays)."""
+    now = time.time() if now is None else now
+    removed = []
+    for sub, pattern in TEMPORARIES.items():
+        folder = data_dir / sub if sub else data_dir
+        try:
+            paths = list(folder.iterdir())
+        except OSError:
+            continue
+        for path in paths:
+            if not pattern.fullmatch(path.name):
+                continue
+            try:
+                info = path.lstat()
+                if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_AFTER:
+                    path.unlink()
+                    removed.append(path)
+            except OSError:
+                continue
+    return removed
 
 
 def trial_files(store: TrialStore, data_dir: Path, evaluations: list[EvaluationInfo], staged: dict[Path, Path]) -> None:

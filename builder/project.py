@@ -100,13 +100,19 @@ class Project:
                                               f"{did_you_mean(value, present)}", line=key_line(config.path, key))
 
 
+CACHE_DIR = ".reasonboard-cache"
+"""The project's cache folder, unless `--cache` names another."""
+
+
 def _check_inside(root: Path, folder: Path) -> None:
-    """A project's own folder (`data/`, `content/`, `templates/`, `static/`, not one given on
-    the command line) must be inside the project: a checkout whose `static` is a link to a
-    folder elsewhere on the build machine would publish that folder's files, and the checks
-    of confined.py, made against the folder itself, would let every file in it through."""
+    """A project's own folder (`data/`, `content/`, `templates/`, `static/`, the cache, not one
+    given on the command line) must be inside the project: a checkout whose `static` is a link
+    to a folder elsewhere on the build machine would publish that folder's files, and the
+    checks of confined.py, made against the folder itself, would let every file in it through;
+    a `.reasonboard-cache` linked elsewhere would have the build write its PointsDB and state
+    files there."""
     if (folder.exists() or folder.is_symlink()) and not is_inside(folder, root):
-        option = {"data": "--data", "content": "--content"}.get(folder.name)
+        option = {"data": "--data", "content": "--content", CACHE_DIR: "--cache"}.get(folder.name)
         fix = "replace the link with the folder itself" + (f", or name the folder with {option}" if option else "")
         raise NotConfined(folder, outside(folder, os.path.realpath(folder), os.path.realpath(root))
                           .replace("replace the link with the file itself", fix))
@@ -129,7 +135,7 @@ def resolve_project(root: Path | None = None, *, data_dir: Path | None = None, o
     if not root.is_dir():
         raise InputError(root, "project directory not found")
     for name in ("data" if data_dir is None else None, "content" if content_dir is None else None,
-                 "templates", "static"):
+                 "templates", "static", CACHE_DIR if cache_dir is None else None):
         if name is not None:
             _check_inside(root, root / name)
     content = content_dir if content_dir is not None else root / "content"
@@ -140,7 +146,7 @@ def resolve_project(root: Path | None = None, *, data_dir: Path | None = None, o
         root=root,
         data_dir=data_dir if data_dir is not None else root / "data",
         out_dir=out_dir if out_dir is not None else root / "site",
-        cache_dir=cache_dir if cache_dir is not None else root / ".reasonboard-cache",
+        cache_dir=cache_dir if cache_dir is not None else root / CACHE_DIR,
         config_path=config_path,
         content_dirs=_search_path(content, CONTENT_DIR),
         templates_dirs=_search_path(root / "templates", TEMPLATES_DIR),

@@ -500,6 +500,46 @@ def test_command_markdown_json_and_output(tmp_path, pair, signal_pair):
     assert out.read_text(encoding="utf-8").startswith("## Score changes:")
 
 
+@pytest.mark.parametrize("existing", ["site.toml", "notes.md", "link"])
+def test_command_output_never_overwrites_a_file_it_did_not_write(tmp_path, pair, existing):
+    """`--output content/site.toml` replaced the user's config with the report. Now any
+    existing file that is not a report of `reasonboard diff` is left byte for byte, with a
+    one-line error naming it and the fix; nothing is written."""
+    base = _write_site(tmp_path / "base", pair[0])
+    head = _write_site(tmp_path / "head", pair[1])
+    out = tmp_path / existing
+    kept = b'title = "Our board"\n'
+    if existing == "link":
+        (tmp_path / "target.md").write_bytes(kept)
+        out.symlink_to(tmp_path / "target.md")
+    else:
+        out.write_bytes(kept)
+    for fmt in ("markdown", "json"):
+        result = CliRunner().invoke(main, ["diff", str(base), str(head), "--output", str(out), "--format", fmt])
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output
+        line = result.output.strip()
+        assert line.startswith(f"error: {out}: exists and is not a report reasonboard diff wrote"), line
+        assert "--output" in line and len(line.splitlines()) == 1
+    assert out.read_bytes() == kept
+    assert not list(tmp_path.glob(f".{existing}.*"))
+
+
+def test_command_output_replaces_its_own_report_atomically(tmp_path, pair):
+    """A workflow reruns the diff into the same file: its own report, Markdown or JSON,
+    is replaced (through a temporary file renamed over it)."""
+    base = _write_site(tmp_path / "base", pair[0])
+    head = _write_site(tmp_path / "head", pair[1])
+    out = tmp_path / "report" / "report.md"
+    runner = CliRunner()
+    for fmt in ("markdown", "json", "json", "markdown", "markdown"):
+        result = runner.invoke(main, ["diff", str(base), str(head), "--output", str(out), "--format", fmt])
+        assert result.exit_code == 0, result.output
+        body = out.read_text(encoding="utf-8")
+        assert body.startswith("## Score changes:") if fmt == "markdown" else json.loads(body)["schema"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["report.md"]
+
+
 def test_command_fail_on_significant_drop(tmp_path, pair):
     base = _write_site(tmp_path / "base", pair[0])
     head = _write_site(tmp_path / "head", pair[1])

@@ -228,6 +228,25 @@ def test_a_bad_row_names_the_editor_line(tmp_path):
     assert message.startswith(f"{path}, line 4: correct must be between 0 and total - truncated")
 
 
+@pytest.mark.parametrize("column", ["model", "template", "sampler", "base_task"])
+def test_a_name_over_its_limit_gives_its_length_and_the_limit(tmp_path, column):
+    """A 100,000-character model name was accepted and rendered into every page."""
+    data = tmp_path / "data"
+    bad = rows(4)
+    bad[2][column] = "x" * 100_000
+    path = write_csv(data / "points" / "a.csv", bad)
+    message = failed_with(build(data, tmp_path), tmp_path)
+    assert message == f"{path}, line 4: '{column}' is 100,000 characters long; the limit is 500 (shorten it)"
+
+
+def test_a_name_over_its_limit_in_evals_json(tmp_path):
+    path = tmp_path / "evals.json"
+    path.write_text(json.dumps([{"model": "m" * 501, "template": "t", "sampler": "s"}]), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_evals(path)
+    assert err.value.problem == "entry 1: 'model' is 501 characters long; the limit is 500 (shorten it)"
+
+
 def test_a_quoted_value_over_two_lines_counts_both(tmp_path):
     data = tmp_path / "data"
     bad = rows(4)

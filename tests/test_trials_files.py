@@ -107,6 +107,43 @@ def test_reingesting_one_task_keeps_the_evaluations_other_tasks(tmp_path):
     assert path.read_bytes() == both
 
 
+def test_an_ingest_removes_the_temporary_files_a_killed_ingest_left(tmp_path):
+    """A killed ingest left `.<name>.parquet.*.tmp` in `data/trials/` (and `.evals.json.*.tmp`
+    in `data/`): the next ingest removes those of its own name pattern that are stale, and
+    nothing else; the project's `.gitignore` covers them meanwhile."""
+    import os
+    import subprocess
+    import time
+
+    from click.testing import CliRunner
+    from reasonboard.cli import main
+
+    short = DATA / "inspect" / "every_eval_ever" / "tests" / "data" / "inspect" / "inspect_shortened"
+    lab = tmp_path / "lab"
+    assert CliRunner().invoke(main, ["init", str(lab)]).exit_code == 0
+    data = lab / "data"
+    run_ingest(IngestOptions(paths=(short / "piqa.json",), data_dir=data))
+    [trials] = (data / "trials").glob("*.parquet")
+    old = time.time() - 2 * 3600
+    stale = [data / "trials" / f".{trials.name}.k3_9zq0a.tmp", data / "trials" / ".other.parquet.ab12cd34.tmp",
+             data / ".evals.json.x8y7z6w5.tmp"]
+    kept = [data / "trials" / f".{trials.name}.fresh123.tmp",  # another ingest's, being written now
+            data / "trials" / ".notes.tmp", data / "trials" / f".{trials.name}.tmp",
+            data / "trials" / f"{trials.name}.abcd1234.tmp", data / ".site.toml.abcd1234.tmp",
+            data / "trials" / f".{trials.name}.toolong12.tmp"]
+    for path in stale + kept:
+        path.write_bytes(b"half")
+        if path.name != f".{trials.name}.fresh123.tmp":
+            os.utime(path, (old, old))
+    subprocess.run(["git", "init", "-q", str(lab)], check=True)
+    ignored = subprocess.run(["git", "-C", str(lab), "check-ignore", "--no-index", *map(str, stale)],
+                             capture_output=True, text=True).stdout.split()
+    assert sorted(ignored) == sorted(map(str, stale))
+    run_ingest(IngestOptions(paths=(short / "piqa.json",), data_dir=data))
+    assert [p for p in stale if p.exists()] == []
+    assert [p for p in kept if not p.exists()] == []
+
+
 # -- errors ----------------------------------------------------------------------------------
 
 
@@ -181,6 +218,25 @@ def test_a_bad_trials_file_is_named_with_its_row(tmp_path, select, problem, row)
         load_data(tmp_path)
     assert problem in raised.value.problem and raised.value.path.endswith("bad.parquet")
     assert raised.value.row == row
+
+
+@pytest.mark.parametrize("select, column, length, limit, row", [
+    (GOOD.replace("'m' AS model", "CASE WHEN i = 2 THEN repeat('m', 100000) ELSE 'm' END AS model"),
+     "model", 100_000, 500, 3),
+    (GOOD.replace("'task' AS base_task", "repeat('t', 501) AS base_task"), "base_task", 501, 500, 1),
+    (GOOD.replace("'{}' AS params", "'{\"a\": \"' || repeat('x', 70000) || '\"}' AS params"),
+     "params", 70_009, 65_536, 1),
+    (GOOD.replace("i::VARCHAR AS sample_id", "CASE WHEN i = 3 THEN repeat('s', 5000000) ELSE i::VARCHAR END AS sample_id"),
+     "sample_id", 5_000_000, 4096, 4),
+])
+def test_a_name_or_sample_id_over_its_limit_is_named(tmp_path, select, column, length, limit, row):
+    """A 100,000-character model name was accepted and rendered; 5 MB sample ids made DuckDB
+    run out of memory naming no file. Now the file, row, column, length seen and limit."""
+    write_rows(tmp_path / "trials" / "bad.parquet", select)
+    with pytest.raises(InputError) as raised:
+        load_data(tmp_path)
+    assert raised.value.path.endswith("bad.parquet") and raised.value.row == row
+    assert raised.value.problem == f"'{column}' is {length:,} characters long; the limit is {limit:,} (shorten it)"
 
 
 def test_many_epochs_of_one_sample_are_no_repeat(tmp_path):

@@ -113,6 +113,29 @@ def test_a_folder_inside_that_links_out_of_the_project_is_refused(tmp_path, buil
     assert snapshot(project / "site") == before
 
 
+def test_a_cache_folder_that_links_out_of_the_project_is_refused(tmp_path, built):
+    """A pull request committing `.reasonboard-cache -> /somewhere`: the build wrote its
+    PointsDB and state files into the link's target. Now a one-line error naming the link and
+    the fix; nothing is written there. `--cache` given on the command line names any folder."""
+    lab, _ = built
+    project = tmp_path / "lab"
+    shutil.copytree(lab, project, symlinks=True)
+    before = snapshot(project / "site")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, project / ".reasonboard-cache")
+    for args in (["build", "--quiet"], ["export", "eee", "--out", str(tmp_path / "export")]):
+        result = cli(*args, "--project", str(project))
+        message = error_line(result)
+        assert result.exit_code == 2, result.output
+        assert f".reasonboard-cache: a symbolic link to {elsewhere}" in message and "outside" in message, message
+        assert "replace the link with the folder itself, or name the folder with --cache" in message, message
+    assert list(elsewhere.iterdir()) == []
+    assert snapshot(project / "site") == before
+    result = build(project, tmp_path / "own-cache")  # --cache: the user's choice, anywhere
+    assert result.exit_code == 0, result.output
+
+
 def test_a_link_inside_its_folder_is_read(tmp_path, built):
     project, cache, _ = plant(tmp_path, built, "static/alias.txt", "notes-real.txt")
     (project / "static" / "notes-real.txt").write_text("ours\n", encoding="utf-8")

@@ -22,12 +22,14 @@ from typing import Any
 
 import click
 
+from ..atomic import write_atomically
 from ..errors import InputError
 from ..sources.limits import load_json
 from ..sources.releases import FOLDER, SAMPLES, read_data, read_releases, release_dirs
 from ..sources.text import read_text
 from .compare import compare
 from .markdown import render_markdown
+from .report import SCHEMA
 from .samples import paired_changes, site_samples
 
 LEADERBOARD_SCHEMA = "reasonboard.leaderboard/"
@@ -36,6 +38,40 @@ SIGNALS_SCHEMA = "reasonboard.signals/"
 
 #: Exit status when `--fail-on-significant-drop` finds a drop (2 is reserved for bad input).
 DROP_EXIT = 1
+
+#: How `--output` knows a report it wrote before, which it replaces (a workflow reruns the
+#: diff): the first line of the Markdown report, and the top-level schema line of the JSON
+#: one (`json.dumps(..., indent=2)`). Any other existing file is left alone.
+MARKDOWN_FIRST_LINE = "## Score changes: "
+JSON_SCHEMA_LINE = f'  "schema": "{SCHEMA}"'
+
+
+def _check_output(output: Path) -> None:
+    """`--output` may name a new file or a report `reasonboard diff` wrote; anything else
+    (`content/site.toml`, a user's notes, a folder, a link) is an error naming it, before the
+    builds are read, and is left untouched."""
+    if not os.path.lexists(output):
+        return
+    if not output.is_symlink() and output.is_file() and _is_report(output):
+        return
+    raise InputError(output, "exists and is not a report reasonboard diff wrote; it is left as it is "
+                             "(name a new file with --output, or move this one away first)")
+
+
+def _is_report(path: Path) -> bool:
+    """Whether `path` begins like a report this command writes (read line by line: a large
+    file is never held in memory, and a Markdown report is told by its first line)."""
+    try:
+        with path.open(encoding="utf-8", errors="replace", newline="") as fh:
+            first = fh.readline(4096)
+            if first.startswith(MARKDOWN_FIRST_LINE):
+                return True
+            if first.rstrip("\r\n") != "{":
+                return False
+            lines = iter(lambda: fh.readline(65536), "")
+            return any(line.rstrip("\r\n").rstrip(",") == JSON_SCHEMA_LINE for line in lines)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -158,7 +194,8 @@ def _check_signals(doc: Any, path: Path) -> None:
 @click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="Markdown for a job summary or PR comment, or the same content as JSON.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the report to this file instead of stdout.")
+              help="Write the report to this file instead of stdout: a new file, or a report diff wrote "
+                   "before (any other existing file is refused).")
 @click.option("--fail-on-significant-drop", is_flag=True,
               help="Exit with status 1 when any model's ReasonScore dropped significantly.")
 @click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -174,6 +211,8 @@ def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_o
     board tasks), when the old and new ReasonScore intervals do not overlap.
     """
     try:
+        if output is not None:
+            _check_output(output)  # before the builds are read, not after
         old, new = load_build(base, project_dir), load_build(head, project_dir)
         paired = paired_changes(old.samples, new.samples, old.leaderboard, new.leaderboard)
     except InputError as exc:
@@ -188,7 +227,15 @@ def diff(base: Path, head: Path, output_format: str, output: Path | None, fail_o
     if output is None:
         click.echo(rendered, nl=False)
     else:
-        output.write_text(rendered, encoding="utf-8")
+        try:
+            _check_output(output)  # again: it may have appeared while the builds were read
+            write_atomically(output, rendered.encode("utf-8"))
+        except InputError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(2)
+        except OSError as exc:
+            click.echo(f"error: {output}: cannot be written ({exc.strerror}); choose another --output", err=True)
+            sys.exit(2)
     if fail_on_significant_drop and report.has_significant_drop:
         drops = report.summary()["significant_drops"]
         click.echo(f"{drops} model(s) dropped significantly", err=True)

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import InputError, did_you_mean, shown
 from ..names import clean
 from ..vocabulary import RELATIONSHIPS
-from .limits import load_json
+from .limits import MAX_NAME_CHARS, load_json, too_long
 from .text import read_text
 
 EVAL_KEYS = {
@@ -63,6 +63,8 @@ def read_evals(path: Path) -> list[dict[str, Any]]:
         for key in ("model", "template", "sampler"):
             if not isinstance(entry.get(key), str) or not entry[key].strip():
                 raise bad(i, f"'{key}' must be a non-empty string")
+            if len(entry[key]) > MAX_NAME_CHARS:
+                raise bad(i, too_long(key, len(entry[key]), MAX_NAME_CHARS))
         # Names as the points' (names.py): in NFC, without control or bidirectional characters.
         entry = {**entry, **{k: clean(entry[k]).strip() for k in ("model", "template", "sampler")}}
         ident = (entry["model"], entry["template"], entry["sampler"])

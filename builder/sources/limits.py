@@ -25,6 +25,21 @@ MAX_JSON_DEPTH = 64
 #: Difficulty coordinates (keys of `params`) of one point, and the length of its cell.
 MAX_PARAMS = 64
 MAX_PARAMS_CHARS = 64 * 1024
+#: Characters of a name (model, template, sampler, task) in a points or trials file or
+#: `evals.json`: a name is a label shown in tables and a page's address (real ones are under
+#: 100); 100,000 characters were accepted and rendered into every page.
+MAX_NAME_CHARS = 500
+#: Characters of a trials file's `sample_id`: an item's identifier (a number, a hash, a
+#: dataset path; real ones are under 200). Without a limit 5 MB ids made DuckDB run out of
+#: memory with a message naming no file.
+MAX_SAMPLE_ID_CHARS = 4096
+
+
+def too_long(column: str, length: int | str, limit: int) -> str:
+    """The problem of a name or sample id over its limit (`length` a number, or a
+    placeholder the caller fills in)."""
+    seen = f"{length:,}" if isinstance(length, int) else length
+    return f"'{column}' is {seen} characters long; the limit is {limit:,} (shorten it)"
 #: Uncompressed bytes of one archive member, and its expansion ratio (uncompressed bytes
 #: per compressed byte) once it is larger than `RATIO_FROM` (JSON compresses about 10:1;
 #: a zip bomb 1,000:1 or, with zstd, 30,000:1).

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import duckdb
 
-from ..sources.limits import MAX_PARAMS, MAX_PARAMS_CHARS
+from ..sources.limits import MAX_NAME_CHARS, MAX_PARAMS, MAX_PARAMS_CHARS, too_long
 from ..sources.points import error_at
 from .pointsdb import fetch_as
 
@@ -20,6 +20,9 @@ PARAMS_CSV = '; in a CSV file quote the cell and double its quotes: "{""size"": 
 # the message shows, or None when the problem is between columns).
 ROW_CHECKS = [
     *[(f"{c} IS NULL OR trim({c}) = ''", f"'{c}' is empty", None) for c in ("model", "template", "sampler", "base_task")],
+    # A problem holding {length} is a limit: the message gives the length seen, not the value.
+    *[(f"length({c}) > {MAX_NAME_CHARS}", too_long(c, "{length}", MAX_NAME_CHARS), c)
+      for c in ("model", "template", "sampler", "base_task")],
     (f"length(params) > {MAX_PARAMS_CHARS}", f"'params' is longer than {MAX_PARAMS_CHARS:,} characters (the limit)",
      None),
     ("params IS NULL OR NOT json_valid(params)", "'params' is not valid JSON", "params"),
@@ -83,7 +86,9 @@ def validate_staged(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
         bad = found[0]
         path, source_row = files[bad.file_idx], bad.source_row
         _, problem, column = ROW_CHECKS[bad.rule]
-        if column is not None:
+        if "{length}" in problem:
+            problem = problem.replace("{length}", f"{len(bad.value or ''):,}")
+        elif column is not None:
             problem += f" (got {_shown(bad.value)})"
         if column == "params":
             problem += f"; expected a JSON object such as {PARAMS_FORM}"

@@ -19,6 +19,7 @@ import duckdb
 
 from ..confined import checked_name
 from ..errors import InputError
+from ..sources.limits import MAX_NAME_CHARS, MAX_PARAMS_CHARS, MAX_SAMPLE_ID_CHARS, too_long
 from . import trialcodes, trialfiles
 from .pointsdb import fetch_as
 from .repeats import any_repeated
@@ -41,6 +42,12 @@ TRIAL_CHECKS = [
     ("tokens >= 1000000000000", "'tokens' must be below 10^12 per trial"),
 ]
 
+#: Length limits (sources/limits.py), checked once per point (names, params) and once per
+#: distinct sample id, never per trial; a bad row's message gives the length seen.
+LENGTH_LIMITS = {**{name: MAX_NAME_CHARS for name in ("model", "template", "sampler", "base_task")},
+                 "params": MAX_PARAMS_CHARS, "sample_id": MAX_SAMPLE_ID_CHARS}
+TRIAL_CHECKS += [(f"length({name}) > {limit}", too_long(name, "{length}", limit)) for name, limit in LENGTH_LIMITS.items()]
+
 
 #: Name columns whose surrounding spaces are typing noise, not another model or task.
 TRIMMED = ("model", "template", "sampler", "base_task")
@@ -50,6 +57,7 @@ class BadTrial(NamedTuple):
     source: str
     source_row: int
     rule: int
+    length: int | None
 
 
 class Repeated(NamedTuple):
@@ -208,20 +216,25 @@ def _check(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, listed: 
     """The first bad trial (by file, then row), rules in order. Found cheaply (a point's
     flag, its names, the fresh sample ids), then, only if there is one, looked for row by
     row."""
-    names = " OR ".join(f"{n} IS NULL OR trim({n}) = ''" for n in TRIMMED)
-    found = con.execute(f"""SELECT EXISTS (SELECT 1 FROM raw_points WHERE flagged OR params IS NULL OR {names})
-                            OR EXISTS (SELECT 1 FROM fresh_samples WHERE sample_id IS NULL OR trim(sample_id) = '')
+    names = " OR ".join(f"{n} IS NULL OR trim({n}) = '' OR length({n}) > {MAX_NAME_CHARS}" for n in TRIMMED)
+    found = con.execute(f"""SELECT EXISTS (SELECT 1 FROM raw_points WHERE flagged OR params IS NULL OR {names}
+                                           OR length(params) > {MAX_PARAMS_CHARS})
+                            OR EXISTS (SELECT 1 FROM fresh_samples WHERE sample_id IS NULL OR trim(sample_id) = ''
+                                       OR length(sample_id) > {MAX_SAMPLE_ID_CHARS})
                          """).fetchone()
     if not (found and found[0]):
         return
     at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
     cases = " ".join(f"WHEN {condition} THEN {i}" for i, (condition, _) in enumerate(TRIAL_CHECKS))
+    first_limit = len(TRIAL_CHECKS) - len(LENGTH_LIMITS)
+    lengths = " ".join(f"WHEN {first_limit + i} THEN length({name})" for i, name in enumerate(LENGTH_LIMITS))
     bad = fetch_as(con.execute(
-        f"""SELECT source, source_row, rule FROM (SELECT source, source_row, CASE {cases} END AS rule FROM {_named(raw)})
+        f"""SELECT source, source_row, rule, CASE rule {lengths} END AS length FROM (
+                SELECT source, source_row, CASE {cases} END AS rule, {", ".join(LENGTH_LIMITS)} FROM {_named(raw)})
             WHERE rule IS NOT NULL ORDER BY source, source_row LIMIT 1""", [listed]), BadTrial)
     if bad:
         path = files[at[bad[0].source]]
-        problem = TRIAL_CHECKS[bad[0].rule][1]
+        problem = TRIAL_CHECKS[bad[0].rule][1].replace("{length}", f"{bad[0].length or 0:,}")
         if problem.endswith("is empty"):
             _check_readable(con, path)  # a column missing from this file is named as such
         raise InputError(path, problem, row=bad[0].source_row)
