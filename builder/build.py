@@ -27,7 +27,7 @@ from .signals import Signals, compute_signals, own_results
 from .site import publish
 from .site.hosting import pages_limits
 from .site.reuse import PageReuse
-from .site.writer import Output, OutputPathError, check_output_dir
+from .site.writer import Output, check_output_dir
 from .sources.points import POINT_SUFFIXES, REQUIRED, describe_ignored
 from .sources.releases import read_releases, releases_fingerprint
 from .stats.bands import Bands, load_bands
@@ -152,11 +152,6 @@ def run_build(options: BuildOptions, progress: Progress = None) -> BuildSummary:
     key = build_key(settings, sources=f"{sources.whole if sources else ''}\0{releases_fingerprint(project.root)}",
                     db_path=options.db_path)
     previous = load_state(cache_dir, out_dir)
-    added = previous.added(out_dir) if previous is not None and out_dir.is_dir() else []
-    if added:  # replacing the site would delete it
-        raise OutputPathError(f"refusing to replace {out_dir}: {added[0]!r} was not written by the last build "
-                              "(a file added by hand is deleted when the site is replaced): move it to static/, "
-                              "which is copied into every build, or delete it")
     phase("config")
     if previous is not None and previous.key == key and previous.matches(out_dir):
         return BuildSummary.up_to_date(previous.summary, out_dir, time.perf_counter() - started, timings)

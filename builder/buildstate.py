@@ -97,31 +97,13 @@ class BuildState:
             present = _files_under(str(out_dir), "")
         except OSError:
             return False
-        if set(present) - set(self.files) - CARRIED:
+        if set(present) - set(self.files) - {"README.md", ".gitkeep"}:
             return False
         for path, (size, mtime, *_rest) in self.files.items():
             stat = present.get(path)
             if stat is None or stat.st_size != size or stat.st_mtime_ns != mtime:
                 return False
         return True
-
-    def added(self, out_dir: Path) -> list[str]:
-        """Files in `out_dir` that this build did not write (a `CNAME` put there by hand),
-        sorted; the checkout's own `README.md` and `.gitkeep` are carried along, not added,
-        and what a file browser leaves behind (`.DS_Store` once the folder is opened in
-        Finder) is not a lab's file: it goes with the site, as before."""
-        try:
-            present = _files_under(str(out_dir), "")
-        except OSError:
-            return []
-        return sorted(path for path in set(present) - set(self.files) - CARRIED
-                      if path.rsplit("/", 1)[-1] not in BROWSER_LEFTOVERS)
-
-
-#: Files of a site folder that a build carries along without writing them (writer.KEEP).
-CARRIED = frozenset({"README.md", ".gitkeep"})
-#: Files an operating system's file browser writes into any folder it shows.
-BROWSER_LEFTOVERS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 
 
 def _files_under(folder: str, prefix: str) -> dict[str, os.stat_result]:

@@ -160,6 +160,18 @@ def test_a_scorer_the_log_does_not_have_skips_the_task_naming_its_scorers(tmp_pa
     assert "pick one with --scorer" in skipped
 
 
+def test_a_sample_without_the_named_scorer_is_unscored_not_the_task(tmp_path):
+    """One sample of a log without the scorer `--scorer` names is counted unscored; the
+    others keep the task (only a scorer no sample has skips it)."""
+    log = json.loads((SHORT / "math.json").read_text())
+    chosen = "expression_exact_match_sympy"
+    del log["samples"][3]["scores"][chosen]
+    (tmp_path / "math.json").write_text(json.dumps(log))
+    result = ingest(tmp_path / "data", tmp_path / "math.json", read=ReadOptions(scorer=chosen))
+    assert not result.skipped_tasks
+    assert sum(p.total for p in result.points) == 4 and result.counts["unscored"] == 1
+
+
 def test_difficulty_params_from_metadata(tmp_path):
     """math records metadata.level ("Level 3", ...); one point per level, trials split by it."""
     samples = plain_samples(SHORT / "math.json")

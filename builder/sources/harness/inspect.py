@@ -314,6 +314,10 @@ def _entry_key(entry: _ScorerRef) -> tuple[str, str | None]:
 
 def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: str | None,
             limit: int | None, options: ReadOptions) -> Iterator[Trial]:
+    # The scorers of the samples `--scorer` names nothing of: when no sample has it, every
+    # one would be "unscored" and the task vanish with no word of why, so the run is skipped
+    # naming them (a sample or two without it are counted unscored, as any other).
+    named, others = False, set[str]()
     for sample in samples:
         if bytes(sample.error) != b"null":
             run.counts["errors"] += 1
@@ -321,14 +325,11 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
         scores = sample.scores or {}
         key = _score_key(scores, scorer, main_key)
         if key is None:
-            if options.scorer and scores:
-                # `--scorer` names nothing this log scored with: every sample would be
-                # "unscored", and the task vanish with no word of why.
-                run.skip = (f"{run.evaluation.task}: no scorer {options.scorer} (the samples have: "
-                            f"{', '.join(scores)}); pick one with --scorer")
-                return
+            if options.scorer:
+                others.update(scores)
             run.counts["unscored"] += 1
             continue
+        named = True
         value = scores[key].value
         if isinstance(value, dict):
             if main_key is None or main_key not in value:
@@ -355,6 +356,9 @@ def _trials(run: Run, samples: Iterator[_Sample], scorer: str | None, main_key: 
             input_tokens=usage.input_tokens,
             compressed=compressed_size(output_text(output.completion, message.content if message else None)),
         )
+    if others and not named:
+        run.skip = (f"{run.evaluation.task}: no scorer {options.scorer} (the samples have: "
+                    f"{', '.join(sorted(others))}); pick one with --scorer")
 
 
 def _score_key(scores: dict[str, _Score], scorer: str | None, main_key: str | None) -> str | None:
