@@ -86,6 +86,8 @@ def _fail(problem: str) -> NoReturn:
 @click.command()
 @click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The leaderboard project whose site/ to serve. Default: the current directory.")
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --watch: the data folder to build from and watch. Default: PROJECT/data.")
 @click.option("--dir", "site_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The built site directory to serve. Default: PROJECT/site.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
@@ -93,7 +95,7 @@ def _fail(problem: str) -> NoReturn:
 @click.option("--watch", is_flag=True,
               help="Rebuild when the project's data, content, templates or static files change, "
                    "and reload the open pages.")
-def serve(project_dir: Path | None, site_dir: Path | None, port: int, watch: bool) -> None:
+def serve(project_dir: Path | None, data_dir: Path | None, site_dir: Path | None, port: int, watch: bool) -> None:
     """Serve the built site on http://127.0.0.1:PORT for a local preview."""
     from .errors import InputError
     from .project import resolve_project
@@ -101,12 +103,12 @@ def serve(project_dir: Path | None, site_dir: Path | None, port: int, watch: boo
     project = None
     if site_dir is None or watch:
         try:
-            project = resolve_project(project_dir)
+            project = resolve_project(project_dir, data_dir=data_dir)
         except InputError as exc:
             _fail(str(exc))
         site_dir = site_dir or project.out_dir
     assert site_dir is not None
-    watcher = Watcher(project, site_dir) if watch and project is not None else None
+    watcher = Watcher(project, site_dir, data_dir) if watch and project is not None else None
     if watcher is not None and not (site_dir / "index.html").is_file():
         watcher.rebuild()
     if not (site_dir / "index.html").is_file():

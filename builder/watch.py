@@ -73,9 +73,12 @@ def snapshot(folders: Iterable[Path]) -> Snapshot:
 class Watcher:
     """Rebuilds the project's site when its inputs change; `version()` moves with each build."""
 
-    def __init__(self, project: Project, site_dir: Path) -> None:
+    def __init__(self, project: Project, site_dir: Path, data_dir: Path | None = None) -> None:
         self.project = project
         self.site_dir = site_dir
+        #: The data folder named on the command line (None: the project's own `data/`), given
+        #: to each rebuild the same way, so the build reads what the preview watches.
+        self.data_dir = data_dir
         root = project.root
         self.folders = (project.data_dir, root / "content", root / "templates", root / "static")
         self._version = 0
@@ -89,7 +92,8 @@ class Watcher:
     def rebuild(self) -> bool:
         """One build in a child process; True when it succeeded (its output goes to the terminal)."""
         command = [sys.executable, "-m", "reasonboard", "build", "--project", str(self.project.root),
-                   "--out", str(self.site_dir), "--quiet"]
+                   "--out", str(self.site_dir), "--quiet",
+                   *(["--data", str(self.data_dir)] if self.data_dir is not None else [])]
         click.echo("rebuilding ...", err=True)
         done = subprocess.run(command, stdin=subprocess.DEVNULL, check=False)
         if done.returncode != 0:

@@ -159,6 +159,25 @@ def test_the_watcher_sees_a_change_to_any_input_folder_once_it_holds_still(tmp_p
     assert not watcher.changed()
 
 
+def test_watch_builds_from_a_data_folder_kept_elsewhere(tmp_path):
+    """A project's own `data` that links out of it is refused (an untrusted checkout could
+    point it anywhere); a lab that keeps its data on another disk names it with `--data`,
+    which `serve --watch` takes too and hands to each rebuild."""
+    from helpers_lab import make_lab
+    from reasonboard.errors import InputError
+    from reasonboard.project import resolve_project
+
+    root, elsewhere = make_lab(tmp_path / "lab"), tmp_path / "disk" / "data"
+    elsewhere.parent.mkdir()
+    shutil.move(root / "data", elsewhere)
+    (root / "data").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(InputError, match="--data"):
+        resolve_project(root)
+    watcher = Watcher(resolve_project(root, data_dir=elsewhere), tmp_path / "site", elsewhere)
+    assert watcher.folders[0] == elsewhere
+    assert watcher.rebuild() and (tmp_path / "site" / "index.html").is_file()
+
+
 # -- Ctrl-C in a build and in ingest ---------------------------------------------------------------
 
 
