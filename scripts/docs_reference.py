@@ -319,7 +319,10 @@ def outputs_page() -> str:
            "each key path of each JSON document (`[]` for the elements of a list, `{*}` for the values of a "
            "table keyed by data) with the JSON types its values take there. Keys are sorted, floats rounded "
            "(probabilities and estimates to 6 decimals, ReasonScores to 3), so `git diff` of two builds shows "
-           "real changes, and two builds of the same inputs are byte-identical. Evaluations with per-sample "
+           "real changes, and two builds of the same inputs are byte-identical. Other data may give null "
+           "where this one has a number: a value that was not recorded is never written as one (a task's "
+           "`tokens` and `truncated` under `leaderboard.json` are null when its harness records no token "
+           "counts or stop reasons, as `evals.json` `observed` says). Evaluations with per-sample "
            "trials add `data/samples/` ([per-sample evidence](../per-sample-evidence.md)) and "
            "`data/analyses.json` with `data/analyses/` ([per-sample analyses](../analyses.md)).\n"]
     with tempfile.TemporaryDirectory() as tmp:
