@@ -124,20 +124,19 @@ def refuse_linked_folders(root: Path, top: Path) -> None:
         for name in names:
             path = Path(folder) / name
             if path.is_symlink() and not is_inside(path, top):
-                raise NotConfined(path, outside(path, os.path.realpath(path), os.path.realpath(top))
-                                  .replace("replace the link with the file itself",
-                                           "replace the link with the folder itself"))
+                raise NotConfined(path, outside(path, os.path.realpath(path), os.path.realpath(top),
+                                                "replace the link with the folder itself"))
 
 
-def outside(path: Path, real: str, top: str) -> str:
-    """The problem of a file whose real location `real` is not inside `top`."""
+def outside(path: Path, real: str, top: str, fix: str = "replace the link with the file itself") -> str:
+    """The problem of a file (or folder) whose real location `real` is not inside `top`,
+    with `fix`."""
     try:
         target = os.readlink(path)
         how = f"a symbolic link to {target}"
     except OSError:  # a folder on the way is the link
         how = f"reached through a symbolic link, really {real}"
-    return (f"{how}, which is outside {top}; only files inside the project are read "
-            "(replace the link with the file itself)")
+    return f"{how}, which is outside {top}; only files inside the project are read ({fix})"
 
 
 def _real_name(fd: int, path: Path, info: os.stat_result) -> str:

@@ -52,6 +52,11 @@ def did_you_mean(seen: str, known: Iterable[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def shortened(text: str) -> str:
+    """A value quoted in a message, cut to 60 characters (a file may hold megabytes in a cell)."""
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def shown(value: Any) -> str:
     """A value as the file spells it, for "got ..." in a message: `"5000", a string`."""
     kind = {str: "a string", bool: "true/false", int: "an integer", float: "a number", list: "a list",
@@ -60,4 +65,4 @@ def shown(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return f"{text if len(text) <= 60 else text[:57] + '...'}, {kind}"
+    return f"{shortened(text)}, {kind}"

@@ -114,8 +114,7 @@ def _check_inside(root: Path, folder: Path) -> None:
     if (folder.exists() or folder.is_symlink()) and not is_inside(folder, root):
         option = {"data": "--data", "content": "--content", CACHE_DIR: "--cache"}.get(folder.name)
         fix = "replace the link with the folder itself" + (f", or name the folder with {option}" if option else "")
-        raise NotConfined(folder, outside(folder, os.path.realpath(folder), os.path.realpath(root))
-                          .replace("replace the link with the file itself", fix))
+        raise NotConfined(folder, outside(folder, os.path.realpath(folder), os.path.realpath(root), fix))
 
 
 def _search_path(*dirs: Path | None) -> tuple[Path, ...]:

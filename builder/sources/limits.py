@@ -33,6 +33,11 @@ MAX_NAME_CHARS = 500
 #: dataset path; real ones are under 200). Without a limit 5 MB ids made DuckDB run out of
 #: memory with a message naming no file.
 MAX_SAMPLE_ID_CHARS = 4096
+#: The largest epoch a trials file holds (its `epoch` column is a 32-bit INTEGER).
+MAX_EPOCH = 2**31 - 1
+#: Output tokens of one trial stay below this in a trials file (the build's check, and
+#: ingest's before it writes one).
+MAX_TOKENS = 10**12
 
 
 def too_long(column: str, length: int | str, limit: int) -> str:

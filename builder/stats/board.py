@@ -34,6 +34,13 @@ class Score:
     def known(self) -> bool:
         return None not in (self.center, self.margin, self.ci_low, self.ci_high)
 
+    def overlaps(self, other: Score) -> bool:
+        """Whether both intervals are known and overlap (closed intervals: the tie rule of
+        STATISTICS.md section 7, `significance.overlaps`)."""
+        if self.ci_low is None or self.ci_high is None or other.ci_low is None or other.ci_high is None:
+            return False
+        return not (other.ci_low > self.ci_high or self.ci_low > other.ci_high)
+
 
 @dataclass(frozen=True, slots=True)
 class TaskResult:

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import duckdb
 
+from ..errors import shortened
 from ..sources.limits import MAX_NAME_CHARS, MAX_PARAMS, MAX_PARAMS_CHARS, too_long
 from ..sources.points import error_at
 from .pointsdb import fetch_as
@@ -101,4 +102,4 @@ def _shown(value: str | None) -> str:
     """A cell's value for a message: quoted, shortened, and named when empty."""
     if value is None or not value.strip():
         return "an empty cell"
-    return repr(value if len(value) <= 60 else value[:57] + "...")
+    return repr(shortened(value))

@@ -18,8 +18,8 @@ from typing import NamedTuple
 import duckdb
 
 from ..confined import checked_name
-from ..errors import InputError
-from ..sources.limits import MAX_NAME_CHARS, MAX_PARAMS_CHARS, MAX_SAMPLE_ID_CHARS, too_long
+from ..errors import InputError, shortened
+from ..sources.limits import MAX_NAME_CHARS, MAX_PARAMS_CHARS, MAX_SAMPLE_ID_CHARS, MAX_TOKENS, too_long
 from . import trialcodes, trialfiles
 from .pointsdb import fetch_as
 from .repeats import any_repeated
@@ -39,7 +39,7 @@ TRIAL_CHECKS = [
      "'correct' must be true exactly when the credit is 1 and the trial is not truncated"),
     ("options < 1", "'options' must be at least 1 (or empty for a write-in item)"),
     *[(f"{name} < 0", f"'{name}' must not be negative") for name in ("tokens", "input_tokens", "compressed")],
-    ("tokens >= 1000000000000", "'tokens' must be below 10^12 per trial"),
+    (f"tokens >= {MAX_TOKENS}", "'tokens' must be below 10^12 per trial"),
 ]
 
 #: Length limits (sources/limits.py), checked once per point (names, params) and once per
@@ -171,7 +171,7 @@ def _check_column_type(con: duckdb.DuckDBPyConnection, path: Path, name: str, ki
     if not bad:
         return
     row, value = bad[0]
-    got = "" if value is None else f" (got {value if len(value) <= 60 else value[:57] + '...'!r})"
+    got = "" if value is None else f" (got {shortened(value)!r})"
     raise InputError(path, f"'{name}' must be {expected}{got}; the file stores this column as {seen}, not {kind} "
                            "(SAMPLES.md section 1): write it with that type", row=row)
 
@@ -206,7 +206,7 @@ def _canonicalise(con: duckdb.DuckDBPyConnection, files: list[Path], raw: str, l
             f"SELECT source, source_row, params FROM {_named(raw)} WHERE params IN (SELECT unnest(?::VARCHAR[])) "
             "ORDER BY source, source_row LIMIT 1", [listed, bad]).fetchall()[0]
         at = dict(con.execute("SELECT source, file_idx FROM trial_files").fetchall())
-        shown = text if len(text) <= 60 else text[:57] + "..."
+        shown = shortened(text)
         raise InputError(files[at[source]], f"{PARAMS_PROBLEM} (got {shown!r})", row=row)
     con.execute("CREATE OR REPLACE TEMP TABLE canonical AS "
                 "SELECT unnest(?::VARCHAR[]) AS raw, unnest(?::VARCHAR[]) AS canon", [raw_texts, canon])

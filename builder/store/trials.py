@@ -20,6 +20,8 @@ from typing import Iterable, NamedTuple
 import duckdb
 import numpy as np
 
+from ..errors import shortened
+from ..sources.limits import MAX_EPOCH, MAX_TOKENS
 from ..sources.trials import Trial, UnreadableInput
 from . import trialfiles
 from .pointsdb import fetch_as, load_sql, picker
@@ -153,7 +155,8 @@ class TrialStore:
         for trial in trials:
             problem = trial_problem(trial)
             if problem:
-                raise UnreadableInput(f"a trial out of range: sample {_shown(trial.sample_id)}, epoch {trial.epoch}: {problem}")
+                raise UnreadableInput(f"a trial out of range: sample {shortened(trial.sample_id)!r}, "
+                                      f"epoch {trial.epoch}: {problem}")
             pending.append(trial)
             runs.append(run_idx)
             count += 1
@@ -248,12 +251,6 @@ class TrialStore:
         return Summed(points=points, no_credit=no_credit, replaced=int(replaced), runs=runs)
 
 
-#: The largest epoch a trials file holds (its `epoch` column is a 32-bit INTEGER).
-MAX_EPOCH = 2**31 - 1
-#: Tokens of one trial below this, as the build requires of a trials file (trialrows.py).
-MAX_TOKENS = 10**12
-
-
 def trial_problem(trial: Trial) -> str | None:
     """What makes a harness's trial one the build would refuse in the trials file ingest
     writes (trialrows.py's checks): said at ingest, naming the input, so ingest never
@@ -268,5 +265,3 @@ def trial_problem(trial: Trial) -> str | None:
     return None
 
 
-def _shown(text: str) -> str:
-    return repr(text if len(text) <= 60 else text[:57] + "...")

@@ -60,6 +60,23 @@ MAX_ROWS = 100
 # -- assembly ---------------------------------------------------------------------------------
 
 
+
+def _reproducibility_text(n: int, gaps: int, missing: Sequence[str], where: str, idle: int) -> str:
+    """The R badge's sentence over a model's `n` results: `gaps` of them leave out the
+    fields `missing` (`where`: in which of their reports), `idle` were scored by
+    log-likelihood and sampled nothing. One result reads "its one result"."""
+    if gaps:
+        return ("its one result leaves out " if n == 1 else f"{gaps} of {n} results leave out ") + \
+            ", ".join(missing) + where
+    if idle == n:
+        return ("its one result" if n == 1 else f"all {n} results") + \
+            " scored by log-likelihood: nothing was sampled, so no temperature or max_tokens applies"
+    if idle:
+        return (f"all {n} results report every reproducibility field that applies ({idle} scored by "
+                "log-likelihood sampled nothing)")
+    return "its one result reports every reproducibility field" if n == 1 else \
+        f"all {n} results report every reproducibility field"
+
 class Cards:
     """The Evaluation Card side of the page model, prepared once per build."""
 
@@ -145,14 +162,7 @@ class Cards:
                    and all(not (row := self._signals.row(i)) or not row.sampled for i in t.row_ids))
         r = Badge("R", "Reproducibility", "attention" if gaps else "clear",
                   f"{len(gaps)}/{n} gaps" if gaps else "nothing sampled" if idle == n else "reported",
-                  (("its one result leaves out " if one else f"{len(gaps)} of {n} results leave out ")
-                   + ", ".join(missing) + where if gaps
-                   else ("its one result" if one else f"all {n} results") + " scored by log-likelihood: nothing "
-                   "was sampled, so no temperature or max_tokens applies" if idle == n
-                   else f"all {n} results report every reproducibility field that applies ({idle} scored by "
-                   "log-likelihood sampled nothing)" if idle
-                   else "its one result reports every reproducibility field" if one
-                   else f"all {n} results report every reproducibility field"))
+                  _reproducibility_text(n, len(gaps), missing, where, idle))
         completeness = [self._summaries[t.benchmark_key].completeness for t in triples
                         if t.benchmark_key in self._summaries]
         median = median_of(completeness)

@@ -368,9 +368,7 @@ def _tied_apart(ctx: Context, m: EvaluationRow, neighbours: tuple[Neighbour, ...
     """The neighbours counted as tied with `m` by interval overlap (STATISTICS.md section 7)
     that the paired test on shared items (SAMPLES.md section 5) calls distinct."""
     def overlaps(o: EvaluationRow | None) -> bool:
-        a, b = m.score, o.score if o is not None and o.rank is not None else None
-        return m.rank is not None and b is not None and None not in (a.ci_low, a.ci_high, b.ci_low, b.ci_high) \
-            and not (b.ci_low > a.ci_high or a.ci_low > b.ci_high)  # type: ignore[operator]
+        return m.rank is not None and o is not None and o.rank is not None and m.score.overlaps(o.score)
     return tuple(n.model for n in neighbours if n.paired is not None and n.paired.significant
                  and overlaps(ctx.by_id.get(n.id)))
 

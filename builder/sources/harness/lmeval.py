@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...errors import shortened
 from ..trials import (
     Evaluation,
     ReadOptions,
@@ -285,7 +286,7 @@ def _no_correctness(metric: str, values: _Values) -> str:
 
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, float) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shortened(text)
 
 
 def _generation_kwargs(sample: Mapping[str, Any]) -> dict[str, Any]:
