@@ -363,3 +363,21 @@ def test_n_the_six_estimators_claim_nothing_about_truncation_it_was_not_recorded
             assert t["modes"]["E_I"] == t["modes"]["E_P"] == t["modes"]["E_O"]
         checked += 1
     assert checked >= 3
+
+
+def test_o_the_scale_does_not_say_every_answer_right_is_1000(lab):
+    """The board's lede said "from 0 to 1000 (1000: every answer right)", and the matrix's
+    "1 (1: every answer right)". C_P allows for chance with Wilson centres: a task answered
+    right every time scores under 1, far under on few samples (in the real logs 5 of 5
+    scores 0.562, 1 of 1 0.340), so a reader would take a perfect run for a flawed one.
+    Checked against the real logs' task results answered right every time."""
+    _, site = lab
+    board = json.loads((site / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    perfect = [t["estimate"] for m in board["models"] for t in m["tasks"].values()
+               if t["total"] and t["correct"] == t["total"] and t["estimate"] is not None]
+    assert perfect and max(perfect) < 1
+    for name in ("index.html", "matrix.html"):
+        text = " ".join(page(site, name).text.split())
+        assert "every answer right)" not in text and "1000: every answer" not in text and "(1: every" not in text
+        if name == "index.html":
+            assert "every answer right comes close to 1000 on many samples and stays lower on few" in text
