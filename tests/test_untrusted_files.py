@@ -70,15 +70,21 @@ def test_a_link_out_of_the_project_is_a_one_line_error_and_publishes_nothing(tmp
     assert not list(project.glob(".site.new-*"))
 
 
+def _project_copy(tmp_path: Path, built: tuple[Path, Path]) -> tuple[Path, dict[str, bytes]]:
+    """A copy of the built lab (its links kept as links) and its site's files, to compare
+    with after a refused build."""
+    project = tmp_path / "lab"
+    shutil.copytree(built[0], project, symlinks=True)
+    return project, snapshot(project / "site")
+
+
 @pytest.mark.parametrize("folder", ["static", "content", "templates", "data"])
 def test_a_project_folder_that_links_out_of_the_project_is_refused(tmp_path, built, folder):
     """A pull request replacing a whole folder by a link to one elsewhere on the machine:
     each file in it was inside "its folder", so `static -> /home/runner/.config` published
     every file there (and `content ->` every page). Now a one-line error naming the link."""
-    lab, cache = built
-    project = tmp_path / "lab"
-    shutil.copytree(lab, project, symlinks=True)
-    before = snapshot(project / "site")
+    _, cache = built
+    project, before = _project_copy(tmp_path, built)
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(project / folder, elsewhere)
     (elsewhere / "secret.md").write_text(f"# Secret\n\n{SECRET}\n", encoding="utf-8")
@@ -97,10 +103,8 @@ def test_a_folder_inside_that_links_out_of_the_project_is_refused(tmp_path, buil
     """A linked folder below a project folder was skipped without a word (pathlib's rglob
     does not follow it): a lab's `data/trials/more -> /mnt/disk/trials` lost those trials
     from the leaderboard silently. Now a one-line error naming the link, nothing published."""
-    lab, cache = built
-    project = tmp_path / "lab"
-    shutil.copytree(lab, project, symlinks=True)
-    before = snapshot(project / "site")
+    _, cache = built
+    project, before = _project_copy(tmp_path, built)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
@@ -117,10 +121,7 @@ def test_a_cache_folder_that_links_out_of_the_project_is_refused(tmp_path, built
     """A pull request committing `.reasonboard-cache -> /somewhere`: the build wrote its
     PointsDB and state files into the link's target. Now a one-line error naming the link and
     the fix; nothing is written there. `--cache` given on the command line names any folder."""
-    lab, _ = built
-    project = tmp_path / "lab"
-    shutil.copytree(lab, project, symlinks=True)
-    before = snapshot(project / "site")
+    project, before = _project_copy(tmp_path, built)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     os.symlink(elsewhere, project / ".reasonboard-cache")
